@@ -1,0 +1,108 @@
+//! The editor window: one Bevy plugin per concern, talking to the core through
+//! [`session::Session`] (the one [`crate::core::edit::Editor`]) and the
+//! [`session::EditRequest`] message — the same edit path the CLI uses.
+
+pub mod files;
+pub mod markers;
+pub mod model;
+pub mod panels;
+pub mod screenshot;
+pub mod session;
+pub mod viewport;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use bevy::asset::io::AssetSourceBuilder;
+use bevy::asset::io::memory::{Dir, MemoryAssetReader};
+use bevy::prelude::*;
+use bevy::window::WindowResolution;
+use bevy_egui::EguiPlugin;
+
+/// What the window was started with.
+#[derive(Resource, Clone, Debug, Default)]
+pub struct Launch {
+    /// A model to open instead of the mannequin.
+    pub file: Option<PathBuf>,
+    /// Testing: save a screenshot of the window here once the model shows, then exit.
+    pub screenshot: Option<PathBuf>,
+}
+
+/// Opens the editor window. Returns when the window closes.
+pub fn run(launch: Launch) -> ExitCode {
+    if std::env::var_os("DISPLAY").is_none() {
+        eprintln!(
+            "error: no X11 display (DISPLAY is not set). The editor window needs X11; \
+             the command-line tools (vrma-maker --help) work without one."
+        );
+        return ExitCode::from(1);
+    }
+    install_friendly_panic_hook();
+    let result = std::panic::catch_unwind(move || build_app(launch).run());
+    match result {
+        Ok(AppExit::Success) => ExitCode::SUCCESS,
+        Ok(AppExit::Error(code)) => ExitCode::from(code.get()),
+        Err(_) => ExitCode::from(1),
+    }
+}
+
+/// Builds the application (also used by tests that drive it).
+pub fn build_app(launch: Launch) -> App {
+    let memory = Dir::default();
+    let reader_root = memory.clone();
+    let mut app = App::new();
+    // The in-memory source must exist before the AssetPlugin: models (and the generated
+    // mannequin) are handed to Bevy's glTF loader from bytes we have already validated.
+    app.register_asset_source(
+        "mem",
+        AssetSourceBuilder::new(move || Box::new(MemoryAssetReader { root: reader_root.clone() })),
+    );
+    app.add_plugins(
+        DefaultPlugins
+            .set(WindowPlugin {
+                primary_window: Some(Window {
+                    title: "VRMA Maker".into(),
+                    resolution: WindowResolution::new(1280, 800),
+                    ..default()
+                }),
+                ..default()
+            })
+            .set(bevy::log::LogPlugin { filter: "wgpu=error,naga=warn,bevy_render=warn".into(), ..default() }),
+    );
+    app.add_plugins(EguiPlugin::default());
+    app.insert_resource(model::MemoryAssets(memory));
+    app.insert_resource(launch);
+    app.add_plugins((
+        session::plugin,
+        model::plugin,
+        viewport::plugin,
+        markers::plugin,
+        panels::plugin,
+        files::plugin,
+        screenshot::plugin,
+    ));
+    app
+}
+
+/// Bevy panics when there is no Vulkan driver or no display; say what to install instead.
+fn install_friendly_panic_hook() {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        if msg.contains("Unable to find a GPU") || msg.contains("adapter") {
+            eprintln!(
+                "error: no Vulkan driver found. Install one (Debian/Ubuntu: sudo apt-get install \
+                 mesa-vulkan-drivers libvulkan1) and start again."
+            );
+        } else if msg.contains("event loop") {
+            eprintln!("error: cannot open a window on this display ({msg})");
+        } else {
+            default_hook(info);
+        }
+    }));
+}

@@ -1,0 +1,245 @@
+//! Model loading (file, dialog, drag-and-drop, the built-in mannequin) and driving the
+//! raw skeleton and morph targets from the normalized pose.
+//!
+//! A file is parsed by the core first; only a valid VRM reaches Bevy's glTF loader, and
+//! the current model stays on screen until the new one is fully spawned.
+
+use std::f32::consts::PI;
+use std::path::{Path, PathBuf};
+
+use bevy::asset::io::memory::Dir;
+use bevy::gltf::extensions::{ErasedGltfExtensionHandler, GltfExtensionHandler, GltfExtensionHandlers};
+use bevy::prelude::*;
+use bevy::world_serialization::WorldInstanceReady;
+
+use super::session::{Banner, Selection, Session};
+use crate::core::edit::Editor;
+use crate::core::expressions::morph_weights;
+use crate::core::mannequin::{self, MannequinVariant};
+use crate::core::vrm::VrmVersion;
+
+/// Bytes handed to Bevy's asset server under `mem://`.
+#[derive(Resource, Clone)]
+pub struct MemoryAssets(pub Dir);
+
+/// Where a model comes from.
+#[derive(Clone, Debug)]
+pub enum ModelSource {
+    Mannequin,
+    File(PathBuf),
+}
+
+/// Ask to open a model.
+#[derive(Message, Clone, Debug)]
+pub struct LoadModel(pub ModelSource);
+
+/// The glTF node index of a spawned node entity (set by a glTF loader hook).
+#[derive(Component, Reflect, Clone, Copy, Debug)]
+#[reflect(Component)]
+pub struct GltfNodeIndex(pub usize);
+
+/// The avatar on screen: node index → entity.
+#[derive(Component)]
+pub struct Avatar {
+    pub nodes: Vec<Option<Entity>>,
+}
+
+/// A model being spawned; it replaces the current one when ready.
+#[derive(Component)]
+struct PendingAvatar {
+    editor: Option<Editor>,
+    path: Option<PathBuf>,
+    gltf: Handle<Gltf>,
+    file: String,
+}
+
+/// Set by the observer when the glTF scene instance exists.
+#[derive(Component)]
+struct SceneReady;
+
+/// Fired when a new avatar is on screen (camera framing, title).
+#[derive(Message, Clone, Debug)]
+pub struct AvatarShown;
+
+#[derive(Clone)]
+struct NodeIndexHook;
+
+impl GltfExtensionHandler for NodeIndexHook {
+    fn dyn_clone(&self) -> Box<dyn ErasedGltfExtensionHandler> {
+        Box::new(self.clone())
+    }
+
+    fn on_gltf_node(
+        &mut self,
+        _load_context: &mut bevy::asset::LoadContext<'_>,
+        gltf_node: &gltf::Node,
+        entity: &mut EntityWorldMut,
+    ) {
+        entity.insert(GltfNodeIndex(gltf_node.index()));
+    }
+}
+
+pub fn plugin(app: &mut App) {
+    app.register_type::<GltfNodeIndex>()
+        .add_message::<LoadModel>()
+        .add_message::<AvatarShown>()
+        .add_systems(Startup, load_initial_model)
+        .add_systems(Update, (start_loading, watch_failures, finish_loading).chain())
+        .add_systems(PostUpdate, drive_skeleton.before(bevy::transform::TransformSystems::Propagate))
+        .add_observer(|ready: On<WorldInstanceReady>, mut commands: Commands| {
+            if let Ok(mut e) = commands.get_entity(ready.entity) {
+                e.insert(SceneReady);
+            }
+        });
+    if let Some(handlers) = app.world().get_resource::<GltfExtensionHandlers>() {
+        handlers.0.write_blocking().push(Box::new(NodeIndexHook));
+    }
+}
+
+fn load_initial_model(launch: Res<super::Launch>, mut load: MessageWriter<LoadModel>) {
+    load.write(LoadModel(match &launch.file {
+        Some(path) => ModelSource::File(path.clone()),
+        None => ModelSource::Mannequin,
+    }));
+}
+
+/// Reads and validates a model file through the core.
+pub fn read_model(path: &Path) -> Result<(Vec<u8>, Editor), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("Cannot open {}: {e}", path.display()))?;
+    let rig = crate::core::rig_from_bytes(&bytes).map_err(|e| format!("Cannot open {}: {e}", path.display()))?;
+    Ok((bytes, Editor::new(rig)))
+}
+
+fn start_loading(
+    mut requests: MessageReader<LoadModel>,
+    mut commands: Commands,
+    memory: Res<MemoryAssets>,
+    assets: Res<AssetServer>,
+    mut banner: ResMut<Banner>,
+    mut counter: Local<u32>,
+    pending: Query<Entity, With<PendingAvatar>>,
+) {
+    let requests: Vec<LoadModel> = requests.read().cloned().collect();
+    for LoadModel(source) in requests {
+        let (bytes, editor, path) = match source {
+            ModelSource::Mannequin => {
+                let bytes = mannequin::build(MannequinVariant::Vrm1);
+                let rig = crate::core::rig_from_bytes(&bytes).expect("the mannequin is valid");
+                (bytes, Editor::new(rig), None)
+            }
+            ModelSource::File(path) => match read_model(&path) {
+                Ok((bytes, editor)) => (bytes, editor, Some(path)),
+                Err(e) => {
+                    banner.error(e);
+                    if *counter == 0 {
+                        // Nothing on screen yet: fall back to the mannequin.
+                        commands.write_message(LoadModel(ModelSource::Mannequin));
+                        *counter += 1;
+                    }
+                    continue;
+                }
+            },
+        };
+        // A newer request supersedes one still spawning.
+        for e in &pending {
+            commands.entity(e).despawn();
+        }
+        *counter += 1;
+        let file = format!("avatar-{}.glb", *counter);
+        memory.0.insert_asset(Path::new(&file), bytes);
+        let url = format!("mem://{file}");
+        let gltf: Handle<Gltf> = assets.load(url.clone());
+        let scene: Handle<WorldAsset> = assets.load(GltfAssetLabel::Scene(0).from_asset(url));
+        // VRM 0.x faces -Z: turn it to face +Z like VRM 1.0 (SPEC §1).
+        let turn = if editor.rig.version() == VrmVersion::V0 { Quat::from_rotation_y(PI) } else { Quat::IDENTITY };
+        commands.spawn((
+            WorldAssetRoot(scene),
+            Transform::from_rotation(turn),
+            Visibility::Hidden,
+            PendingAvatar { editor: Some(editor), path, gltf, file },
+        ));
+    }
+}
+
+fn watch_failures(
+    mut commands: Commands,
+    pending: Query<(Entity, &PendingAvatar)>,
+    assets: Res<AssetServer>,
+    memory: Res<MemoryAssets>,
+    mut banner: ResMut<Banner>,
+) {
+    for (entity, p) in &pending {
+        if let bevy::asset::LoadState::Failed(err) = assets.load_state(&p.gltf) {
+            banner.error(format!("Cannot display the model: {err}"));
+            memory.0.remove_asset(Path::new(&p.file));
+            commands.entity(entity).despawn();
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish_loading(
+    mut commands: Commands,
+    mut pending: Query<(Entity, &mut PendingAvatar, &mut Visibility), With<SceneReady>>,
+    old: Query<Entity, With<Avatar>>,
+    children: Query<&Children>,
+    indices: Query<&GltfNodeIndex>,
+    mut session: ResMut<Session>,
+    mut selection: ResMut<Selection>,
+    mut shown: MessageWriter<AvatarShown>,
+    mut banner: ResMut<Banner>,
+) {
+    for (entity, mut p, mut visibility) in &mut pending {
+        let Some(editor) = p.editor.take() else { continue };
+        let mut nodes = vec![None; editor.rig.model.nodes.len()];
+        for e in children.iter_descendants(entity) {
+            if let Ok(GltfNodeIndex(i)) = indices.get(e) {
+                if let Some(slot) = nodes.get_mut(*i) {
+                    *slot = Some(e);
+                }
+            }
+        }
+        for e in &old {
+            commands.entity(e).despawn();
+        }
+        info!("model shown: {} ({} nodes)", editor.rig.model.title, nodes.iter().flatten().count());
+        *session = Session { editor, model_path: p.path.take() };
+        selection.0 = None;
+        banner.error = None;
+        *visibility = Visibility::Inherited;
+        commands.entity(entity).remove::<(PendingAvatar, SceneReady)>().insert(Avatar { nodes });
+        shown.write(AvatarShown);
+    }
+}
+
+/// Writes the raw bone transforms and morph weights from the normalized pose.
+fn drive_skeleton(
+    session: Res<Session>,
+    avatars: Query<&Avatar>,
+    mut transforms: Query<&mut Transform>,
+    mut morphs: Query<&mut MorphWeights>,
+) {
+    let editor = &session.editor;
+    let raw = editor.rig.raw_locals(&editor.pose);
+    let weights = morph_weights(&editor.rig.model, &editor.pose.expressions);
+    for avatar in &avatars {
+        for local in &raw {
+            let Some(Some(entity)) = avatar.nodes.get(local.node) else { continue };
+            if let Ok(mut t) = transforms.get_mut(*entity) {
+                let next = Transform { translation: local.translation, rotation: local.rotation, scale: local.scale };
+                if *t != next {
+                    *t = next;
+                }
+            }
+        }
+        for (node, w) in &weights {
+            let Some(Some(entity)) = avatar.nodes.get(*node) else { continue };
+            if let Ok(mut mw) = morphs.get_mut(*entity) {
+                let target = mw.weights_mut();
+                if target.len() == w.len() && target != w.as_slice() {
+                    target.copy_from_slice(w);
+                }
+            }
+        }
+    }
+}

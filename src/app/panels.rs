@@ -1,0 +1,279 @@
+//! The egui panels: menu bar, error banner, model / pose / bone inspector on the left,
+//! expressions on the right, a status line at the bottom.
+
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+
+use super::files::{DialogPurpose, FileDialogs};
+use super::model::{LoadModel, ModelSource};
+use super::session::{Banner, EditRequest, Selection, Session};
+use crate::core::edit::{Edit, GripSide};
+use crate::core::humanoid::Side;
+use crate::core::pose::is_identity;
+
+/// Whether the pointer is over a panel (the 3D view then ignores the mouse).
+#[derive(Resource, Default, Debug)]
+pub struct PointerOverUi(pub bool);
+
+/// Panel state that is not part of the pose.
+#[derive(Resource, Debug)]
+pub struct PanelState {
+    pub grip_amount: f32,
+    pub show_help: bool,
+    /// A typed path, for machines where no native file dialog is available.
+    pub typed_path: String,
+}
+
+impl Default for PanelState {
+    fn default() -> Self {
+        PanelState { grip_amount: 1.0, show_help: false, typed_path: String::new() }
+    }
+}
+
+pub fn plugin(app: &mut App) {
+    app.init_resource::<PointerOverUi>()
+        .init_resource::<PanelState>()
+        .add_systems(EguiPrimaryContextPass, draw_panels)
+        .add_systems(Update, (update_title, toggle_help));
+}
+
+fn toggle_help(keys: Res<ButtonInput<KeyCode>>, mut state: ResMut<PanelState>) {
+    if keys.just_pressed(KeyCode::F1) {
+        state.show_help = !state.show_help;
+    }
+}
+
+fn update_title(session: Res<Session>, mut window: Single<&mut Window, With<PrimaryWindow>>) {
+    if !session.is_changed() {
+        return;
+    }
+    let title = &session.editor.rig.model.title;
+    let name = if title.is_empty() { "untitled model" } else { title };
+    let wanted = format!("VRMA Maker — {name}");
+    if window.title != wanted {
+        window.title = wanted;
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_panels(
+    mut contexts: EguiContexts,
+    session: Res<Session>,
+    mut selection: ResMut<Selection>,
+    mut banner: ResMut<Banner>,
+    mut state: ResMut<PanelState>,
+    mut over_ui: ResMut<PointerOverUi>,
+    mut edits: MessageWriter<EditRequest>,
+    mut loads: MessageWriter<LoadModel>,
+    mut dialogs: ResMut<FileDialogs>,
+    mut exit: MessageWriter<AppExit>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?.clone();
+    let mut root = egui::Ui::new(
+        ctx.clone(),
+        "vrma-maker-root".into(),
+        egui::UiBuilder::new().layer_id(egui::LayerId::background()).max_rect(ctx.viewport_rect()),
+    );
+
+    egui::Panel::top("menu").show(&mut root, |ui| {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.button("Open model…").clicked() {
+                    dialogs.open(DialogPurpose::OpenModel);
+                    ui.close();
+                }
+                if ui.button("Open built-in mannequin").clicked() {
+                    loads.write(LoadModel(ModelSource::Mannequin));
+                    ui.close();
+                }
+                ui.separator();
+                if ui.button("Load pose…").clicked() {
+                    dialogs.open(DialogPurpose::LoadPose);
+                    ui.close();
+                }
+                if ui.button("Save pose…").clicked() {
+                    dialogs.open(DialogPurpose::SavePose);
+                    ui.close();
+                }
+                ui.separator();
+                ui.label("Or type a path (.vrm or pose .json):");
+                ui.horizontal(|ui| {
+                    ui.text_edit_singleline(&mut state.typed_path);
+                    if ui.button("Open").clicked() && !state.typed_path.trim().is_empty() {
+                        dialogs.open_path(std::path::PathBuf::from(state.typed_path.trim()));
+                        ui.close();
+                    }
+                });
+                ui.separator();
+                if ui.button("Quit").clicked() {
+                    exit.write(AppExit::Success);
+                }
+            });
+            ui.menu_button("Pose", |ui| {
+                for (label, edit) in [
+                    ("Reset pose", Edit::ResetPose),
+                    ("Mirror left ↔ right", Edit::Mirror),
+                    ("Arms down", Edit::ArmsDown),
+                ] {
+                    if ui.button(label).clicked() {
+                        edits.write(EditRequest(edit));
+                        ui.close();
+                    }
+                }
+            });
+            ui.menu_button("Help", |ui| {
+                if ui.button("Controls (F1)").clicked() {
+                    state.show_help = true;
+                    ui.close();
+                }
+            });
+        });
+    });
+
+    if let Some(error) = banner.error.clone() {
+        egui::Panel::top("error-banner")
+            .frame(egui::Frame::new().fill(egui::Color32::from_rgb(120, 28, 28)).inner_margin(6.0))
+            .show(&mut root, |ui| {
+                ui.horizontal(|ui| {
+                    ui.colored_label(egui::Color32::WHITE, format!("⚠ {error}"));
+                    if ui.button("Dismiss").clicked() {
+                        banner.error = None;
+                    }
+                });
+            });
+    }
+
+    egui::Panel::bottom("status").show(&mut root, |ui| {
+        let notice = banner.notice.clone().unwrap_or_else(|| {
+            "Click a marker: select · Right drag: orbit · Middle / Shift+right drag: pan · Wheel: zoom · F1: help".into()
+        });
+        ui.label(notice);
+    });
+
+    let editor = &session.editor;
+    egui::Panel::left("inspector").resizable(true).default_size(270.0).show(&mut root, |ui| {
+        egui::ScrollArea::vertical().id_salt("inspector-scroll").show(ui, |ui| {
+            ui.heading(if editor.rig.model.title.is_empty() { "Untitled model" } else { &editor.rig.model.title });
+            let source = session
+                .model_path
+                .as_ref()
+                .map_or("built-in mannequin".to_string(), |p| p.display().to_string());
+            ui.label(format!("VRM {}.x · {}", editor.rig.version().label(), source));
+            ui.separator();
+
+            ui.horizontal_wrapped(|ui| {
+                if ui.button("Reset pose").clicked() {
+                    edits.write(EditRequest(Edit::ResetPose));
+                }
+                if ui.button("Mirror").clicked() {
+                    edits.write(EditRequest(Edit::Mirror));
+                }
+                if ui.button("Arms down").clicked() {
+                    edits.write(EditRequest(Edit::ArmsDown));
+                }
+            });
+            ui.horizontal(|ui| {
+                ui.label("Grip");
+                ui.add(egui::Slider::new(&mut state.grip_amount, 0.0..=1.0));
+            });
+            ui.horizontal(|ui| {
+                for (label, side) in
+                    [("Left", GripSide::One(Side::Left)), ("Right", GripSide::One(Side::Right)), ("Both", GripSide::Both)]
+                {
+                    if ui.button(label).clicked() {
+                        edits.write(EditRequest(Edit::Grip { side, amount: state.grip_amount }));
+                    }
+                }
+            });
+            ui.separator();
+
+            if let Some(bone) = selection.0.filter(|b| editor.rig.has(*b)) {
+                ui.strong(format!("Selected: {bone}"));
+                if bone.is_eye() {
+                    ui.label("Eyes follow the gaze (look-at); they are not posed as bones.");
+                } else {
+                    let q = editor.pose.rotation(bone);
+                    let (x, y, z) = q.to_euler(EulerRot::XYZ);
+                    let mut angles = [x.to_degrees(), y.to_degrees(), z.to_degrees()];
+                    let mut changed = false;
+                    for (axis, value) in ["X", "Y", "Z"].iter().zip(angles.iter_mut()) {
+                        ui.horizontal(|ui| {
+                            ui.label(*axis);
+                            changed |= ui.add(egui::Slider::new(value, -180.0..=180.0).suffix("°")).changed();
+                        });
+                    }
+                    if changed {
+                        let rotation = Quat::from_euler(
+                            EulerRot::XYZ,
+                            angles[0].to_radians(),
+                            angles[1].to_radians(),
+                            angles[2].to_radians(),
+                        );
+                        edits.write(EditRequest(Edit::Rotate { bone, rotation }));
+                    }
+                    if ui.button("Reset bone").clicked() {
+                        edits.write(EditRequest(Edit::ResetBone(bone)));
+                    }
+                }
+                ui.separator();
+            }
+
+            ui.strong("Bones");
+            for &bone in editor.rig.order() {
+                let rotated = !is_identity(editor.pose.rotation(bone));
+                let text = if rotated { format!("{bone} •") } else { bone.to_string() };
+                if ui.selectable_label(selection.0 == Some(bone), text).clicked() {
+                    selection.0 = Some(bone);
+                }
+            }
+        });
+    });
+
+    egui::Panel::right("expressions").resizable(true).default_size(210.0).show(&mut root, |ui| {
+        ui.heading("Expressions");
+        if editor.expression_names().is_empty() {
+            ui.label("This model has no expressions.");
+        }
+        egui::ScrollArea::vertical().id_salt("expressions-scroll").show(ui, |ui| {
+            for name in editor.expression_names() {
+                let mut value = editor.pose.expressions.get(name).copied().unwrap_or(0.0);
+                ui.label(name);
+                if ui.add(egui::Slider::new(&mut value, 0.0..=1.0)).changed() {
+                    edits.write(EditRequest(Edit::Expression { name: name.clone(), value }));
+                }
+            }
+        });
+    });
+
+    let free = root.available_rect_before_wrap();
+
+    if state.show_help {
+        let mut open = true;
+        egui::Window::new("Controls").open(&mut open).show(&ctx, |ui| {
+            egui::Grid::new("help-grid").striped(true).show(ui, |ui| {
+                for (key, action) in HELP {
+                    ui.strong(*key);
+                    ui.label(*action);
+                    ui.end_row();
+                }
+            });
+        });
+        state.show_help = open;
+    }
+
+    let pointer = ctx.pointer_latest_pos();
+    over_ui.0 = pointer.is_some_and(|p| !free.contains(p)) || ctx.is_pointer_over_egui() || ctx.egui_wants_pointer_input();
+    Ok(())
+}
+
+/// Every key and mouse action (the F1 overlay).
+pub const HELP: &[(&str, &str)] = &[
+    ("Left click on a marker", "select that bone"),
+    ("Right drag", "orbit the camera"),
+    ("Middle drag / Shift + right drag", "pan"),
+    ("Mouse wheel", "zoom"),
+    ("Drop a .vrm on the window", "open that model"),
+    ("Drop a pose .json on the window", "apply that pose"),
+    ("F1", "show / hide this help"),
+];

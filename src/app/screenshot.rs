@@ -1,0 +1,65 @@
+//! Testing aid: `--screenshot OUT.png` saves the window once the model is on screen,
+//! then exits (used by the real-window test under Xvfb).
+
+use bevy::prelude::*;
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
+
+use super::Launch;
+use super::model::Avatar;
+
+/// Frames to wait after the avatar appears, so skinning and egui have settled.
+const SETTLE_FRAMES: u32 = 20;
+/// Give up (exit with an error) when nothing shows within this many frames.
+const MAX_FRAMES: u32 = 3000;
+
+pub fn plugin(app: &mut App) {
+    app.add_systems(Update, take_screenshot);
+}
+
+fn take_screenshot(
+    launch: Res<Launch>,
+    avatars: Query<(), With<Avatar>>,
+    mut commands: Commands,
+    mut frames: Local<(u32, u32, bool)>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let Some(path) = launch.screenshot.clone() else { return };
+    let (total, settled, requested) = &mut *frames;
+    *total += 1;
+    if *requested {
+        return;
+    }
+    if *total > MAX_FRAMES {
+        error!("no model appeared after {MAX_FRAMES} frames; no screenshot taken");
+        exit.write(AppExit::error());
+        return;
+    }
+    if avatars.is_empty() {
+        return;
+    }
+    *settled += 1;
+    if *settled < SETTLE_FRAMES {
+        return;
+    }
+    *requested = true;
+    commands.spawn(Screenshot::primary_window()).observe(
+        move |captured: On<ScreenshotCaptured>, mut exit: MessageWriter<AppExit>| {
+            let result = captured
+                .image
+                .clone()
+                .try_into_dynamic()
+                .map_err(|e| e.to_string())
+                .and_then(|img| img.to_rgba8().save(&path).map_err(|e| e.to_string()));
+            match result {
+                Ok(()) => {
+                    info!("screenshot saved to {}", path.display());
+                    exit.write(AppExit::Success);
+                }
+                Err(e) => {
+                    error!("cannot save the screenshot: {e}");
+                    exit.write(AppExit::error());
+                }
+            }
+        },
+    );
+}

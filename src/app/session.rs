@@ -1,0 +1,59 @@
+//! The editing session as a resource, and the one place edits are applied.
+
+use std::path::PathBuf;
+
+use bevy::prelude::*;
+
+use crate::core::edit::{Edit, Editor};
+use crate::core::humanoid::Bone;
+use crate::core::mannequin::{self, MannequinVariant};
+
+/// The core editor for the model on screen.
+#[derive(Resource)]
+pub struct Session {
+    pub editor: Editor,
+    /// Where the model came from (`None` = the built-in mannequin).
+    pub model_path: Option<PathBuf>,
+}
+
+/// A user edit from any panel, key or tool; applied by [`apply_edits`] only.
+#[derive(Message, Clone, Debug)]
+pub struct EditRequest(pub Edit);
+
+/// The selected bone (markers, bone list, inspector).
+#[derive(Resource, Default, Debug)]
+pub struct Selection(pub Option<Bone>);
+
+/// Messages shown in the window: an error banner and a transient notice.
+#[derive(Resource, Default, Debug)]
+pub struct Banner {
+    pub error: Option<String>,
+    pub notice: Option<String>,
+}
+
+impl Banner {
+    pub fn error(&mut self, message: impl Into<String>) {
+        let message = message.into();
+        warn!("{message}");
+        self.error = Some(message);
+    }
+}
+
+pub fn plugin(app: &mut App) {
+    let rig = crate::core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1))
+        .expect("the built-in mannequin is a valid VRM");
+    app.insert_resource(Session { editor: Editor::new(rig), model_path: None })
+        .init_resource::<Selection>()
+        .init_resource::<Banner>()
+        .add_message::<EditRequest>()
+        .add_systems(Update, apply_edits);
+}
+
+/// Applies queued edits in order; a refused edit shows its reason and changes nothing.
+pub fn apply_edits(mut requests: MessageReader<EditRequest>, mut session: ResMut<Session>, mut banner: ResMut<Banner>) {
+    for EditRequest(edit) in requests.read() {
+        if let Err(e) = session.editor.apply(edit.clone()) {
+            banner.error(e.to_string());
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! The 3D view: camera with orbit / pan / zoom, lights, the floor grid, framing the
+//! avatar when it appears.
+
+use std::f32::consts::FRAC_PI_2;
+
+use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll, MouseScrollUnit};
+use bevy::prelude::*;
+
+use super::model::AvatarShown;
+use super::panels::PointerOverUi;
+use super::session::Session;
+use crate::core::humanoid::Bone;
+use crate::core::pose::Pose;
+
+/// Orbit camera state: looks at `focus` from `distance`, turned by `yaw` / `pitch`.
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct OrbitCamera {
+    pub focus: Vec3,
+    pub yaw: f32,
+    pub pitch: f32,
+    pub distance: f32,
+}
+
+impl OrbitCamera {
+    pub fn transform(&self) -> Transform {
+        let rotation = Quat::from_euler(EulerRot::YXZ, self.yaw, -self.pitch, 0.0);
+        let eye = self.focus + rotation * Vec3::new(0.0, 0.0, self.distance);
+        Transform::from_translation(eye).looking_at(self.focus, Vec3::Y)
+    }
+
+    /// Frames a standing figure of the given height, seen from the front (+Z).
+    pub fn framing(height: f32) -> OrbitCamera {
+        let height = if height.is_finite() && height > 0.05 { height } else { 1.7 };
+        let fov = 35f32.to_radians();
+        OrbitCamera {
+            focus: Vec3::new(0.0, height * 0.5, 0.0),
+            yaw: 0.0,
+            pitch: 0.08,
+            distance: (height * 0.5 / (fov * 0.5).tan()) * 1.25,
+        }
+    }
+}
+
+pub fn plugin(app: &mut App) {
+    app.insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
+        .insert_resource(GlobalAmbientLight { brightness: 400.0, ..default() })
+        .add_systems(Startup, spawn_camera_and_lights)
+        .add_systems(Update, (frame_new_avatar, orbit_pan_zoom, draw_floor));
+}
+
+fn spawn_camera_and_lights(mut commands: Commands) {
+    let orbit = OrbitCamera::framing(1.72);
+    commands.spawn((
+        Camera3d::default(),
+        Projection::from(PerspectiveProjection { fov: 35f32.to_radians(), near: 0.02, ..default() }),
+        orbit.transform(),
+        orbit,
+    ));
+    commands.spawn((
+        DirectionalLight { illuminance: 6000.0, shadow_maps_enabled: false, ..default() },
+        Transform::from_xyz(1.5, 3.0, 2.5).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    commands.spawn((
+        DirectionalLight { illuminance: 1500.0, shadow_maps_enabled: false, ..default() },
+        Transform::from_xyz(-2.0, 1.0, -2.0).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+}
+
+fn frame_new_avatar(
+    mut shown: MessageReader<AvatarShown>,
+    session: Res<Session>,
+    mut cameras: Query<(&mut OrbitCamera, &mut Transform)>,
+) {
+    if shown.read().last().is_none() {
+        return;
+    }
+    let rig = &session.editor.rig;
+    let head = rig.world_position(&Pose::default(), Bone::Head).map_or(1.5, |p| p.y);
+    for (mut orbit, mut transform) in &mut cameras {
+        *orbit = OrbitCamera::framing(head + head * 0.15);
+        *transform = orbit.transform();
+    }
+}
+
+/// Right drag orbits, middle drag (or Shift + right drag) pans, the wheel zooms.
+fn orbit_pan_zoom(
+    buttons: Res<ButtonInput<MouseButton>>,
+    keys: Res<ButtonInput<KeyCode>>,
+    motion: Res<AccumulatedMouseMotion>,
+    scroll: Res<AccumulatedMouseScroll>,
+    over_ui: Res<PointerOverUi>,
+    mut cameras: Query<(&mut OrbitCamera, &mut Transform)>,
+) {
+    let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
+    let orbiting = buttons.pressed(MouseButton::Right) && !shift;
+    let panning = buttons.pressed(MouseButton::Middle) || (buttons.pressed(MouseButton::Right) && shift);
+    let started_on_ui = over_ui.0
+        && (buttons.just_pressed(MouseButton::Right) || buttons.just_pressed(MouseButton::Middle));
+    let zoom = if over_ui.0 {
+        0.0
+    } else {
+        match scroll.unit {
+            MouseScrollUnit::Line => scroll.delta.y,
+            MouseScrollUnit::Pixel => scroll.delta.y / 40.0,
+        }
+    };
+    if started_on_ui || (!orbiting && !panning && zoom == 0.0) {
+        return;
+    }
+    for (mut orbit, mut transform) in &mut cameras {
+        let delta = motion.delta;
+        if orbiting {
+            orbit.yaw -= delta.x * 0.006;
+            orbit.pitch = (orbit.pitch + delta.y * 0.006).clamp(-FRAC_PI_2 + 0.05, FRAC_PI_2 - 0.05);
+        } else if panning {
+            let scale = orbit.distance * 0.0015;
+            let right = transform.right();
+            let up = transform.up();
+            orbit.focus += (-delta.x * scale) * *right + (delta.y * scale) * *up;
+        }
+        if zoom != 0.0 {
+            orbit.distance = (orbit.distance * (1.0 - zoom * 0.1)).clamp(0.15, 50.0);
+        }
+        *transform = orbit.transform();
+    }
+}
+
+fn draw_floor(mut gizmos: Gizmos) {
+    gizmos
+        .grid(
+            Isometry3d::from_rotation(Quat::from_rotation_x(FRAC_PI_2)),
+            UVec2::splat(16),
+            Vec2::splat(0.25),
+            LinearRgba::gray(0.42),
+        )
+        .outer_edges();
+    gizmos.line(Vec3::ZERO, Vec3::X * 0.3, Color::srgb(0.8, 0.25, 0.25));
+    gizmos.line(Vec3::ZERO, Vec3::Z * 0.3, Color::srgb(0.25, 0.4, 0.85));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_framing_looks_at_the_front_of_the_avatar() {
+        let orbit = OrbitCamera::framing(1.7);
+        let t = orbit.transform();
+        assert!(t.translation.z > 1.0, "camera in front (+Z): {}", t.translation);
+        assert!((t.translation.x).abs() < 1e-5);
+        assert!(t.forward().z < 0.0);
+    }
+}

@@ -1,0 +1,529 @@
+//! The built-in default avatar: a VRM 1.0 (or 0.x) GLB made entirely by this code.
+//! Rigid box segments skinned to all 55 humanoid bones, and a head whose face features
+//! carry morph targets for the preset expressions. T-pose, metres, facing +Z (VRM 1.0)
+//! or -Z (VRM 0.x, as that format requires).
+
+use bevy::math::{Mat4, Vec3};
+use serde_json::{Value, json};
+
+use super::glb;
+use super::humanoid::{ALL_BONES, BONE_COUNT, Bone};
+
+/// Which file format to write the mannequin as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MannequinVariant {
+    Vrm1,
+    Vrm0,
+}
+
+/// Title written into the model's meta.
+pub const TITLE: &str = "VRMA Maker Mannequin";
+
+/// Rest (T-pose) world position of every bone, VRM 1.0 frame.
+fn bone_position(bone: Bone) -> Vec3 {
+    use Bone::*;
+    let v = Vec3::new;
+    // Left side; right side mirrors x below.
+    let left = match bone {
+        Hips => v(0.0, 0.95, 0.0),
+        Spine => v(0.0, 1.05, 0.0),
+        Chest => v(0.0, 1.17, 0.0),
+        UpperChest => v(0.0, 1.29, 0.0),
+        Neck => v(0.0, 1.43, 0.0),
+        Head => v(0.0, 1.50, 0.0),
+        LeftEye | RightEye => v(0.04, 1.62, 0.085),
+        Jaw => v(0.0, 1.545, 0.02),
+        LeftUpperLeg | RightUpperLeg => v(0.09, 0.91, 0.0),
+        LeftLowerLeg | RightLowerLeg => v(0.09, 0.51, 0.0),
+        LeftFoot | RightFoot => v(0.09, 0.09, 0.0),
+        LeftToes | RightToes => v(0.09, 0.02, 0.11),
+        LeftShoulder | RightShoulder => v(0.02, 1.39, 0.0),
+        LeftUpperArm | RightUpperArm => v(0.16, 1.39, 0.0),
+        LeftLowerArm | RightLowerArm => v(0.43, 1.39, 0.0),
+        LeftHand | RightHand => v(0.68, 1.39, 0.0),
+        _ => finger_position(bone),
+    };
+    if bone.side() == Some(super::humanoid::Side::Right) { v(-left.x, left.y, left.z) } else { left }
+}
+
+/// Finger joints along +X (left hand); `(row z, x of each joint, x of the tip)`.
+fn finger_row(bone: Bone) -> (f32, [f32; 4], f32) {
+    let name = bone.name();
+    if name.contains("Thumb") {
+        (0.045, [0.695, 0.725, 0.755, 0.78], 1.38)
+    } else if name.contains("Index") {
+        (0.025, [0.775, 0.815, 0.845, 0.87], 1.39)
+    } else if name.contains("Middle") {
+        (0.008, [0.78, 0.825, 0.857, 0.882], 1.39)
+    } else if name.contains("Ring") {
+        (-0.009, [0.775, 0.815, 0.845, 0.868], 1.39)
+    } else {
+        (-0.026, [0.768, 0.8, 0.823, 0.842], 1.39)
+    }
+}
+
+fn finger_joint(bone: Bone) -> usize {
+    let name = bone.name();
+    if name.ends_with("Metacarpal") || (name.ends_with("Proximal") && !name.contains("Thumb")) {
+        0
+    } else if name.ends_with("Intermediate") || (name.ends_with("Proximal") && name.contains("Thumb")) {
+        1
+    } else {
+        2
+    }
+}
+
+fn finger_position(bone: Bone) -> Vec3 {
+    let (z, xs, y) = finger_row(bone);
+    Vec3::new(xs[finger_joint(bone)], y, z)
+}
+
+/// An axis-aligned box skinned to one joint, with a vertex colour.
+struct Part {
+    min: Vec3,
+    max: Vec3,
+    joint: Bone,
+    color: [f32; 4],
+    feature: Feature,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Feature {
+    None,
+    Eye(f32),
+    Brow(f32),
+    Mouth,
+}
+
+fn mirror_x(side_right: bool, min: Vec3, max: Vec3) -> (Vec3, Vec3) {
+    if side_right { (Vec3::new(-max.x, min.y, min.z), Vec3::new(-min.x, max.y, max.z)) } else { (min, max) }
+}
+
+const BODY: [f32; 4] = [1.0, 1.0, 1.0, 1.0];
+
+fn body_parts() -> Vec<Part> {
+    use Bone::*;
+    let v = Vec3::new;
+    let mut parts = vec![
+        Part { min: v(-0.13, 0.87, -0.09), max: v(0.13, 1.02, 0.09), joint: Hips, color: BODY, feature: Feature::None },
+        Part { min: v(-0.12, 1.02, -0.08), max: v(0.12, 1.17, 0.08), joint: Spine, color: BODY, feature: Feature::None },
+        Part { min: v(-0.14, 1.17, -0.09), max: v(0.14, 1.29, 0.09), joint: Chest, color: BODY, feature: Feature::None },
+        Part { min: v(-0.15, 1.29, -0.09), max: v(0.15, 1.41, 0.09), joint: UpperChest, color: BODY, feature: Feature::None },
+        Part { min: v(-0.04, 1.41, -0.04), max: v(0.04, 1.505, 0.04), joint: Neck, color: BODY, feature: Feature::None },
+        Part { min: v(-0.05, 1.505, 0.03), max: v(0.05, 1.54, 0.104), joint: Jaw, color: BODY, feature: Feature::None },
+    ];
+    for right in [false, true] {
+        let pick = |l: Bone| if right { l.mirror() } else { l };
+        let mut add = |bone: Bone, min: Vec3, max: Vec3| {
+            let (min, max) = mirror_x(right, min, max);
+            parts.push(Part { min, max, joint: pick(bone), color: BODY, feature: Feature::None });
+        };
+        add(LeftShoulder, v(0.02, 1.34, -0.05), v(0.16, 1.44, 0.05));
+        add(LeftUpperArm, v(0.16, 1.345, -0.045), v(0.43, 1.435, 0.045));
+        add(LeftLowerArm, v(0.43, 1.352, -0.038), v(0.68, 1.428, 0.038));
+        add(LeftHand, v(0.68, 1.375, -0.04), v(0.775, 1.405, 0.04));
+        add(LeftUpperLeg, v(0.025, 0.51, -0.065), v(0.155, 0.91, 0.065));
+        add(LeftLowerLeg, v(0.04, 0.09, -0.05), v(0.14, 0.51, 0.05));
+        add(LeftFoot, v(0.045, 0.0, -0.05), v(0.135, 0.11, 0.11));
+        add(LeftToes, v(0.045, 0.0, 0.11), v(0.135, 0.04, 0.17));
+        for &bone in super::humanoid::finger_bones(super::humanoid::Side::Left) {
+            let (z, xs, y) = finger_row(bone);
+            let j = finger_joint(bone);
+            let t = if bone.is_thumb() { 0.009 } else { 0.0075 };
+            add(bone, v(xs[j], y - t, z - t), v(xs[j + 1], y + t, z + t));
+        }
+    }
+    parts
+}
+
+const SKIN: [f32; 4] = [0.96, 0.86, 0.76, 1.0];
+const DARK: [f32; 4] = [0.08, 0.08, 0.12, 1.0];
+const BROW: [f32; 4] = [0.30, 0.20, 0.12, 1.0];
+const LIPS: [f32; 4] = [0.65, 0.18, 0.20, 1.0];
+
+fn face_parts() -> Vec<Part> {
+    use Bone::*;
+    let v = Vec3::new;
+    let feature = |c: Vec3, h: Vec3, joint, color, feature| Part { min: c - h, max: c + h, joint, color, feature };
+    vec![
+        Part { min: v(-0.09, 1.50, -0.10), max: v(0.09, 1.72, 0.10), joint: Head, color: SKIN, feature: Feature::None },
+        feature(v(0.04, 1.62, 0.1), v(0.018, 0.012, 0.006), LeftEye, DARK, Feature::Eye(1.0)),
+        feature(v(-0.04, 1.62, 0.1), v(0.018, 0.012, 0.006), RightEye, DARK, Feature::Eye(-1.0)),
+        feature(v(0.04, 1.655, 0.1), v(0.024, 0.005, 0.006), Head, BROW, Feature::Brow(1.0)),
+        feature(v(-0.04, 1.655, 0.1), v(0.024, 0.005, 0.006), Head, BROW, Feature::Brow(-1.0)),
+        feature(v(0.0, 1.565, 0.1), v(0.035, 0.008, 0.006), Head, LIPS, Feature::Mouth),
+    ]
+}
+
+/// The expressions the mannequin's face supports, in morph target order.
+pub const EXPRESSIONS: [&str; 13] = [
+    "blink", "blinkLeft", "blinkRight", "aa", "ih", "ou", "ee", "oh", "happy", "angry", "sad", "relaxed",
+    "surprised",
+];
+
+/// Morph delta for one vertex of a face feature (`o` = offset from the feature centre,
+/// `cx` = the feature centre's x).
+fn morph_delta(expression: &str, feature: Feature, o: Vec3, cx: f32) -> Vec3 {
+    let v = Vec3::new;
+    let inner = |x: f32| (x.abs() - cx.abs()) * 0.5; // + toward the outer end
+    match (expression, feature) {
+        ("blink", Feature::Eye(_)) => v(0.0, -o.y * 0.9, 0.0),
+        ("blinkLeft", Feature::Eye(s)) if s > 0.0 => v(0.0, -o.y * 0.9, 0.0),
+        ("blinkRight", Feature::Eye(s)) if s < 0.0 => v(0.0, -o.y * 0.9, 0.0),
+        ("aa", Feature::Mouth) => v(-o.x * 0.2, o.y * 3.0, 0.0),
+        ("ih", Feature::Mouth) => v(o.x * 0.3, o.y * 1.0, 0.0),
+        ("ou", Feature::Mouth) => v(-o.x * 0.5, o.y * 1.5, 0.0),
+        ("ee", Feature::Mouth) => v(o.x * 0.5, o.y * 0.5, 0.0),
+        ("oh", Feature::Mouth) => v(-o.x * 0.25, o.y * 2.2, 0.0),
+        ("happy", Feature::Brow(_)) => v(0.0, 0.006, 0.0),
+        ("happy", Feature::Eye(_)) => v(0.0, -o.y * 0.5, 0.0),
+        ("happy", Feature::Mouth) => v(o.x * 0.3, o.x.abs() * 0.3, 0.0),
+        ("angry", Feature::Brow(_)) => v(0.0, inner(o.x + cx) - 0.003, 0.0),
+        ("sad", Feature::Brow(_)) => v(0.0, -inner(o.x + cx), 0.0),
+        ("sad", Feature::Mouth) => v(0.0, -o.x.abs() * 0.3, 0.0),
+        ("relaxed", Feature::Eye(_)) => v(0.0, -o.y * 0.6, 0.0),
+        ("relaxed", Feature::Brow(_)) => v(0.0, -0.003, 0.0),
+        ("surprised", Feature::Brow(_)) => v(0.0, 0.012, 0.0),
+        ("surprised", Feature::Eye(_)) => v(0.0, o.y * 0.6, 0.0),
+        ("surprised", Feature::Mouth) => v(-o.x * 0.3, o.y * 2.0, 0.0),
+        _ => Vec3::ZERO,
+    }
+}
+
+/// Vertex streams of one mesh.
+#[derive(Default)]
+struct MeshData {
+    positions: Vec<Vec3>,
+    normals: Vec<Vec3>,
+    colors: Vec<[f32; 4]>,
+    joints: Vec<[u16; 4]>,
+    indices: Vec<u16>,
+    /// Per vertex: which face feature and its centre (for morph targets).
+    features: Vec<(Feature, Vec3)>,
+}
+
+impl MeshData {
+    fn add_box(&mut self, part: &Part) {
+        let (min, max) = (part.min, part.max);
+        let centre = (min + max) * 0.5;
+        // Each face: normal, and its four corners counter-clockwise seen from outside.
+        let faces: [(Vec3, [Vec3; 4]); 6] = [
+            (Vec3::X, [Vec3::new(max.x, min.y, max.z), Vec3::new(max.x, min.y, min.z), Vec3::new(max.x, max.y, min.z), Vec3::new(max.x, max.y, max.z)]),
+            (Vec3::NEG_X, [Vec3::new(min.x, min.y, min.z), Vec3::new(min.x, min.y, max.z), Vec3::new(min.x, max.y, max.z), Vec3::new(min.x, max.y, min.z)]),
+            (Vec3::Y, [Vec3::new(min.x, max.y, max.z), Vec3::new(max.x, max.y, max.z), Vec3::new(max.x, max.y, min.z), Vec3::new(min.x, max.y, min.z)]),
+            (Vec3::NEG_Y, [Vec3::new(min.x, min.y, min.z), Vec3::new(max.x, min.y, min.z), Vec3::new(max.x, min.y, max.z), Vec3::new(min.x, min.y, max.z)]),
+            (Vec3::Z, [Vec3::new(min.x, min.y, max.z), Vec3::new(max.x, min.y, max.z), Vec3::new(max.x, max.y, max.z), Vec3::new(min.x, max.y, max.z)]),
+            (Vec3::NEG_Z, [Vec3::new(max.x, min.y, min.z), Vec3::new(min.x, min.y, min.z), Vec3::new(min.x, max.y, min.z), Vec3::new(max.x, max.y, min.z)]),
+        ];
+        for (normal, corners) in faces {
+            let base = self.positions.len() as u16;
+            for c in corners {
+                self.positions.push(c);
+                self.normals.push(normal);
+                self.colors.push(part.color);
+                self.joints.push([part.joint.index() as u16, 0, 0, 0]);
+                self.features.push((part.feature, centre));
+            }
+            self.indices.extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
+        }
+    }
+}
+
+/// Accumulates the binary buffer, buffer views and accessors.
+#[derive(Default)]
+struct BufferBuilder {
+    bin: Vec<u8>,
+    views: Vec<Value>,
+    accessors: Vec<Value>,
+}
+
+impl BufferBuilder {
+    fn view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
+        while self.bin.len() % 4 != 0 {
+            self.bin.push(0);
+        }
+        let mut view = json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
+        if let Some(t) = target {
+            view["target"] = json!(t);
+        }
+        self.bin.extend_from_slice(bytes);
+        self.views.push(view);
+        self.views.len() - 1
+    }
+
+    fn accessor(&mut self, view: usize, component: u32, count: usize, kind: &str, extra: Value) -> usize {
+        let mut acc = json!({"bufferView": view, "componentType": component, "count": count, "type": kind});
+        if let Value::Object(map) = extra {
+            for (k, v) in map {
+                acc[k] = v;
+            }
+        }
+        self.accessors.push(acc);
+        self.accessors.len() - 1
+    }
+
+    fn vec3(&mut self, data: &[Vec3], target: Option<u32>) -> usize {
+        let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_array()).flat_map(f32::to_le_bytes).collect();
+        let view = self.view(&bytes, target);
+        let min = data.iter().fold(Vec3::splat(f32::MAX), |a, b| a.min(*b));
+        let max = data.iter().fold(Vec3::splat(f32::MIN), |a, b| a.max(*b));
+        self.accessor(view, 5126, data.len(), "VEC3", json!({"min": min.to_array(), "max": max.to_array()}))
+    }
+
+    fn vec4_f32(&mut self, data: &[[f32; 4]]) -> usize {
+        let bytes: Vec<u8> = data.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+        let view = self.view(&bytes, Some(34962));
+        self.accessor(view, 5126, data.len(), "VEC4", json!({}))
+    }
+
+    fn joints(&mut self, data: &[[u16; 4]]) -> usize {
+        let bytes: Vec<u8> = data.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+        let view = self.view(&bytes, Some(34962));
+        self.accessor(view, 5123, data.len(), "VEC4", json!({}))
+    }
+
+    fn indices(&mut self, data: &[u16]) -> usize {
+        let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let view = self.view(&bytes, Some(34963));
+        self.accessor(view, 5123, data.len(), "SCALAR", json!({}))
+    }
+
+    fn mat4(&mut self, data: &[Mat4]) -> usize {
+        let bytes: Vec<u8> = data.iter().flat_map(|m| m.to_cols_array()).flat_map(f32::to_le_bytes).collect();
+        let view = self.view(&bytes, None);
+        self.accessor(view, 5126, data.len(), "MAT4", json!({}))
+    }
+}
+
+/// VRM 0.x name of a bone (the thumbs were renamed in 1.0).
+fn vrm0_bone_name(bone: Bone) -> String {
+    let name = bone.name();
+    if bone.is_thumb() {
+        return name.replace("ThumbProximal", "ThumbIntermediate").replace("ThumbMetacarpal", "ThumbProximal");
+    }
+    name.to_string()
+}
+
+fn vrm0_preset_name(expression: &str) -> (&'static str, &str) {
+    match expression {
+        "blink" => ("blink", "Blink"),
+        "blinkLeft" => ("blink_l", "Blink_L"),
+        "blinkRight" => ("blink_r", "Blink_R"),
+        "aa" => ("a", "A"),
+        "ih" => ("i", "I"),
+        "ou" => ("u", "U"),
+        "ee" => ("e", "E"),
+        "oh" => ("o", "O"),
+        "happy" => ("joy", "Joy"),
+        "angry" => ("angry", "Angry"),
+        "sad" => ("sorrow", "Sorrow"),
+        "relaxed" => ("fun", "Fun"),
+        // VRM 0.x has no "surprised" preset: a custom group keeps the 1.0 name.
+        other => ("unknown", other),
+    }
+}
+
+/// Builds the mannequin as GLB bytes.
+pub fn build(variant: MannequinVariant) -> Vec<u8> {
+    let frame = |v: Vec3| match variant {
+        MannequinVariant::Vrm1 => v,
+        MannequinVariant::Vrm0 => Vec3::new(-v.x, v.y, -v.z),
+    };
+    let mut buf = BufferBuilder::default();
+
+    // Nodes: 0 = root, 1 + bone index = bones, then the two mesh nodes.
+    let bone_node = |b: Bone| 1 + b.index();
+    let body_node = 1 + BONE_COUNT;
+    let face_node = body_node + 1;
+    let mut nodes = vec![json!({"name": "Root", "children": [bone_node(Bone::Hips)]})];
+    for bone in ALL_BONES {
+        let parent_pos = bone.spec_parent().map_or(Vec3::ZERO, bone_position);
+        let t = frame(bone_position(bone) - parent_pos);
+        let children: Vec<usize> =
+            ALL_BONES.iter().filter(|c| c.spec_parent() == Some(bone)).map(|c| bone_node(*c)).collect();
+        let mut node = json!({"name": upper_first(bone.name()), "translation": t.to_array()});
+        if !children.is_empty() {
+            node["children"] = json!(children);
+        }
+        nodes.push(node);
+    }
+    nodes.push(json!({"name": "Body", "mesh": 0, "skin": 0}));
+    nodes.push(json!({"name": "Face", "mesh": 1, "skin": 0}));
+
+    let ibms: Vec<Mat4> = ALL_BONES.iter().map(|b| Mat4::from_translation(-frame(bone_position(*b)))).collect();
+    let ibm = buf.mat4(&ibms);
+    let skin = json!({"inverseBindMatrices": ibm, "joints": ALL_BONES.map(bone_node).to_vec(), "skeleton": bone_node(Bone::Hips)});
+
+    let mut meshes = Vec::new();
+    for (name, parts, material, with_morphs) in
+        [("Body", body_parts(), 0, false), ("Face", face_parts(), 1, true)]
+    {
+        let mut data = MeshData::default();
+        for part in &parts {
+            data.add_box(part);
+        }
+        let positions: Vec<Vec3> = data.positions.iter().map(|p| frame(*p)).collect();
+        let normals: Vec<Vec3> = data.normals.iter().map(|n| frame(*n)).collect();
+        let weights: Vec<[f32; 4]> = vec![[1.0, 0.0, 0.0, 0.0]; positions.len()];
+        let mut attributes = json!({
+            "POSITION": buf.vec3(&positions, Some(34962)),
+            "NORMAL": buf.vec3(&normals, Some(34962)),
+            "JOINTS_0": buf.joints(&data.joints),
+            "WEIGHTS_0": buf.vec4_f32(&weights),
+        });
+        if with_morphs {
+            attributes["COLOR_0"] = json!(buf.vec4_f32(&data.colors));
+        }
+        let mut primitive = json!({"attributes": attributes, "indices": buf.indices(&data.indices), "material": material, "mode": 4});
+        let mut mesh = json!({"name": name});
+        if with_morphs {
+            let mut targets = Vec::new();
+            for expression in EXPRESSIONS {
+                let deltas: Vec<Vec3> = data
+                    .positions
+                    .iter()
+                    .zip(&data.features)
+                    .map(|(p, (feature, centre))| frame(morph_delta(expression, *feature, *p - *centre, centre.x)))
+                    .collect();
+                targets.push(json!({"POSITION": buf.vec3(&deltas, Some(34962))}));
+            }
+            primitive["targets"] = json!(targets);
+            mesh["weights"] = json!(vec![0.0; EXPRESSIONS.len()]);
+            mesh["extras"] = json!({"targetNames": EXPRESSIONS});
+        }
+        mesh["primitives"] = json!([primitive]);
+        meshes.push(mesh);
+    }
+
+    let materials = json!([
+        {"name": "Body", "pbrMetallicRoughness": {"baseColorFactor": [0.56, 0.62, 0.72, 1.0], "metallicFactor": 0.0, "roughnessFactor": 0.7}},
+        {"name": "Face", "pbrMetallicRoughness": {"baseColorFactor": [1.0, 1.0, 1.0, 1.0], "metallicFactor": 0.0, "roughnessFactor": 0.8}},
+    ]);
+
+    let (extension_name, extension) = match variant {
+        MannequinVariant::Vrm1 => ("VRMC_vrm", vrm1_extension(&bone_node, face_node)),
+        MannequinVariant::Vrm0 => ("VRM", vrm0_extension(&bone_node)),
+    };
+    let root = json!({
+        "asset": {"version": "2.0", "generator": concat!("VRMA Maker ", env!("CARGO_PKG_VERSION"))},
+        "extensionsUsed": [extension_name],
+        "scene": 0,
+        "scenes": [{"name": "Mannequin", "nodes": [0, body_node, face_node]}],
+        "nodes": nodes,
+        "skins": [skin],
+        "meshes": meshes,
+        "materials": materials,
+        "accessors": buf.accessors,
+        "bufferViews": buf.views,
+        "buffers": [{"byteLength": buf.bin.len().next_multiple_of(4)}],
+        "extensions": { extension_name: extension },
+    });
+    let mut bin = buf.bin;
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    glb::build(&serde_json::to_vec(&root).expect("JSON serialises"), &bin)
+}
+
+fn upper_first(name: &str) -> String {
+    let mut chars = name.chars();
+    chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+}
+
+fn vrm1_extension(bone_node: &dyn Fn(Bone) -> usize, face_node: usize) -> Value {
+    let human: serde_json::Map<String, Value> =
+        ALL_BONES.iter().map(|b| (b.name().to_string(), json!({"node": bone_node(*b)}))).collect();
+    let preset: serde_json::Map<String, Value> = EXPRESSIONS
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            (name.to_string(), json!({
+                "morphTargetBinds": [{"node": face_node, "index": i, "weight": 1.0}],
+                "isBinary": false, "overrideBlink": "none", "overrideLookAt": "none", "overrideMouth": "none"
+            }))
+        })
+        .collect();
+    json!({
+        "specVersion": "1.0",
+        "meta": {
+            "name": TITLE, "version": env!("CARGO_PKG_VERSION"), "authors": ["VRMA Maker contributors"],
+            "licenseUrl": "https://vrm.dev/licenses/1.0/",
+            "avatarPermission": "everyone", "allowExcessivelyViolentUsage": true,
+            "allowExcessivelySexualUsage": false, "commercialUsage": "corporation",
+            "allowPoliticalOrReligiousUsage": true, "allowAntisocialOrHateUsage": false,
+            "creditNotation": "unnecessary", "allowRedistribution": true,
+            "modification": "allowModificationRedistribution"
+        },
+        "humanoid": {"humanBones": human},
+        "expressions": {"preset": preset}
+    })
+}
+
+fn vrm0_extension(bone_node: &dyn Fn(Bone) -> usize) -> Value {
+    let human: Vec<Value> = ALL_BONES
+        .iter()
+        .map(|b| json!({"bone": vrm0_bone_name(*b), "node": bone_node(*b), "useDefaultValues": true}))
+        .collect();
+    let groups: Vec<Value> = EXPRESSIONS
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let (preset, group_name) = vrm0_preset_name(name);
+            json!({"name": group_name, "presetName": preset,
+                   "binds": [{"mesh": 1, "index": i, "weight": 100}], "materialValues": [], "isBinary": false})
+        })
+        .collect();
+    let curve = json!({"curve": [0, 0, 0, 1, 1, 1, 1, 0], "xRange": 90, "yRange": 10});
+    json!({
+        "exporterVersion": concat!("VRMA Maker ", env!("CARGO_PKG_VERSION")),
+        "specVersion": "0.0",
+        "meta": {
+            "title": TITLE, "version": env!("CARGO_PKG_VERSION"), "author": "VRMA Maker contributors",
+            "contactInformation": "", "reference": "", "allowedUserName": "Everyone",
+            "violentUssageName": "Allow", "sexualUssageName": "Disallow", "commercialUssageName": "Allow",
+            "otherPermissionUrl": "", "licenseName": "CC0", "otherLicenseUrl": ""
+        },
+        "humanoid": {
+            "humanBones": human, "armStretch": 0.05, "legStretch": 0.05, "upperArmTwist": 0.5,
+            "lowerArmTwist": 0.5, "upperLegTwist": 0.5, "lowerLegTwist": 0.5, "feetSpacing": 0.0,
+            "hasTranslationDoF": false
+        },
+        "firstPerson": {
+            "firstPersonBone": bone_node(Bone::Head), "firstPersonBoneOffset": {"x": 0, "y": 0.1, "z": 0},
+            "meshAnnotations": [], "lookAtTypeName": "Bone",
+            "lookAtHorizontalInner": curve, "lookAtHorizontalOuter": curve,
+            "lookAtVerticalDown": curve, "lookAtVerticalUp": curve
+        },
+        "blendShapeMaster": {"blendShapeGroups": groups},
+        "secondaryAnimation": {"boneGroups": [], "colliderGroups": []},
+        "materialProperties": []
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::vrm::{Model, VrmVersion};
+
+    #[test]
+    fn both_variants_load_with_all_55_bones_and_13_expressions() {
+        for (variant, version) in [(MannequinVariant::Vrm1, VrmVersion::V1), (MannequinVariant::Vrm0, VrmVersion::V0)] {
+            let model = Model::from_bytes(&build(variant)).unwrap();
+            assert_eq!(model.version, version);
+            assert_eq!(model.title, TITLE);
+            assert!(model.humanoid.iter().all(Option::is_some));
+            let (preset, custom) = model.expression_names();
+            assert_eq!(preset.len() + custom.len(), EXPRESSIONS.len());
+            assert!(custom.is_empty(), "{custom:?}");
+        }
+    }
+
+    #[test]
+    fn every_bone_has_geometry() {
+        let mut parts = body_parts();
+        parts.extend(face_parts());
+        for bone in ALL_BONES {
+            assert!(parts.iter().any(|p| p.joint == bone), "{bone} has no segment");
+        }
+    }
+}

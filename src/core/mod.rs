@@ -1,0 +1,72 @@
+//! The pure core: no ECS, no window. glam math (`bevy::math`), tested directly.
+
+pub mod edit;
+pub mod expressions;
+pub mod glb;
+pub mod humanoid;
+pub mod mannequin;
+pub mod pose;
+pub mod rig;
+pub mod vrm;
+
+use std::fmt;
+use std::path::Path;
+
+/// A file or value was refused; the message says which field and what was wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError(pub String);
+
+impl LoadError {
+    pub fn new(message: impl Into<String>) -> LoadError {
+        LoadError(message.into())
+    }
+
+    /// Prefixes the message with where it came from (a file path, a step).
+    pub fn context(self, what: impl fmt::Display) -> LoadError {
+        LoadError(format!("{what}: {}", self.0))
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Reads and parses a VRM file into its normalized rig.
+pub fn load_rig(path: &Path) -> Result<rig::Rig, LoadError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| LoadError::new(format!("cannot read {}: {e}", path.display())))?;
+    rig_from_bytes(&bytes).map_err(|e| e.context(path.display()))
+}
+
+/// Parses VRM bytes into the normalized rig.
+pub fn rig_from_bytes(bytes: &[u8]) -> Result<rig::Rig, LoadError> {
+    rig::Rig::new(vrm::Model::from_bytes(bytes)?)
+}
+
+/// Rounds to 7 decimals (for JSON output: stable, small, far below any tolerance).
+pub fn round7(x: f32) -> f64 {
+    (x as f64 * 1e7).round() / 1e7
+}
+
+/// Writes a file atomically: a temporary file beside it, then a rename, so a crash
+/// never leaves a half-written file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

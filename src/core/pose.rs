@@ -1,0 +1,344 @@
+//! A pose: normalized bone rotations (VRM 1.0 convention), the hips position and
+//! expression weights; its JSON v1 form; mirror, arms down and grip (SPEC §3).
+
+use std::collections::BTreeMap;
+
+use bevy::math::{Quat, Vec3};
+use serde_json::{Map, Value, json};
+
+use super::LoadError;
+use super::humanoid::{ALL_BONES, BONE_COUNT, Bone, Side, finger_bones};
+use super::rig::Rig;
+
+/// Normalized pose. Bones default to identity, hips to the model's rest position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pose {
+    pub bones: [Quat; BONE_COUNT],
+    /// Model-space hips position (VRM 1.0 frame); `None` = the model's rest hips.
+    pub hips: Option<Vec3>,
+    /// Expression weights in [0, 1], by VRM 1.0 name.
+    pub expressions: BTreeMap<String, f32>,
+}
+
+impl Default for Pose {
+    fn default() -> Self {
+        Pose { bones: [Quat::IDENTITY; BONE_COUNT], hips: None, expressions: BTreeMap::new() }
+    }
+}
+
+/// Whether a rotation is (numerically) the identity, up to sign.
+pub fn is_identity(q: Quat) -> bool {
+    q.w.abs() >= 1.0 - 1e-9 || (q.x.abs() < 1e-9 && q.y.abs() < 1e-9 && q.z.abs() < 1e-9)
+}
+
+/// Reads `[x, y, z, w]`, normalizing it; zero length or non-finite is an error.
+pub fn read_quat(value: &Value, what: &str) -> Result<Quat, LoadError> {
+    let q = read_floats::<4>(value, what)?;
+    let q = Quat::from_array(q);
+    let len = q.length();
+    if !(len.is_finite()) || len < 1e-6 {
+        return Err(LoadError::new(format!("{what}: quaternion has zero length")));
+    }
+    Ok(q / len)
+}
+
+/// Reads an array of N finite numbers.
+pub fn read_floats<const N: usize>(value: &Value, what: &str) -> Result<[f32; N], LoadError> {
+    let array = value
+        .as_array()
+        .filter(|a| a.len() == N)
+        .ok_or_else(|| LoadError::new(format!("{what}: expected an array of {N} numbers")))?;
+    let mut out = [0.0f32; N];
+    for (slot, v) in out.iter_mut().zip(array) {
+        let x = v.as_f64().ok_or_else(|| LoadError::new(format!("{what}: expected numbers, got {v}")))?;
+        let x = x as f32;
+        if !x.is_finite() {
+            return Err(LoadError::new(format!("{what}: value is not a finite number")));
+        }
+        *slot = x;
+    }
+    Ok(out)
+}
+
+/// Rounds to 7 decimals so saved JSON stays small and stable.
+fn round(x: f32) -> f64 {
+    (x as f64 * 1e7).round() / 1e7
+}
+
+impl Pose {
+    pub fn rotation(&self, bone: Bone) -> Quat {
+        self.bones[bone.index()]
+    }
+
+    pub fn set_rotation(&mut self, bone: Bone, q: Quat) {
+        self.bones[bone.index()] = q.normalize();
+    }
+
+    /// Saved form (SPEC §3). Only non-identity bones are written.
+    pub fn to_json(&self, model_title: &str) -> Value {
+        let mut bones = Map::new();
+        for bone in ALL_BONES {
+            let q = self.rotation(bone);
+            if !is_identity(q) {
+                bones.insert(bone.name().into(), json!([round(q.x), round(q.y), round(q.z), round(q.w)]));
+            }
+        }
+        let mut out = Map::new();
+        out.insert("v".into(), json!(1));
+        out.insert("model".into(), json!(model_title));
+        out.insert("bones".into(), Value::Object(bones));
+        if let Some(h) = self.hips {
+            out.insert("hips".into(), json!([round(h.x), round(h.y), round(h.z)]));
+        }
+        let expr: Map<String, Value> =
+            self.expressions.iter().map(|(k, v)| (k.clone(), json!(round(*v)))).collect();
+        out.insert("expr".into(), Value::Object(expr));
+        Value::Object(out)
+    }
+
+    /// Reads the saved form. Missing fields are tolerated; unknown bones are skipped and
+    /// reported in `warnings`; malformed values are errors naming the field.
+    pub fn from_json(value: &Value, warnings: &mut Vec<String>) -> Result<Pose, LoadError> {
+        let obj = value.as_object().ok_or_else(|| LoadError::new("pose: expected a JSON object"))?;
+        if let Some(v) = obj.get("v") {
+            if v.as_u64() != Some(1) {
+                return Err(LoadError::new(format!("pose: unsupported version {v} (expected 1)")));
+            }
+        }
+        let mut pose = Pose::default();
+        if let Some(bones) = obj.get("bones").filter(|b| !b.is_null()) {
+            let bones = bones.as_object().ok_or_else(|| LoadError::new("pose.bones: expected an object"))?;
+            for (name, q) in bones {
+                let q = read_quat(q, &format!("pose.bones.{name}"))?;
+                match Bone::from_name(name) {
+                    Some(bone) => pose.bones[bone.index()] = q,
+                    None => warnings.push(format!("pose: unknown bone '{name}' ignored")),
+                }
+            }
+        }
+        if let Some(h) = obj.get("hips").filter(|h| !h.is_null()) {
+            let h = read_floats::<3>(h, "pose.hips")?;
+            if h.iter().any(|x| x.abs() > 1e4) {
+                return Err(LoadError::new("pose.hips: position is implausibly far (over 10 km)"));
+            }
+            pose.hips = Some(Vec3::from_array(h));
+        }
+        if let Some(expr) = obj.get("expr").filter(|e| !e.is_null()) {
+            let expr = expr.as_object().ok_or_else(|| LoadError::new("pose.expr: expected an object"))?;
+            for (name, v) in expr {
+                let w = v
+                    .as_f64()
+                    .filter(|w| w.is_finite())
+                    .ok_or_else(|| LoadError::new(format!("pose.expr.{name}: expected a finite number")))?;
+                pose.expressions.insert(name.clone(), (w as f32).clamp(0.0, 1.0));
+            }
+        }
+        Ok(pose)
+    }
+
+    /// Drops expressions the model does not have, with a warning each.
+    pub fn retain_known_expressions(&mut self, known: &[String], warnings: &mut Vec<String>) {
+        self.expressions.retain(|name, _| {
+            let ok = known.iter().any(|k| k == name);
+            if !ok {
+                warnings.push(format!("pose: unknown expression '{name}' ignored"));
+            }
+            ok
+        });
+    }
+
+    /// Left↔right: swap bones, rotations `(x,-y,-z,w)`, hips `(-x,y,z)`, left/right
+    /// expressions swap (SPEC §3).
+    pub fn mirrored(&self) -> Pose {
+        let mut out = Pose::default();
+        for bone in ALL_BONES {
+            let q = self.rotation(bone);
+            out.bones[bone.mirror().index()] = Quat::from_xyzw(q.x, -q.y, -q.z, q.w);
+        }
+        out.hips = self.hips.map(|h| Vec3::new(-h.x, h.y, h.z));
+        out.expressions = self
+            .expressions
+            .iter()
+            .map(|(name, w)| (mirror_expression_name(name), *w))
+            .collect();
+        out
+    }
+}
+
+/// `blinkLeft` ↔ `blinkRight`, `lookLeft` ↔ `lookRight`; others unchanged.
+pub fn mirror_expression_name(name: &str) -> String {
+    if let Some(stem) = name.strip_suffix("Left") {
+        format!("{stem}Right")
+    } else if let Some(stem) = name.strip_suffix("Right") {
+        format!("{stem}Left")
+    } else {
+        name.to_string()
+    }
+}
+
+/// Grip angles (SPEC §3): proximal, intermediate, distal; thumbs use half.
+const GRIP_ANGLES: [f32; 3] = [1.0, 1.2, 0.7];
+/// How far "arms down" lowers the upper arms from the T-pose, about their local Z.
+pub const ARMS_DOWN_ANGLE: f32 = 1.2;
+
+/// The per-model directions of SPEC §3, measured by rotating and looking.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PoseDirections {
+    /// Sign of the local-Z angle that lowers each upper arm (left, right).
+    pub arm_down: [f32; 2],
+    /// Sign of the local-Z angle that curls each hand's fingers (left, right).
+    pub finger_curl: [f32; 2],
+}
+
+fn side_index(side: Side) -> usize {
+    match side {
+        Side::Left => 0,
+        Side::Right => 1,
+    }
+}
+
+impl PoseDirections {
+    /// Rotates each upper arm and index proximal a little about local Z from the rest
+    /// pose and records which sign moves the hand / finger tip down.
+    pub fn measure(rig: &Rig) -> PoseDirections {
+        let probe = |rotated: Bone, watched: &[Bone]| -> f32 {
+            let Some(&tip) = watched.iter().rev().find(|b| rig.has(**b)) else { return 1.0 };
+            if !rig.has(rotated) {
+                return 1.0;
+            }
+            let rest = Pose::default();
+            let y0 = rig.world_position(&rest, tip).map_or(0.0, |p| p.y);
+            let mut moved = Pose::default();
+            moved.set_rotation(rotated, Quat::from_rotation_z(0.5));
+            let y1 = rig.world_position(&moved, tip).map_or(0.0, |p| p.y);
+            if y1 < y0 { 1.0 } else { -1.0 }
+        };
+        let mut dirs = PoseDirections { arm_down: [1.0; 2], finger_curl: [1.0; 2] };
+        for side in Side::BOTH {
+            let (upper, hand, index) = match side {
+                Side::Left => (Bone::LeftUpperArm, Bone::LeftHand, [Bone::LeftIndexIntermediate, Bone::LeftIndexDistal]),
+                Side::Right => (Bone::RightUpperArm, Bone::RightHand, [Bone::RightIndexIntermediate, Bone::RightIndexDistal]),
+            };
+            dirs.arm_down[side_index(side)] = probe(upper, &[hand]);
+            let proximal = if side == Side::Left { Bone::LeftIndexProximal } else { Bone::RightIndexProximal };
+            dirs.finger_curl[side_index(side)] = probe(proximal, &index);
+        }
+        dirs
+    }
+
+    /// Lowers both upper arms from the T-pose (replacing their rotations).
+    pub fn arms_down(&self, pose: &mut Pose) {
+        for (side, bone) in [(Side::Left, Bone::LeftUpperArm), (Side::Right, Bone::RightUpperArm)] {
+            let angle = self.arm_down[side_index(side)] * ARMS_DOWN_ANGLE;
+            pose.set_rotation(bone, Quat::from_rotation_z(angle));
+        }
+    }
+
+    /// Curls one hand's fingers by `amount` (0 = open, 1 = full grip), replacing their
+    /// rotations.
+    pub fn grip(&self, pose: &mut Pose, side: Side, amount: f32) {
+        let amount = if amount.is_finite() { amount.clamp(0.0, 1.0) } else { 0.0 };
+        let sign = self.finger_curl[side_index(side)];
+        for (i, &bone) in finger_bones(side).iter().enumerate() {
+            // Thumb: metacarpal, proximal, distal; fingers: proximal, intermediate, distal.
+            let joint = if i < 3 { i } else { (i - 3) % 3 };
+            let mut angle = GRIP_ANGLES[joint] * amount * sign;
+            if bone.is_thumb() {
+                angle *= 0.5;
+            }
+            pose.set_rotation(bone, Quat::from_rotation_z(angle));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn arb_pose() -> impl Strategy<Value = Pose> {
+        let quat = (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, 0.1f32..1.0)
+            .prop_map(|(x, y, z, w)| Quat::from_xyzw(x, y, z, w).normalize());
+        (
+            proptest::collection::vec(quat, BONE_COUNT),
+            proptest::option::of((-1.0f32..1.0, 0.0f32..2.0, -1.0f32..1.0)),
+            proptest::collection::btree_map(
+                prop_oneof![Just("blinkLeft".to_string()), Just("happy".to_string()), Just("lookRight".to_string())],
+                0.0f32..1.0,
+                0..3,
+            ),
+        )
+            .prop_map(|(qs, hips, expressions)| {
+                let mut pose = Pose::default();
+                pose.bones.copy_from_slice(&qs);
+                pose.hips = hips.map(|(x, y, z)| Vec3::new(x, y, z));
+                pose.expressions = expressions;
+                pose
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn mirror_twice_is_identity(pose in arb_pose()) {
+            prop_assert_eq!(pose.mirrored().mirrored(), pose);
+        }
+
+        #[test]
+        fn json_round_trip_keeps_the_pose(pose in arb_pose()) {
+            let mut warnings = Vec::new();
+            let back = Pose::from_json(&pose.to_json("m"), &mut warnings).unwrap();
+            prop_assert!(warnings.is_empty());
+            for bone in ALL_BONES {
+                prop_assert!(back.rotation(bone).dot(pose.rotation(bone)).abs() > 1.0 - 1e-6);
+            }
+            prop_assert_eq!(back.hips.is_some(), pose.hips.is_some());
+        }
+    }
+
+    #[test]
+    fn mirror_swaps_sides_and_expressions() {
+        let mut pose = Pose::default();
+        let q = Quat::from_rotation_z(0.7) * Quat::from_rotation_y(0.2);
+        pose.set_rotation(Bone::LeftUpperArm, q);
+        pose.hips = Some(Vec3::new(0.1, 0.9, 0.2));
+        pose.expressions.insert("blinkLeft".into(), 0.5);
+        let m = pose.mirrored();
+        assert_eq!(m.rotation(Bone::LeftUpperArm), Quat::IDENTITY);
+        let r = m.rotation(Bone::RightUpperArm);
+        assert_eq!(r, Quat::from_xyzw(q.x, -q.y, -q.z, q.w));
+        assert_eq!(m.hips, Some(Vec3::new(-0.1, 0.9, 0.2)));
+        assert_eq!(m.expressions.get("blinkRight"), Some(&0.5));
+        assert!(!m.expressions.contains_key("blinkLeft"));
+    }
+
+    #[test]
+    fn reading_skips_unknown_bones_and_refuses_bad_values() {
+        let mut w = Vec::new();
+        let pose = Pose::from_json(&json!({"v": 1, "bones": {"tail": [0, 0, 0, 1], "spine": [0, 0, 0, 2]}}), &mut w).unwrap();
+        assert_eq!(w.len(), 1);
+        assert_eq!(pose.rotation(Bone::Spine), Quat::IDENTITY);
+        for bad in [
+            json!({"bones": {"spine": [0, 0, 0, 0]}}),
+            json!({"bones": {"spine": [0, 0, 0]}}),
+            json!({"bones": {"spine": "x"}}),
+            json!({"hips": [0, "NaN", 0]}),
+            json!({"expr": {"happy": "a"}}),
+            json!({"v": 2}),
+            json!([1, 2]),
+        ] {
+            assert!(Pose::from_json(&bad, &mut w).is_err(), "{bad}");
+        }
+        let err = Pose::from_json(&json!({"bones": {"leftHand": [0, 0, 0, 0]}}), &mut w).unwrap_err();
+        assert!(err.to_string().contains("leftHand: quaternion has zero length"));
+    }
+
+    #[test]
+    fn identity_bones_are_not_saved() {
+        let mut pose = Pose::default();
+        pose.set_rotation(Bone::Neck, Quat::from_rotation_x(0.3));
+        let json = pose.to_json("m");
+        let bones = json["bones"].as_object().unwrap();
+        assert_eq!(bones.len(), 1);
+        assert!(bones.contains_key("neck"));
+    }
+}

@@ -1,0 +1,464 @@
+//! VRM 0.x (`VRM`) and VRM 1.0 (`VRMC_vrm`) files → one [`Model`]: the raw node tree,
+//! the humanoid map in VRM 1.0 names, expressions with VRM 1.0 names, and meta.
+
+use bevy::math::{Mat4, Quat, Vec3};
+use serde_json::Value;
+
+use super::LoadError;
+use super::glb;
+use super::humanoid::{ALL_BONES, BONE_COUNT, Bone};
+
+/// The VRM specification a file follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VrmVersion {
+    /// VRM 0.x: faces -Z, 0.x bone and expression names.
+    V0,
+    /// VRM 1.0: faces +Z.
+    V1,
+}
+
+impl VrmVersion {
+    /// "0" or "1", as `inspect` prints it.
+    pub fn label(self) -> &'static str {
+        match self {
+            VrmVersion::V0 => "0",
+            VrmVersion::V1 => "1",
+        }
+    }
+}
+
+/// One glTF node with its rest (file) transform.
+#[derive(Clone, Debug)]
+pub struct RawNode {
+    pub name: String,
+    pub parent: Option<usize>,
+    pub children: Vec<usize>,
+    pub translation: Vec3,
+    pub rotation: Quat,
+    pub scale: Vec3,
+    pub mesh: Option<usize>,
+}
+
+/// An expression's effect on one morph target of one mesh node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MorphBind {
+    pub node: usize,
+    pub index: usize,
+    /// 0..1 (VRM 0.x stores 0..100; converted on load).
+    pub weight: f32,
+}
+
+/// A preset or custom expression, by its VRM 1.0 name.
+#[derive(Clone, Debug)]
+pub struct ExpressionDef {
+    pub name: String,
+    pub preset: bool,
+    pub is_binary: bool,
+    pub binds: Vec<MorphBind>,
+}
+
+/// The VRM 1.0 preset expression names.
+pub const PRESET_EXPRESSIONS: [&str; 18] = [
+    "happy", "angry", "sad", "relaxed", "surprised", "aa", "ih", "ou", "ee", "oh", "blink",
+    "blinkLeft", "blinkRight", "lookUp", "lookDown", "lookLeft", "lookRight", "neutral",
+];
+
+/// Maps a VRM 0.x blend shape preset name to its VRM 1.0 expression name.
+pub fn vrm0_preset_to_vrm1(preset: &str) -> Option<&'static str> {
+    Some(match preset.to_ascii_lowercase().as_str() {
+        "joy" => "happy",
+        "angry" => "angry",
+        "sorrow" => "sad",
+        "fun" => "relaxed",
+        "a" => "aa",
+        "i" => "ih",
+        "u" => "ou",
+        "e" => "ee",
+        "o" => "oh",
+        "blink" => "blink",
+        "blink_l" => "blinkLeft",
+        "blink_r" => "blinkRight",
+        "lookup" => "lookUp",
+        "lookdown" => "lookDown",
+        "lookleft" => "lookLeft",
+        "lookright" => "lookRight",
+        "neutral" => "neutral",
+        _ => return None,
+    })
+}
+
+/// A loaded VRM model: everything the core needs, nothing the renderer needs.
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub version: VrmVersion,
+    pub title: String,
+    pub nodes: Vec<RawNode>,
+    /// glTF node index of each humanoid bone, indexed by [`Bone::index`].
+    pub humanoid: [Option<usize>; BONE_COUNT],
+    pub expressions: Vec<ExpressionDef>,
+    /// Morph target count of each glTF mesh.
+    pub mesh_morph_counts: Vec<usize>,
+}
+
+fn field<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
+    value.get(key).filter(|v| !v.is_null())
+}
+
+fn index_field(value: &Value, key: &str, what: &str, len: usize) -> Result<usize, LoadError> {
+    let raw = field(value, key)
+        .ok_or_else(|| LoadError::new(format!("{what}: '{key}' is missing")))?;
+    let index = raw
+        .as_u64()
+        .ok_or_else(|| LoadError::new(format!("{what}: '{key}' must be a non-negative integer")))?;
+    if index as usize >= len || index > u32::MAX as u64 {
+        return Err(LoadError::new(format!(
+            "{what}: '{key}' {index} is out of range (there are {len})"
+        )));
+    }
+    Ok(index as usize)
+}
+
+fn floats<const N: usize>(value: &Value, what: &str) -> Result<[f32; N], LoadError> {
+    let array = value
+        .as_array()
+        .filter(|a| a.len() == N)
+        .ok_or_else(|| LoadError::new(format!("{what}: expected an array of {N} numbers")))?;
+    let mut out = [0.0; N];
+    for (slot, v) in out.iter_mut().zip(array) {
+        let x = v
+            .as_f64()
+            .ok_or_else(|| LoadError::new(format!("{what}: expected numbers")))?;
+        if !x.is_finite() || x.abs() > 1e12 {
+            return Err(LoadError::new(format!("{what}: value {x} is not a usable number")));
+        }
+        *slot = x as f32;
+    }
+    Ok(out)
+}
+
+fn parse_node(index: usize, node: &Value, mesh_count: usize) -> Result<RawNode, LoadError> {
+    let what = format!("node {index}");
+    let name = field(node, "name").and_then(Value::as_str).unwrap_or("").to_string();
+    let (mut translation, mut rotation, mut scale) = (Vec3::ZERO, Quat::IDENTITY, Vec3::ONE);
+    if let Some(m) = field(node, "matrix") {
+        let m = floats::<16>(m, &format!("{what} matrix"))?;
+        let (s, r, t) = Mat4::from_cols_array(&m).to_scale_rotation_translation();
+        if !(s.is_finite() && r.is_finite() && t.is_finite()) {
+            return Err(LoadError::new(format!("{what}: matrix cannot be decomposed")));
+        }
+        (translation, rotation, scale) = (t, r.normalize(), s);
+    }
+    if let Some(t) = field(node, "translation") {
+        translation = Vec3::from_array(floats(t, &format!("{what} translation"))?);
+    }
+    if let Some(r) = field(node, "rotation") {
+        let q = Quat::from_array(floats(r, &format!("{what} rotation"))?);
+        if q.length() < 1e-6 {
+            return Err(LoadError::new(format!("{what}: rotation has zero length")));
+        }
+        rotation = q.normalize();
+    }
+    if let Some(s) = field(node, "scale") {
+        scale = Vec3::from_array(floats(s, &format!("{what} scale"))?);
+    }
+    let mesh = match field(node, "mesh") {
+        Some(_) => Some(index_field(node, "mesh", &what, mesh_count)?),
+        None => None,
+    };
+    Ok(RawNode { name, parent: None, children: Vec::new(), translation, rotation, scale, mesh })
+}
+
+fn parse_nodes(root: &Value, mesh_count: usize) -> Result<Vec<RawNode>, LoadError> {
+    let empty = Vec::new();
+    let list = field(root, "nodes").and_then(Value::as_array).unwrap_or(&empty);
+    let mut nodes = list
+        .iter()
+        .enumerate()
+        .map(|(i, n)| parse_node(i, n, mesh_count))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (i, node) in list.iter().enumerate() {
+        let Some(children) = field(node, "children") else { continue };
+        let children = children
+            .as_array()
+            .ok_or_else(|| LoadError::new(format!("node {i}: 'children' must be an array")))?;
+        for c in children {
+            let c = c.as_u64().map(|c| c as usize).filter(|&c| c < nodes.len()).ok_or_else(|| {
+                LoadError::new(format!("node {i}: child {c} is out of range (there are {} nodes)", nodes.len()))
+            })?;
+            if c == i || nodes[c].parent.is_some() {
+                return Err(LoadError::new(format!(
+                    "node {c} has more than one parent (node hierarchy is not a tree)"
+                )));
+            }
+            nodes[c].parent = Some(i);
+            nodes[i].children.push(c);
+        }
+    }
+    // With single parents, a cycle can only be a loop with no root: walk up from each node.
+    for start in 0..nodes.len() {
+        let mut at = start;
+        for _ in 0..=nodes.len() {
+            match nodes[at].parent {
+                Some(p) => at = p,
+                None => break,
+            }
+            if at == start {
+                return Err(LoadError::new(format!("node {start} is its own ancestor (cycle in children)")));
+            }
+        }
+    }
+    Ok(nodes)
+}
+
+fn parse_vrm1_humanoid(ext: &Value, node_count: usize) -> Result<[Option<usize>; BONE_COUNT], LoadError> {
+    let mut map = [None; BONE_COUNT];
+    let bones = field(ext, "humanoid")
+        .and_then(|h| field(h, "humanBones"))
+        .and_then(Value::as_object)
+        .ok_or_else(|| LoadError::new("VRMC_vrm.humanoid.humanBones is missing"))?;
+    for (name, entry) in bones {
+        let Some(bone) = Bone::from_name(name) else {
+            continue; // unknown names are ignored, as three-vrm does
+        };
+        let node = index_field(entry, "node", &format!("humanoid bone '{name}'"), node_count)?;
+        map[bone.index()] = Some(node);
+    }
+    Ok(map)
+}
+
+fn parse_vrm0_humanoid(ext: &Value, node_count: usize) -> Result<[Option<usize>; BONE_COUNT], LoadError> {
+    let mut map = [None; BONE_COUNT];
+    let bones = field(ext, "humanoid")
+        .and_then(|h| field(h, "humanBones"))
+        .and_then(Value::as_array)
+        .ok_or_else(|| LoadError::new("VRM.humanoid.humanBones is missing"))?;
+    for entry in bones {
+        let Some(name) = field(entry, "bone").and_then(Value::as_str) else { continue };
+        let Some(bone) = Bone::from_vrm0_name(name) else { continue };
+        let node = index_field(entry, "node", &format!("humanoid bone '{name}'"), node_count)?;
+        if map[bone.index()].is_some() {
+            return Err(LoadError::new(format!("humanoid bone '{name}' is mapped twice")));
+        }
+        map[bone.index()] = Some(node);
+    }
+    Ok(map)
+}
+
+fn parse_vrm1_expressions(ext: &Value, node_count: usize) -> Result<Vec<ExpressionDef>, LoadError> {
+    let mut out = Vec::new();
+    let Some(expressions) = field(ext, "expressions") else { return Ok(out) };
+    for (group, preset) in [("preset", true), ("custom", false)] {
+        let Some(map) = field(expressions, group).and_then(Value::as_object) else { continue };
+        for (name, def) in map {
+            if preset && !PRESET_EXPRESSIONS.contains(&name.as_str()) {
+                continue;
+            }
+            let mut binds = Vec::new();
+            if let Some(list) = field(def, "morphTargetBinds").and_then(Value::as_array) {
+                for b in list {
+                    let what = format!("expression '{name}' morph bind");
+                    let node = index_field(b, "node", &what, node_count)?;
+                    let index = field(b, "index").and_then(Value::as_u64).unwrap_or(0) as usize;
+                    let weight = field(b, "weight").and_then(Value::as_f64).unwrap_or(1.0) as f32;
+                    binds.push(MorphBind { node, index, weight: clamp_weight(weight) });
+                }
+            }
+            let is_binary = field(def, "isBinary").and_then(Value::as_bool).unwrap_or(false);
+            out.push(ExpressionDef { name: name.clone(), preset, is_binary, binds });
+        }
+    }
+    Ok(out)
+}
+
+fn clamp_weight(w: f32) -> f32 {
+    if w.is_finite() { w.clamp(0.0, 1.0) } else { 0.0 }
+}
+
+fn parse_vrm0_expressions(ext: &Value, nodes: &[RawNode], mesh_count: usize) -> Result<Vec<ExpressionDef>, LoadError> {
+    let mut out: Vec<ExpressionDef> = Vec::new();
+    let Some(groups) = field(ext, "blendShapeMaster")
+        .and_then(|m| field(m, "blendShapeGroups"))
+        .and_then(Value::as_array)
+    else {
+        return Ok(out);
+    };
+    for group in groups {
+        let preset_name = field(group, "presetName").and_then(Value::as_str).unwrap_or("unknown");
+        let raw_name = field(group, "name").and_then(Value::as_str).unwrap_or("");
+        let (name, preset) = match vrm0_preset_to_vrm1(preset_name) {
+            Some(n) => (n.to_string(), true),
+            // A custom group whose name is a 1.0 preset name (e.g. "surprised", which
+            // 0.x lacks) is that preset, as three-vrm treats it.
+            None if !raw_name.is_empty() => (raw_name.to_string(), PRESET_EXPRESSIONS.contains(&raw_name)),
+            None => continue,
+        };
+        if out.iter().any(|e| e.name == name) {
+            continue; // three-vrm keeps the first group of a name
+        }
+        let mut binds = Vec::new();
+        if let Some(list) = field(group, "binds").and_then(Value::as_array) {
+            for b in list {
+                let what = format!("blend shape group '{name}' bind");
+                let mesh = index_field(b, "mesh", &what, mesh_count)?;
+                let index = field(b, "index").and_then(Value::as_u64).unwrap_or(0) as usize;
+                let weight = field(b, "weight").and_then(Value::as_f64).unwrap_or(100.0) as f32 / 100.0;
+                for (node, _) in nodes.iter().enumerate().filter(|(_, n)| n.mesh == Some(mesh)) {
+                    binds.push(MorphBind { node, index, weight: clamp_weight(weight) });
+                }
+            }
+        }
+        let is_binary = field(group, "isBinary").and_then(Value::as_bool).unwrap_or(false);
+        out.push(ExpressionDef { name, preset, is_binary, binds });
+    }
+    Ok(out)
+}
+
+fn mesh_morph_counts(root: &Value) -> Vec<usize> {
+    let empty = Vec::new();
+    field(root, "meshes")
+        .and_then(Value::as_array)
+        .unwrap_or(&empty)
+        .iter()
+        .map(|mesh| {
+            field(mesh, "primitives")
+                .and_then(Value::as_array)
+                .and_then(|p| p.first())
+                .and_then(|p| field(p, "targets"))
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len)
+        })
+        .collect()
+}
+
+impl Model {
+    /// Parses a `.vrm` (GLB) file. Errors say what is wrong in one line.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Model, LoadError> {
+        let glb = glb::split(bytes)?;
+        let root: Value = serde_json::from_slice(glb.json)
+            .map_err(|e| LoadError::new(format!("the glTF JSON is invalid: {e}")))?;
+        Model::from_json(&root)
+    }
+
+    /// Builds a model from parsed glTF JSON.
+    pub fn from_json(root: &Value) -> Result<Model, LoadError> {
+        if !root.is_object() {
+            return Err(LoadError::new("the glTF JSON is not an object"));
+        }
+        let mesh_counts = mesh_morph_counts(root);
+        let nodes = parse_nodes(root, mesh_counts.len())?;
+        let extensions = field(root, "extensions");
+        let vrm1 = extensions.and_then(|e| field(e, "VRMC_vrm"));
+        let vrm0 = extensions.and_then(|e| field(e, "VRM"));
+        let (version, humanoid, expressions, title) = if let Some(ext) = vrm1 {
+            let title = field(ext, "meta").and_then(|m| field(m, "name")).and_then(Value::as_str);
+            (
+                VrmVersion::V1,
+                parse_vrm1_humanoid(ext, nodes.len())?,
+                parse_vrm1_expressions(ext, nodes.len())?,
+                title,
+            )
+        } else if let Some(ext) = vrm0 {
+            let title = field(ext, "meta").and_then(|m| field(m, "title")).and_then(Value::as_str);
+            (
+                VrmVersion::V0,
+                parse_vrm0_humanoid(ext, nodes.len())?,
+                parse_vrm0_expressions(ext, &nodes, mesh_counts.len())?,
+                title,
+            )
+        } else {
+            return Err(LoadError::new(
+                "not a VRM: the glTF has neither a VRMC_vrm (VRM 1.0) nor a VRM (VRM 0.x) extension",
+            ));
+        };
+        for bone in ALL_BONES {
+            if bone.is_required() && humanoid[bone.index()].is_none() {
+                return Err(LoadError::new(format!("missing required humanoid bone '{bone}'")));
+            }
+        }
+        for (i, a) in ALL_BONES.iter().enumerate() {
+            for b in &ALL_BONES[i + 1..] {
+                if humanoid[a.index()].is_some() && humanoid[a.index()] == humanoid[b.index()] {
+                    return Err(LoadError::new(format!(
+                        "humanoid bones '{a}' and '{b}' are mapped to the same node"
+                    )));
+                }
+            }
+        }
+        Ok(Model {
+            version,
+            title: title.unwrap_or("").to_string(),
+            nodes,
+            humanoid,
+            expressions,
+            mesh_morph_counts: mesh_counts,
+        })
+    }
+
+    /// The node a humanoid bone is mapped to.
+    pub fn bone_node(&self, bone: Bone) -> Option<usize> {
+        self.humanoid[bone.index()]
+    }
+
+    /// Expression names split into presets and customs, each sorted.
+    pub fn expression_names(&self) -> (Vec<String>, Vec<String>) {
+        let mut preset: Vec<String> =
+            self.expressions.iter().filter(|e| e.preset).map(|e| e.name.clone()).collect();
+        let mut custom: Vec<String> =
+            self.expressions.iter().filter(|e| !e.preset).map(|e| e.name.clone()).collect();
+        preset.sort();
+        custom.sort();
+        (preset, custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn minimal_vrm1(bones: &[(&str, usize)]) -> Value {
+        let nodes: Vec<Value> = (0..bones.len()).map(|i| json!({"name": format!("n{i}")})).collect();
+        let mut human = serde_json::Map::new();
+        for (name, node) in bones {
+            human.insert(name.to_string(), json!({ "node": node }));
+        }
+        json!({"asset": {"version": "2.0"}, "nodes": nodes,
+               "extensions": {"VRMC_vrm": {"specVersion": "1.0", "meta": {"name": "t"},
+                 "humanoid": {"humanBones": human}}}})
+    }
+
+    #[test]
+    fn plain_gltf_without_vrm_is_refused() {
+        let err = Model::from_json(&json!({"asset": {"version": "2.0"}})).unwrap_err();
+        assert!(err.to_string().contains("not a VRM"));
+    }
+
+    #[test]
+    fn missing_hips_is_refused() {
+        let err = Model::from_json(&minimal_vrm1(&[("spine", 0)])).unwrap_err();
+        assert!(err.to_string().contains("'hips'"), "{err}");
+    }
+
+    #[test]
+    fn nan_and_cycles_are_refused() {
+        let root = json!({"nodes": [{"translation": [0.0, "x", 0.0]}],
+                          "extensions": {"VRMC_vrm": {}}});
+        assert!(Model::from_json(&root).is_err());
+        let root = json!({"nodes": [{"children": [1]}, {"children": [0]}],
+                          "extensions": {"VRMC_vrm": {}}});
+        let err = Model::from_json(&root).unwrap_err().to_string();
+        assert!(err.contains("parent") || err.contains("cycle"), "{err}");
+        let root = json!({"nodes": [{"children": [7]}], "extensions": {"VRMC_vrm": {}}});
+        assert!(Model::from_json(&root).unwrap_err().to_string().contains("out of range"));
+    }
+
+    #[test]
+    fn vrm0_presets_map_to_vrm1_names() {
+        assert_eq!(vrm0_preset_to_vrm1("joy"), Some("happy"));
+        assert_eq!(vrm0_preset_to_vrm1("sorrow"), Some("sad"));
+        assert_eq!(vrm0_preset_to_vrm1("fun"), Some("relaxed"));
+        assert_eq!(vrm0_preset_to_vrm1("blink_l"), Some("blinkLeft"));
+        assert_eq!(vrm0_preset_to_vrm1("lookup"), Some("lookUp"));
+        assert_eq!(vrm0_preset_to_vrm1("unknown"), None);
+    }
+}

@@ -1,0 +1,36 @@
+//! `vrma-maker`: with a subcommand, one headless command (SPEC §12); without, the
+//! editor window.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use vrma_maker::cli::{self, Cli};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse(); // usage errors: clap prints them and exits with 2
+    let Some(command) = cli.command else {
+        return vrma_maker::app::run(vrma_maker::app::Launch { file: cli.file, screenshot: cli.screenshot });
+    };
+    // A panic is a bug, but a user still gets one line and exit 1, not a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown".into());
+        eprintln!("error: internal error ({msg}); please report it");
+    }));
+    match std::panic::catch_unwind(|| cli::run(command)) {
+        Ok(Ok(Some(json))) => {
+            println!("{}", serde_json::to_string_pretty(&json).expect("JSON serialises"));
+            ExitCode::SUCCESS
+        }
+        Ok(Ok(None)) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+        Err(_) => ExitCode::from(1),
+    }
+}

@@ -1,0 +1,120 @@
+//! The real editor window under Xvfb on Mesa's software Vulkan: a screenshot after the
+//! model loads shows the mannequin's pixels in the middle of the view.
+
+mod common;
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+struct Xvfb(Child);
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start_xvfb() -> Option<(Xvfb, String)> {
+    let display = format!(":{}", 90 + std::process::id() % 400);
+    let child = Command::new("Xvfb")
+        .args([display.as_str(), "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    std::thread::sleep(Duration::from_millis(800));
+    Some((Xvfb(child), display))
+}
+
+fn wait_with_timeout(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let _ = child.kill();
+    None
+}
+
+fn screenshot(args: &[&str], name: &str) -> image::RgbaImage {
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let dir = scratch(name);
+    let shot = dir.join("window.png");
+    let log = std::fs::File::create(dir.join("log.txt")).unwrap();
+    let mut child = bin()
+        .arg("--screenshot")
+        .arg(&shot)
+        .args(args)
+        .env("DISPLAY", &display)
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let status = wait_with_timeout(&mut child, Duration::from_secs(300));
+    let log = std::fs::read_to_string(dir.join("log.txt")).unwrap_or_default();
+    assert!(status.is_some_and(|s| s.success()), "the app did not exit cleanly: {status:?}\n{log}");
+    image::open(&shot).expect("screenshot written").to_rgba8()
+}
+
+/// Fraction of pixels in a box that are not the clear colour (the view's background).
+fn covered_fraction(img: &image::RgbaImage, x0: u32, x1: u32, y0: u32, y1: u32) -> f64 {
+    let background = img.get_pixel(img.width() / 2, 45); // top of the 3D view, above the head
+    let mut hit = 0;
+    let mut total = 0;
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let p = img.get_pixel(x, y);
+            let d = (0..3).map(|c| (p[c] as i32 - background[c] as i32).abs()).max().unwrap();
+            hit += (d > 40) as u32;
+            total += 1;
+        }
+    }
+    hit as f64 / total as f64
+}
+
+fn have_display_stack() -> bool {
+    let xvfb = Command::new("sh").args(["-c", "command -v Xvfb"]).output().is_ok_and(|o| o.status.success());
+    let vulkan = std::path::Path::new("/usr/share/vulkan/icd.d").is_dir();
+    xvfb && vulkan
+}
+
+#[test]
+fn the_window_shows_the_mannequin_and_a_vrm0_model_faces_the_same_way() {
+    if !required_or_skip("Xvfb and a Vulkan driver (mesa-vulkan-drivers)", have_display_stack()) {
+        return;
+    }
+    let img = screenshot(&[], "window-mannequin");
+    img.save(std::env::temp_dir().join("vrma-maker-window-mannequin.png")).ok();
+    let (w, h) = (img.width(), img.height());
+    // The 3D view sits between the inspector (left) and the expressions panel (right).
+    let centre = covered_fraction(&img, w * 45 / 100, w * 55 / 100, h * 30 / 100, h * 60 / 100);
+    assert!(centre > 0.25, "the mannequin covers only {centre:.2} of the centre of the view");
+    let corner = covered_fraction(&img, w * 30 / 100, w * 34 / 100, h * 10 / 100, h * 14 / 100);
+    assert!(corner < 0.05, "background is not plain near the top-left of the view ({corner:.2})");
+
+    // The same mannequin written as VRM 0.x shows the same way round: the face (dark
+    // eyes) is visible from the default camera in both.
+    let dir = scratch("window-vrm0");
+    let (_, v0) = mannequins(&dir);
+    let img0 = screenshot(&[v0.to_str().unwrap()], "window-vrm0-shot");
+    let diff = image_difference(&img, &img0, w * 40 / 100, w * 60 / 100, 0, h);
+    assert!(diff < 0.02, "VRM 0.x and 1.0 mannequins render differently ({diff:.3} of pixels)");
+}
+
+fn image_difference(a: &image::RgbaImage, b: &image::RgbaImage, x0: u32, x1: u32, y0: u32, y1: u32) -> f64 {
+    let mut differ = 0;
+    let mut total = 0;
+    for y in y0..y1.min(a.height()).min(b.height()) {
+        for x in x0..x1 {
+            let (p, q) = (a.get_pixel(x, y), b.get_pixel(x, y));
+            differ += ((0..3).any(|c| (p[c] as i32 - q[c] as i32).abs() > 24)) as u32;
+            total += 1;
+        }
+    }
+    differ as f64 / total as f64
+}
