@@ -18,7 +18,9 @@ impl Drop for Xvfb {
 }
 
 fn start_xvfb() -> Option<(Xvfb, String)> {
-    let display = format!(":{}", 90 + std::process::id() % 400);
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let display = format!(":{}", 100 + (std::process::id() % 300) * 8 + n);
     let child = Command::new("Xvfb")
         .args([display.as_str(), "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
         .stdout(Stdio::null())
@@ -42,6 +44,10 @@ fn wait_with_timeout(child: &mut Child, limit: Duration) -> Option<std::process:
 }
 
 fn screenshot(args: &[&str], name: &str) -> image::RgbaImage {
+    screenshot_and_log(args, name).0
+}
+
+fn screenshot_and_log(args: &[&str], name: &str) -> (image::RgbaImage, String) {
     let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
     let dir = scratch(name);
     let shot = dir.join("window.png");
@@ -58,7 +64,7 @@ fn screenshot(args: &[&str], name: &str) -> image::RgbaImage {
     let status = wait_with_timeout(&mut child, Duration::from_secs(300));
     let log = std::fs::read_to_string(dir.join("log.txt")).unwrap_or_default();
     assert!(status.is_some_and(|s| s.success()), "the app did not exit cleanly: {status:?}\n{log}");
-    image::open(&shot).expect("screenshot written").to_rgba8()
+    (image::open(&shot).expect("screenshot written").to_rgba8(), log)
 }
 
 /// Fraction of pixels in a box that are not the clear colour (the view's background).
@@ -117,4 +123,29 @@ fn image_difference(a: &image::RgbaImage, b: &image::RgbaImage, x0: u32, x1: u32
         }
     }
     differ as f64 / total as f64
+}
+
+#[test]
+fn a_bad_model_file_shows_a_message_and_the_mannequin_stays() {
+    if !required_or_skip("Xvfb and a Vulkan driver (mesa-vulkan-drivers)", have_display_stack()) {
+        return;
+    }
+    let dir = scratch("window-bad");
+    let bad = dir.join("broken.vrm");
+    std::fs::write(&bad, b"glTF\x02\0\0\0\xff\xff\0\0 this is not a model").unwrap();
+    let (img, log) = screenshot_and_log(&[bad.to_str().unwrap()], "window-bad-shot");
+    img.save(std::env::temp_dir().join("vrma-maker-window-bad.png")).ok();
+    assert!(log.contains("Cannot open") && log.contains("broken.vrm"), "the reason is logged: {log}");
+    // The red error banner sits under the menu bar, across the window.
+    let banner_rows = (0..img.height() / 4)
+        .filter(|&y| {
+            let p = img.get_pixel(img.width() / 2, y);
+            p[0] > 90 && p[0] < 160 && p[1] < 50 && p[2] < 50
+        })
+        .count();
+    assert!(banner_rows >= 10, "no error banner visible ({banner_rows} red rows)");
+    // The mannequin is still there to work on.
+    let (w, h) = (img.width(), img.height());
+    let centre = covered_fraction(&img, w * 45 / 100, w * 55 / 100, h * 30 / 100, h * 60 / 100);
+    assert!(centre > 0.25, "the mannequin is not shown after a bad file ({centre:.2})");
 }

@@ -127,7 +127,7 @@ fn start_loading(
                 let rig = crate::core::rig_from_bytes(&bytes).expect("the mannequin is valid");
                 (bytes, Editor::new(rig), None)
             }
-            ModelSource::File(path) => match read_model(&path) {
+            ModelSource::File(path) => match read_model(&path).inspect(|_| banner.error = None) {
                 Ok((bytes, editor)) => (bytes, editor, Some(path)),
                 Err(e) => {
                     banner.error(e);
@@ -187,7 +187,6 @@ fn finish_loading(
     mut session: ResMut<Session>,
     mut selection: ResMut<Selection>,
     mut shown: MessageWriter<AvatarShown>,
-    mut banner: ResMut<Banner>,
 ) {
     for (entity, mut p, mut visibility) in &mut pending {
         let Some(editor) = p.editor.take() else { continue };
@@ -205,7 +204,6 @@ fn finish_loading(
         info!("model shown: {} ({} nodes)", editor.rig.model.title, nodes.iter().flatten().count());
         *session = Session { editor, model_path: p.path.take() };
         selection.0 = None;
-        banner.error = None;
         *visibility = Visibility::Inherited;
         commands.entity(entity).remove::<(PendingAvatar, SceneReady)>().insert(Avatar { nodes });
         shown.write(AvatarShown);

@@ -9,7 +9,7 @@ use super::files::{DialogPurpose, FileDialogs};
 use super::model::{LoadModel, ModelSource};
 use super::session::{Banner, EditRequest, Selection, Session};
 use crate::core::edit::{Edit, GripSide};
-use crate::core::humanoid::Side;
+use crate::core::humanoid::{ALL_BONES, Side};
 use crate::core::pose::is_identity;
 
 /// Whether the pointer is over a panel (the 3D view then ignores the mouse).
@@ -220,7 +220,7 @@ fn draw_panels(
             }
 
             ui.strong("Bones");
-            for &bone in editor.rig.order() {
+            for bone in ALL_BONES.into_iter().filter(|b| editor.rig.has(*b)) {
                 let rotated = !is_identity(editor.pose.rotation(bone));
                 let text = if rotated { format!("{bone} •") } else { bone.to_string() };
                 if ui.selectable_label(selection.0 == Some(bone), text).clicked() {

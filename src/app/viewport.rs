@@ -6,7 +6,9 @@ use std::f32::consts::FRAC_PI_2;
 use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll, MouseScrollUnit};
 use bevy::prelude::*;
 
-use super::model::AvatarShown;
+use bevy::camera::primitives::Aabb;
+
+use super::model::{Avatar, AvatarShown};
 use super::panels::PointerOverUi;
 use super::session::Session;
 use crate::core::humanoid::Bone;
@@ -66,18 +68,44 @@ fn spawn_camera_and_lights(mut commands: Commands) {
     ));
 }
 
+/// Frames a new avatar once its meshes have world transforms: by the top of its mesh
+/// bounds (bind pose), or the head height when there are none.
 fn frame_new_avatar(
     mut shown: MessageReader<AvatarShown>,
+    mut wait: Local<u8>,
     session: Res<Session>,
+    avatars: Query<Entity, With<Avatar>>,
+    children: Query<&Children>,
+    bounds: Query<(&Aabb, &GlobalTransform)>,
     mut cameras: Query<(&mut OrbitCamera, &mut Transform)>,
 ) {
-    if shown.read().last().is_none() {
+    if shown.read().last().is_some() {
+        *wait = 2; // transforms propagate in PostUpdate; read them a frame later
+    }
+    if *wait == 0 {
         return;
     }
-    let rig = &session.editor.rig;
-    let head = rig.world_position(&Pose::default(), Bone::Head).map_or(1.5, |p| p.y);
+    *wait -= 1;
+    if *wait > 0 {
+        return;
+    }
+    let head = session.editor.rig.world_position(&Pose::default(), Bone::Head).map_or(1.5, |p| p.y);
+    let mut top = head * 1.15;
+    for avatar in &avatars {
+        for e in children.iter_descendants(avatar) {
+            if let Ok((aabb, transform)) = bounds.get(e) {
+                let (centre, half) = (Vec3::from(aabb.center), Vec3::from(aabb.half_extents));
+                for corner in [Vec3::new(1.0, 1.0, 1.0), Vec3::new(-1.0, 1.0, -1.0)] {
+                    let y = transform.transform_point(centre + half * corner).y;
+                    if y.is_finite() && y < head * 4.0 {
+                        top = top.max(y);
+                    }
+                }
+            }
+        }
+    }
     for (mut orbit, mut transform) in &mut cameras {
-        *orbit = OrbitCamera::framing(head + head * 0.15);
+        *orbit = OrbitCamera::framing(top * 1.04);
         *transform = orbit.transform();
     }
 }
