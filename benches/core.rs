@@ -14,9 +14,15 @@ fn bench(c: &mut Criterion) {
     for (i, bone) in ALL_BONES.iter().enumerate() {
         pose.set_rotation(*bone, bevy::math::Quat::from_rotation_z(i as f32 * 0.01));
     }
-    c.bench_function("world_pose (55 bones)", |b| b.iter(|| black_box(rig.world_pose(black_box(&pose)))));
-    c.bench_function("raw_locals (55 bones)", |b| b.iter(|| black_box(rig.raw_locals(black_box(&pose)))));
-    c.bench_function("parse mannequin VRM", |b| b.iter(|| black_box(vrma_maker::core::rig_from_bytes(&bytes).unwrap())));
+    c.bench_function("world_pose (55 bones)", |b| {
+        b.iter(|| black_box(rig.world_pose(black_box(&pose))))
+    });
+    c.bench_function("raw_locals (55 bones)", |b| {
+        b.iter(|| black_box(rig.raw_locals(black_box(&pose))))
+    });
+    c.bench_function("parse mannequin VRM", |b| {
+        b.iter(|| black_box(vrma_maker::core::rig_from_bytes(&bytes).unwrap()))
+    });
 }
 
 criterion_group!(benches, bench);

@@ -9,7 +9,10 @@ use vrma_maker::cli::{self, Cli};
 fn main() -> ExitCode {
     let cli = Cli::parse(); // usage errors: clap prints them and exits with 2
     let Some(command) = cli.command else {
-        return vrma_maker::app::run(vrma_maker::app::Launch { file: cli.file, screenshot: cli.screenshot });
+        return vrma_maker::app::run(vrma_maker::app::Launch {
+            file: cli.file,
+            screenshot: cli.screenshot,
+        });
     };
     // A panic is a bug, but a user still gets one line and exit 1, not a backtrace.
     std::panic::set_hook(Box::new(|info| {
@@ -23,7 +26,10 @@ fn main() -> ExitCode {
     }));
     match std::panic::catch_unwind(|| cli::run(command)) {
         Ok(Ok(Some(json))) => {
-            println!("{}", serde_json::to_string_pretty(&json).expect("JSON serialises"));
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&json).expect("JSON serialises")
+            );
             ExitCode::SUCCESS
         }
         Ok(Ok(None)) => ExitCode::SUCCESS,

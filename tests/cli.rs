@@ -20,9 +20,26 @@ fn inspect_reports_the_mannequin_in_the_vrm1_frame_for_both_variants() {
     assert_eq!(a["hips_rest"], b["hips_rest"]);
     assert_eq!(a["expressions"], b["expressions"]);
     assert_eq!(a["bones"]["leftUpperArm"]["parent"], "leftShoulder");
-    assert!(a["bones"]["leftHand"]["rest"][0].as_f64().unwrap() > 0.0, "left is +X");
+    assert!(
+        a["bones"]["leftHand"]["rest"][0].as_f64().unwrap() > 0.0,
+        "left is +X"
+    );
     let preset = a["expressions"]["preset"].as_array().unwrap();
-    for name in ["blink", "blinkLeft", "blinkRight", "aa", "ih", "ou", "ee", "oh", "happy", "angry", "sad", "relaxed", "surprised"] {
+    for name in [
+        "blink",
+        "blinkLeft",
+        "blinkRight",
+        "aa",
+        "ih",
+        "ou",
+        "ee",
+        "oh",
+        "happy",
+        "angry",
+        "sad",
+        "relaxed",
+        "surprised",
+    ] {
         assert!(preset.contains(&json!(name)), "missing expression {name}");
     }
 }
@@ -44,10 +61,25 @@ fn the_same_pose_gives_the_same_world_positions_on_vrm1_and_vrm0() {
         .to_string(),
     )
     .unwrap();
-    let a = json_stdout(&run(&["apply", "--model", v1.to_str().unwrap(), "--script", script.to_str().unwrap()]));
-    let b = json_stdout(&run(&["apply", "--model", v0.to_str().unwrap(), "--script", script.to_str().unwrap()]));
+    let a = json_stdout(&run(&[
+        "apply",
+        "--model",
+        v1.to_str().unwrap(),
+        "--script",
+        script.to_str().unwrap(),
+    ]));
+    let b = json_stdout(&run(&[
+        "apply",
+        "--model",
+        v0.to_str().unwrap(),
+        "--script",
+        script.to_str().unwrap(),
+    ]));
     assert_eq!(a["pose"]["bones"], b["pose"]["bones"]);
-    let (wa, wb) = (a["world"].as_object().unwrap(), b["world"].as_object().unwrap());
+    let (wa, wb) = (
+        a["world"].as_object().unwrap(),
+        b["world"].as_object().unwrap(),
+    );
     assert_eq!(wa.len(), 55);
     for (bone, pa) in wa {
         for i in 0..3 {
@@ -67,7 +99,13 @@ fn apply_mirror_arms_down_and_output_file() {
     let out = dir.join("pose.json");
     std::fs::write(&script, r#"[{"op":"rotate","bone":"leftUpperArm","quat":[0,0,0.38,0.92]},{"op":"mirror"},{"op":"arms_down"}]"#).unwrap();
     let result = json_stdout(&run(&[
-        "apply", "--model", v1.to_str().unwrap(), "--script", script.to_str().unwrap(), "-o", out.to_str().unwrap(),
+        "apply",
+        "--model",
+        v1.to_str().unwrap(),
+        "--script",
+        script.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
     ]));
     let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(saved, result["pose"]);
@@ -77,7 +115,10 @@ fn apply_mirror_arms_down_and_output_file() {
     for (hand, shoulder) in [("leftHand", "leftUpperArm"), ("rightHand", "rightUpperArm")] {
         assert!(w[hand][1].as_f64().unwrap() < w[shoulder][1].as_f64().unwrap() - 0.3);
     }
-    let (l, r) = (w["leftHand"][0].as_f64().unwrap(), w["rightHand"][0].as_f64().unwrap());
+    let (l, r) = (
+        w["leftHand"][0].as_f64().unwrap(),
+        w["rightHand"][0].as_f64().unwrap(),
+    );
     assert!((l + r).abs() < 1e-5);
 }
 
@@ -107,20 +148,34 @@ fn bad_models_exit_1_with_one_clear_line() {
         p
     };
     let truncated = write("truncated.vrm", &good[..good.len() / 2]);
-    let random: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    let random: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
     let random = write("random.vrm", &random);
-    let plain = write("plain.gltf", br#"{"asset":{"version":"2.0"},"nodes":[{"name":"a"}]}"#);
+    let plain = write(
+        "plain.gltf",
+        br#"{"asset":{"version":"2.0"},"nodes":[{"name":"a"}]}"#,
+    );
     let json_of = |bytes: &[u8]| -> serde_json::Value {
         let glb = vrma_maker::core::glb::split(bytes).unwrap();
         serde_json::from_slice(glb.json).unwrap()
     };
     let mut no_hips = json_of(&good);
-    no_hips["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"].as_object_mut().unwrap().remove("hips");
-    let no_hips = write("nohips.vrm", &vrma_maker::core::glb::replace_json(&good, no_hips.to_string().as_bytes()).unwrap());
+    no_hips["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"]
+        .as_object_mut()
+        .unwrap()
+        .remove("hips");
+    let no_hips = write(
+        "nohips.vrm",
+        &vrma_maker::core::glb::replace_json(&good, no_hips.to_string().as_bytes()).unwrap(),
+    );
     let nan = String::from_utf8(json_of(&good).to_string().into_bytes())
         .unwrap()
         .replacen("\"translation\":[", "\"translation\":[NaN,", 1);
-    let nan = write("nan.vrm", &vrma_maker::core::glb::replace_json(&good, nan.as_bytes()).unwrap());
+    let nan = write(
+        "nan.vrm",
+        &vrma_maker::core::glb::replace_json(&good, nan.as_bytes()).unwrap(),
+    );
     let missing = dir.join("does-not-exist.vrm");
     for (path, needle) in [
         (&truncated, "truncated"),
@@ -139,19 +194,46 @@ fn bad_scripts_exit_1_and_name_the_step() {
     let dir = scratch("bad-scripts");
     let (v1, _) = mannequins(&dir);
     for (script, needle) in [
-        (r#"[{"op":"mirror"},{"op":"teleport"}]"#, "step 2: unknown op 'teleport'"),
-        (r#"[{"op":"rotate","bone":"spine","quat":[0,0,0,0]}]"#, "zero length"),
-        (r#"[{"op":"rotate","bone":"spine","quat":[1e400,0,0,1]}]"#, "invalid JSON"),
-        (r#"[{"op":"rotate","bone":"spine","quat":[1e39,0,0,1]}]"#, "not a finite number"),
-        (r#"[{"op":"rotate","bone":"tail","quat":[0,0,0,1]}]"#, "unknown bone 'tail'"),
-        (r#"[{"op":"expr","name":"nonexistent","value":1}]"#, "no expression 'nonexistent'"),
-        (r#"[{"op":"pose","pose":{"bones":{"spine":[0,0,0,0]}}}]"#, "spine: quaternion has zero length"),
+        (
+            r#"[{"op":"mirror"},{"op":"teleport"}]"#,
+            "step 2: unknown op 'teleport'",
+        ),
+        (
+            r#"[{"op":"rotate","bone":"spine","quat":[0,0,0,0]}]"#,
+            "zero length",
+        ),
+        (
+            r#"[{"op":"rotate","bone":"spine","quat":[1e400,0,0,1]}]"#,
+            "invalid JSON",
+        ),
+        (
+            r#"[{"op":"rotate","bone":"spine","quat":[1e39,0,0,1]}]"#,
+            "not a finite number",
+        ),
+        (
+            r#"[{"op":"rotate","bone":"tail","quat":[0,0,0,1]}]"#,
+            "unknown bone 'tail'",
+        ),
+        (
+            r#"[{"op":"expr","name":"nonexistent","value":1}]"#,
+            "no expression 'nonexistent'",
+        ),
+        (
+            r#"[{"op":"pose","pose":{"bones":{"spine":[0,0,0,0]}}}]"#,
+            "spine: quaternion has zero length",
+        ),
         (r#"{"op":"mirror"}"#, "JSON array"),
         ("not json", "invalid JSON"),
     ] {
         let path = dir.join("s.json");
         std::fs::write(&path, script).unwrap();
-        let out = run(&["apply", "--model", v1.to_str().unwrap(), "--script", path.to_str().unwrap()]);
+        let out = run(&[
+            "apply",
+            "--model",
+            v1.to_str().unwrap(),
+            "--script",
+            path.to_str().unwrap(),
+        ]);
         assert_one_line_error(&out, 1, needle);
     }
 }

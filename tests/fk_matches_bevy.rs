@@ -16,7 +16,12 @@ fn test_pose() -> Pose {
     let mut pose = Pose::default();
     for (i, bone) in ALL_BONES.iter().enumerate() {
         let f = i as f32;
-        let q = Quat::from_euler(EulerRot::YXZ, (f * 0.37).sin() * 0.6, (f * 0.53).cos() * 0.5, (f * 0.71).sin() * 0.7);
+        let q = Quat::from_euler(
+            EulerRot::YXZ,
+            (f * 0.37).sin() * 0.6,
+            (f * 0.53).cos() * 0.5,
+            (f * 0.71).sin() * 0.7,
+        );
         pose.set_rotation(*bone, q);
     }
     pose.hips = Some(Vec3::new(0.07, 0.83, -0.12));
@@ -28,26 +33,47 @@ fn check(rig: &Rig, what: &str) {
     let mut app = App::new();
     app.add_plugins((MinimalPlugins, TransformPlugin));
     let nodes = &rig.model.nodes;
-    let mut raw: Vec<Transform> =
-        nodes.iter().map(|n| Transform { translation: n.translation, rotation: n.rotation, scale: n.scale }).collect();
+    let mut raw: Vec<Transform> = nodes
+        .iter()
+        .map(|n| Transform {
+            translation: n.translation,
+            rotation: n.rotation,
+            scale: n.scale,
+        })
+        .collect();
     for local in rig.raw_locals(&pose) {
-        raw[local.node] = Transform { translation: local.translation, rotation: local.rotation, scale: local.scale };
+        raw[local.node] = Transform {
+            translation: local.translation,
+            rotation: local.rotation,
+            scale: local.scale,
+        };
     }
     let entities: Vec<Entity> = raw.iter().map(|t| app.world_mut().spawn(*t).id()).collect();
     for (i, node) in nodes.iter().enumerate() {
         if let Some(p) = node.parent {
-            app.world_mut().entity_mut(entities[i]).insert(ChildOf(entities[p]));
+            app.world_mut()
+                .entity_mut(entities[i])
+                .insert(ChildOf(entities[p]));
         }
     }
     app.update();
     let world = rig.world_pose(&pose);
     let mut compared = 0;
     for bone in ALL_BONES {
-        let (Some(rb), Some((expected, _))) = (rig.bone(bone), world[bone.index()]) else { continue };
-        let global = app.world().get::<GlobalTransform>(entities[rb.node]).unwrap().translation();
+        let (Some(rb), Some((expected, _))) = (rig.bone(bone), world[bone.index()]) else {
+            continue;
+        };
+        let global = app
+            .world()
+            .get::<GlobalTransform>(entities[rb.node])
+            .unwrap()
+            .translation();
         let global = rig.to_model_frame_vec(global); // model frame → VRM 1.0 frame (its own inverse)
         let err = global.distance(expected);
-        assert!(err <= 1e-5, "{what}: {bone} Bevy {global} core {expected} (error {err} m)");
+        assert!(
+            err <= 1e-5,
+            "{what}: {bone} Bevy {global} core {expected} (error {err} m)"
+        );
         compared += 1;
     }
     assert!(compared >= 15, "{what}: compared {compared} bones");

@@ -25,7 +25,10 @@ fn compare_facts(model: &Path, pose: &Path, script: &Path) {
     assert_eq!(ours["vrm_version"], theirs["vrm_version"], "{name}");
     assert_eq!(ours["title"], theirs["title"], "{name}");
     assert_eq!(ours["expressions"], theirs["expressions"], "{name}");
-    let (ob, tb) = (ours["bones"].as_object().unwrap(), theirs["bones"].as_object().unwrap());
+    let (ob, tb) = (
+        ours["bones"].as_object().unwrap(),
+        theirs["bones"].as_object().unwrap(),
+    );
     let mut on: Vec<_> = ob.keys().collect();
     let mut tn: Vec<_> = tb.keys().collect();
     on.sort();
@@ -33,15 +36,39 @@ fn compare_facts(model: &Path, pose: &Path, script: &Path) {
     assert_eq!(on, tn, "{name}: bone sets");
     for (bone, o) in ob {
         assert_eq!(o["parent"], tb[bone]["parent"], "{name}: parent of {bone}");
-        close(&o["rest"], &tb[bone]["rest"], 1e-4, &format!("{name}: rest of {bone}"));
+        close(
+            &o["rest"],
+            &tb[bone]["rest"],
+            1e-4,
+            &format!("{name}: rest of {bone}"),
+        );
     }
-    close(&ours["hips_rest"], &theirs["hips_rest"], 1e-4, &format!("{name}: hips_rest"));
+    close(
+        &ours["hips_rest"],
+        &theirs["hips_rest"],
+        1e-4,
+        &format!("{name}: hips_rest"),
+    );
 
-    let applied = json_stdout(&run(&["apply", "--model", model.to_str().unwrap(), "--script", script.to_str().unwrap()]));
-    let (ow, tw) = (applied["world"].as_object().unwrap(), theirs["world"].as_object().unwrap());
+    let applied = json_stdout(&run(&[
+        "apply",
+        "--model",
+        model.to_str().unwrap(),
+        "--script",
+        script.to_str().unwrap(),
+    ]));
+    let (ow, tw) = (
+        applied["world"].as_object().unwrap(),
+        theirs["world"].as_object().unwrap(),
+    );
     assert_eq!(ow.len(), ob.len(), "{name}: world covers every bone");
     for (bone, p) in ow {
-        close(p, &tw[bone], 1e-4, &format!("{name}: world position of {bone} after the pose"));
+        close(
+            p,
+            &tw[bone],
+            1e-4,
+            &format!("{name}: world position of {bone} after the pose"),
+        );
     }
 }
 
@@ -56,10 +83,19 @@ fn write_pose(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
         "leftFoot": [0.2, 0.0, 0.1, 0.97], "head": [0.0, 0.3, 0.0, 0.95]
     });
     let pose = dir.join("pose.json");
-    std::fs::write(&pose, json!({"v": 1, "bones": bones, "hips": [0.05, 0.8, -0.1], "expr": {}}).to_string()).unwrap();
+    std::fs::write(
+        &pose,
+        json!({"v": 1, "bones": bones, "hips": [0.05, 0.8, -0.1], "expr": {}}).to_string(),
+    )
+    .unwrap();
     // Our script reaches the same pose through the edit path (bones the model lacks are skipped).
     let script = dir.join("script.json");
-    std::fs::write(&script, json!([{"op": "pose", "pose": {"v": 1, "bones": bones, "hips": [0.05, 0.8, -0.1]}}]).to_string()).unwrap();
+    std::fs::write(
+        &script,
+        json!([{"op": "pose", "pose": {"v": 1, "bones": bones, "hips": [0.05, 0.8, -0.1]}}])
+            .to_string(),
+    )
+    .unwrap();
     (pose, script)
 }
 
@@ -91,7 +127,10 @@ fn the_mannequin_passes_the_khronos_gltf_validator() {
     let out = node("validate.mjs", &[&v1, &v0]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "validator found errors: {text}");
-    let reports: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let reports: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(reports.len(), 2);
     for r in reports {
         assert_eq!(r["errors"], 0, "{r}");

@@ -22,7 +22,14 @@ fn start_xvfb() -> Option<(Xvfb, String)> {
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let display = format!(":{}", 100 + (std::process::id() % 300) * 8 + n);
     let child = Command::new("Xvfb")
-        .args([display.as_str(), "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+        .args([
+            display.as_str(),
+            "-screen",
+            "0",
+            "1280x800x24",
+            "-nolisten",
+            "tcp",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -63,8 +70,14 @@ fn screenshot_and_log(args: &[&str], name: &str) -> (image::RgbaImage, String) {
         .unwrap();
     let status = wait_with_timeout(&mut child, Duration::from_secs(300));
     let log = std::fs::read_to_string(dir.join("log.txt")).unwrap_or_default();
-    assert!(status.is_some_and(|s| s.success()), "the app did not exit cleanly: {status:?}\n{log}");
-    (image::open(&shot).expect("screenshot written").to_rgba8(), log)
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "the app did not exit cleanly: {status:?}\n{log}"
+    );
+    (
+        image::open(&shot).expect("screenshot written").to_rgba8(),
+        log,
+    )
 }
 
 /// Fraction of pixels in a box that are not the clear colour (the view's background).
@@ -75,7 +88,10 @@ fn covered_fraction(img: &image::RgbaImage, x0: u32, x1: u32, y0: u32, y1: u32) 
     for y in y0..y1 {
         for x in x0..x1 {
             let p = img.get_pixel(x, y);
-            let d = (0..3).map(|c| (p[c] as i32 - background[c] as i32).abs()).max().unwrap();
+            let d = (0..3)
+                .map(|c| (p[c] as i32 - background[c] as i32).abs())
+                .max()
+                .unwrap();
             hit += (d > 40) as u32;
             total += 1;
         }
@@ -84,24 +100,37 @@ fn covered_fraction(img: &image::RgbaImage, x0: u32, x1: u32, y0: u32, y1: u32) 
 }
 
 fn have_display_stack() -> bool {
-    let xvfb = Command::new("sh").args(["-c", "command -v Xvfb"]).output().is_ok_and(|o| o.status.success());
+    let xvfb = Command::new("sh")
+        .args(["-c", "command -v Xvfb"])
+        .output()
+        .is_ok_and(|o| o.status.success());
     let vulkan = std::path::Path::new("/usr/share/vulkan/icd.d").is_dir();
     xvfb && vulkan
 }
 
 #[test]
 fn the_window_shows_the_mannequin_and_a_vrm0_model_faces_the_same_way() {
-    if !required_or_skip("Xvfb and a Vulkan driver (mesa-vulkan-drivers)", have_display_stack()) {
+    if !required_or_skip(
+        "Xvfb and a Vulkan driver (mesa-vulkan-drivers)",
+        have_display_stack(),
+    ) {
         return;
     }
     let img = screenshot(&[], "window-mannequin");
-    img.save(std::env::temp_dir().join("vrma-maker-window-mannequin.png")).ok();
+    img.save(std::env::temp_dir().join("vrma-maker-window-mannequin.png"))
+        .ok();
     let (w, h) = (img.width(), img.height());
     // The 3D view sits between the inspector (left) and the expressions panel (right).
     let centre = covered_fraction(&img, w * 45 / 100, w * 55 / 100, h * 30 / 100, h * 60 / 100);
-    assert!(centre > 0.25, "the mannequin covers only {centre:.2} of the centre of the view");
+    assert!(
+        centre > 0.25,
+        "the mannequin covers only {centre:.2} of the centre of the view"
+    );
     let corner = covered_fraction(&img, w * 30 / 100, w * 34 / 100, h * 10 / 100, h * 14 / 100);
-    assert!(corner < 0.05, "background is not plain near the top-left of the view ({corner:.2})");
+    assert!(
+        corner < 0.05,
+        "background is not plain near the top-left of the view ({corner:.2})"
+    );
 
     // The same mannequin written as VRM 0.x shows the same way round: the face (dark
     // eyes) is visible from the default camera in both.
@@ -109,10 +138,20 @@ fn the_window_shows_the_mannequin_and_a_vrm0_model_faces_the_same_way() {
     let (_, v0) = mannequins(&dir);
     let img0 = screenshot(&[v0.to_str().unwrap()], "window-vrm0-shot");
     let diff = image_difference(&img, &img0, w * 40 / 100, w * 60 / 100, 0, h);
-    assert!(diff < 0.02, "VRM 0.x and 1.0 mannequins render differently ({diff:.3} of pixels)");
+    assert!(
+        diff < 0.02,
+        "VRM 0.x and 1.0 mannequins render differently ({diff:.3} of pixels)"
+    );
 }
 
-fn image_difference(a: &image::RgbaImage, b: &image::RgbaImage, x0: u32, x1: u32, y0: u32, y1: u32) -> f64 {
+fn image_difference(
+    a: &image::RgbaImage,
+    b: &image::RgbaImage,
+    x0: u32,
+    x1: u32,
+    y0: u32,
+    y1: u32,
+) -> f64 {
     let mut differ = 0;
     let mut total = 0;
     for y in y0..y1.min(a.height()).min(b.height()) {
@@ -127,15 +166,22 @@ fn image_difference(a: &image::RgbaImage, b: &image::RgbaImage, x0: u32, x1: u32
 
 #[test]
 fn a_bad_model_file_shows_a_message_and_the_mannequin_stays() {
-    if !required_or_skip("Xvfb and a Vulkan driver (mesa-vulkan-drivers)", have_display_stack()) {
+    if !required_or_skip(
+        "Xvfb and a Vulkan driver (mesa-vulkan-drivers)",
+        have_display_stack(),
+    ) {
         return;
     }
     let dir = scratch("window-bad");
     let bad = dir.join("broken.vrm");
     std::fs::write(&bad, b"glTF\x02\0\0\0\xff\xff\0\0 this is not a model").unwrap();
     let (img, log) = screenshot_and_log(&[bad.to_str().unwrap()], "window-bad-shot");
-    img.save(std::env::temp_dir().join("vrma-maker-window-bad.png")).ok();
-    assert!(log.contains("Cannot open") && log.contains("broken.vrm"), "the reason is logged: {log}");
+    img.save(std::env::temp_dir().join("vrma-maker-window-bad.png"))
+        .ok();
+    assert!(
+        log.contains("Cannot open") && log.contains("broken.vrm"),
+        "the reason is logged: {log}"
+    );
     // The red error banner sits under the menu bar, across the window.
     let banner_rows = (0..img.height() / 4)
         .filter(|&y| {
@@ -143,9 +189,15 @@ fn a_bad_model_file_shows_a_message_and_the_mannequin_stays() {
             p[0] > 90 && p[0] < 160 && p[1] < 50 && p[2] < 50
         })
         .count();
-    assert!(banner_rows >= 10, "no error banner visible ({banner_rows} red rows)");
+    assert!(
+        banner_rows >= 10,
+        "no error banner visible ({banner_rows} red rows)"
+    );
     // The mannequin is still there to work on.
     let (w, h) = (img.width(), img.height());
     let centre = covered_fraction(&img, w * 45 / 100, w * 55 / 100, h * 30 / 100, h * 60 / 100);
-    assert!(centre > 0.25, "the mannequin is not shown after a bad file ({centre:.2})");
+    assert!(
+        centre > 0.25,
+        "the mannequin is not shown after a bad file ({centre:.2})"
+    );
 }

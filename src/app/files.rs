@@ -41,9 +41,14 @@ impl FileDialogs {
         std::thread::spawn(move || {
             let dialog = rfd::FileDialog::new();
             let path = match purpose {
-                DialogPurpose::OpenModel => dialog.add_filter("VRM model", &["vrm", "glb"]).pick_file(),
+                DialogPurpose::OpenModel => {
+                    dialog.add_filter("VRM model", &["vrm", "glb"]).pick_file()
+                }
                 DialogPurpose::LoadPose => dialog.add_filter("Pose", &["json"]).pick_file(),
-                DialogPurpose::SavePose => dialog.add_filter("Pose", &["json"]).set_file_name("pose.json").save_file(),
+                DialogPurpose::SavePose => dialog
+                    .add_filter("Pose", &["json"])
+                    .set_file_name("pose.json")
+                    .save_file(),
             };
             let _ = sender.send((purpose, path));
         });
@@ -57,8 +62,13 @@ impl FileDialogs {
 
 pub fn plugin(app: &mut App) {
     let (sender, receiver) = channel();
-    app.insert_resource(FileDialogs { sender, receiver: Mutex::new(receiver), open: false, direct: Vec::new() })
-        .add_systems(Update, (collect_drops, handle_answers).chain());
+    app.insert_resource(FileDialogs {
+        sender,
+        receiver: Mutex::new(receiver),
+        open: false,
+        direct: Vec::new(),
+    })
+    .add_systems(Update, (collect_drops, handle_answers).chain());
 }
 
 fn collect_drops(mut drops: MessageReader<FileDragAndDrop>, mut dialogs: ResMut<FileDialogs>) {
@@ -70,7 +80,8 @@ fn collect_drops(mut drops: MessageReader<FileDragAndDrop>, mut dialogs: ResMut<
 }
 
 fn is_json(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
 }
 
 fn handle_answers(
@@ -80,13 +91,20 @@ fn handle_answers(
     mut banner: ResMut<Banner>,
     session: Res<Session>,
 ) {
-    let mut answers: Vec<(DialogPurpose, Option<PathBuf>)> =
-        dialogs.receiver.lock().map(|r| r.try_iter().collect()).unwrap_or_default();
+    let mut answers: Vec<(DialogPurpose, Option<PathBuf>)> = dialogs
+        .receiver
+        .lock()
+        .map(|r| r.try_iter().collect())
+        .unwrap_or_default();
     if !answers.is_empty() {
         dialogs.open = false;
     }
     for path in std::mem::take(&mut dialogs.direct) {
-        let purpose = if is_json(&path) { DialogPurpose::LoadPose } else { DialogPurpose::OpenModel };
+        let purpose = if is_json(&path) {
+            DialogPurpose::LoadPose
+        } else {
+            DialogPurpose::OpenModel
+        };
         answers.push((purpose, Some(path)));
     }
     for (purpose, path) in answers {
@@ -122,7 +140,8 @@ fn handle_answers(
 pub fn read_pose(path: &Path, session: &Session) -> Result<(Pose, Vec<String>), String> {
     let value = crate::cli::read_json(path).map_err(|e| e.to_string())?;
     let mut warnings = Vec::new();
-    let mut pose = Pose::from_json(&value, &mut warnings).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut pose =
+        Pose::from_json(&value, &mut warnings).map_err(|e| format!("{}: {e}", path.display()))?;
     pose.retain_known_expressions(session.editor.expression_names(), &mut warnings);
     Ok((pose, warnings))
 }

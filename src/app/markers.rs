@@ -22,7 +22,14 @@ const PICK_RADIUS_PX: f32 = 14.0;
 pub fn plugin(app: &mut App) {
     app.insert_gizmo_config(
         MarkerGizmos,
-        GizmoConfig { depth_bias: -1.0, line: GizmoLineConfig { width: 2.0, ..default() }, ..default() },
+        GizmoConfig {
+            depth_bias: -1.0,
+            line: GizmoLineConfig {
+                width: 2.0,
+                ..default()
+            },
+            ..default()
+        },
     )
     .insert_resource(MarkersVisible(true))
     .add_systems(Update, (draw_markers, pick_marker));
@@ -33,7 +40,10 @@ fn marker_colour(bone: Bone, selected: bool) -> Color {
         Color::srgb(1.0, 0.85, 0.1)
     } else if matches!(bone, Bone::Hips) {
         Color::srgb(0.3, 0.95, 0.4)
-    } else if matches!(bone, Bone::LeftHand | Bone::RightHand | Bone::LeftFoot | Bone::RightFoot) {
+    } else if matches!(
+        bone,
+        Bone::LeftHand | Bone::RightHand | Bone::LeftFoot | Bone::RightFoot
+    ) {
         Color::srgb(0.2, 0.9, 0.95)
     } else {
         Color::srgb(0.85, 0.85, 0.9)
@@ -52,11 +62,15 @@ fn draw_markers(
     let rig = &session.editor.rig;
     let world = rig.world_pose(&session.editor.pose);
     for bone in ALL_BONES {
-        let Some((pos, _)) = world[bone.index()] else { continue };
+        let Some((pos, _)) = world[bone.index()] else {
+            continue;
+        };
         let selected = selection.0 == Some(bone);
         let radius = if bone.is_finger() { 0.006 } else { 0.014 };
         let radius = if selected { radius * 1.6 } else { radius };
-        gizmos.sphere(pos, radius, marker_colour(bone, selected)).resolution(10);
+        gizmos
+            .sphere(pos, radius, marker_colour(bone, selected))
+            .resolution(10);
         if let Some(parent) = rig.bone(bone).and_then(|b| b.parent) {
             if let Some((ppos, _)) = world[parent.index()] {
                 gizmos.line(ppos, pos, Color::srgba(0.9, 0.9, 1.0, 0.35));
@@ -97,7 +111,9 @@ fn pick_marker(
     if !buttons.just_pressed(MouseButton::Left) || over_ui.0 || !visible.0 {
         return;
     }
-    let Some(cursor) = window.cursor_position() else { return };
+    let Some(cursor) = window.cursor_position() else {
+        return;
+    };
     for (camera, transform) in &cameras {
         if let Some(bone) = bone_under_cursor(&session, camera, transform, cursor) {
             selection.0 = Some(bone);

@@ -55,7 +55,11 @@ pub fn build_app(launch: Launch) -> App {
     // mannequin) are handed to Bevy's glTF loader from bytes we have already validated.
     app.register_asset_source(
         "mem",
-        AssetSourceBuilder::new(move || Box::new(MemoryAssetReader { root: reader_root.clone() })),
+        AssetSourceBuilder::new(move || {
+            Box::new(MemoryAssetReader {
+                root: reader_root.clone(),
+            })
+        }),
     );
     app.add_plugins(
         DefaultPlugins
@@ -67,7 +71,10 @@ pub fn build_app(launch: Launch) -> App {
                 }),
                 ..default()
             })
-            .set(bevy::log::LogPlugin { filter: "wgpu=error,naga=warn,bevy_render=warn".into(), ..default() }),
+            .set(bevy::log::LogPlugin {
+                filter: "wgpu=error,naga=warn,bevy_render=warn".into(),
+                ..default()
+            }),
     );
     app.add_plugins(EguiPlugin::default());
     app.insert_resource(model::MemoryAssets(memory));

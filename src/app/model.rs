@@ -8,7 +8,9 @@ use std::f32::consts::PI;
 use std::path::{Path, PathBuf};
 
 use bevy::asset::io::memory::Dir;
-use bevy::gltf::extensions::{ErasedGltfExtensionHandler, GltfExtensionHandler, GltfExtensionHandlers};
+use bevy::gltf::extensions::{
+    ErasedGltfExtensionHandler, GltfExtensionHandler, GltfExtensionHandlers,
+};
 use bevy::prelude::*;
 use bevy::world_serialization::WorldInstanceReady;
 
@@ -84,8 +86,14 @@ pub fn plugin(app: &mut App) {
         .add_message::<LoadModel>()
         .add_message::<AvatarShown>()
         .add_systems(Startup, load_initial_model)
-        .add_systems(Update, (start_loading, watch_failures, finish_loading).chain())
-        .add_systems(PostUpdate, drive_skeleton.before(bevy::transform::TransformSystems::Propagate))
+        .add_systems(
+            Update,
+            (start_loading, watch_failures, finish_loading).chain(),
+        )
+        .add_systems(
+            PostUpdate,
+            drive_skeleton.before(bevy::transform::TransformSystems::Propagate),
+        )
         .add_observer(|ready: On<WorldInstanceReady>, mut commands: Commands| {
             if let Ok(mut e) = commands.get_entity(ready.entity) {
                 e.insert(SceneReady);
@@ -106,7 +114,8 @@ fn load_initial_model(launch: Res<super::Launch>, mut load: MessageWriter<LoadMo
 /// Reads and validates a model file through the core.
 pub fn read_model(path: &Path) -> Result<(Vec<u8>, Editor), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("Cannot open {}: {e}", path.display()))?;
-    let rig = crate::core::rig_from_bytes(&bytes).map_err(|e| format!("Cannot open {}: {e}", path.display()))?;
+    let rig = crate::core::rig_from_bytes(&bytes)
+        .map_err(|e| format!("Cannot open {}: {e}", path.display()))?;
     Ok((bytes, Editor::new(rig)))
 }
 
@@ -151,12 +160,21 @@ fn start_loading(
         let gltf: Handle<Gltf> = assets.load(url.clone());
         let scene: Handle<WorldAsset> = assets.load(GltfAssetLabel::Scene(0).from_asset(url));
         // VRM 0.x faces -Z: turn it to face +Z like VRM 1.0 (SPEC §1).
-        let turn = if editor.rig.version() == VrmVersion::V0 { Quat::from_rotation_y(PI) } else { Quat::IDENTITY };
+        let turn = if editor.rig.version() == VrmVersion::V0 {
+            Quat::from_rotation_y(PI)
+        } else {
+            Quat::IDENTITY
+        };
         commands.spawn((
             WorldAssetRoot(scene),
             Transform::from_rotation(turn),
             Visibility::Hidden,
-            PendingAvatar { editor: Some(editor), path, gltf, file },
+            PendingAvatar {
+                editor: Some(editor),
+                path,
+                gltf,
+                file,
+            },
         ));
     }
 }
@@ -189,7 +207,9 @@ fn finish_loading(
     mut shown: MessageWriter<AvatarShown>,
 ) {
     for (entity, mut p, mut visibility) in &mut pending {
-        let Some(editor) = p.editor.take() else { continue };
+        let Some(editor) = p.editor.take() else {
+            continue;
+        };
         let mut nodes = vec![None; editor.rig.model.nodes.len()];
         for e in children.iter_descendants(entity) {
             if let Ok(GltfNodeIndex(i)) = indices.get(e) {
@@ -201,11 +221,21 @@ fn finish_loading(
         for e in &old {
             commands.entity(e).despawn();
         }
-        info!("model shown: {} ({} nodes)", editor.rig.model.title, nodes.iter().flatten().count());
-        *session = Session { editor, model_path: p.path.take() };
+        info!(
+            "model shown: {} ({} nodes)",
+            editor.rig.model.title,
+            nodes.iter().flatten().count()
+        );
+        *session = Session {
+            editor,
+            model_path: p.path.take(),
+        };
         selection.0 = None;
         *visibility = Visibility::Inherited;
-        commands.entity(entity).remove::<(PendingAvatar, SceneReady)>().insert(Avatar { nodes });
+        commands
+            .entity(entity)
+            .remove::<(PendingAvatar, SceneReady)>()
+            .insert(Avatar { nodes });
         shown.write(AvatarShown);
     }
 }
@@ -222,16 +252,24 @@ fn drive_skeleton(
     let weights = morph_weights(&editor.rig.model, &editor.pose.expressions);
     for avatar in &avatars {
         for local in &raw {
-            let Some(Some(entity)) = avatar.nodes.get(local.node) else { continue };
+            let Some(Some(entity)) = avatar.nodes.get(local.node) else {
+                continue;
+            };
             if let Ok(mut t) = transforms.get_mut(*entity) {
-                let next = Transform { translation: local.translation, rotation: local.rotation, scale: local.scale };
+                let next = Transform {
+                    translation: local.translation,
+                    rotation: local.rotation,
+                    scale: local.scale,
+                };
                 if *t != next {
                     *t = next;
                 }
             }
         }
         for (node, w) in &weights {
-            let Some(Some(entity)) = avatar.nodes.get(*node) else { continue };
+            let Some(Some(entity)) = avatar.nodes.get(*node) else {
+                continue;
+            };
             if let Ok(mut mw) = morphs.get_mut(*entity) {
                 let target = mw.weights_mut();
                 if target.len() == w.len() && target != w.as_slice() {

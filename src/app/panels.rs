@@ -27,7 +27,11 @@ pub struct PanelState {
 
 impl Default for PanelState {
     fn default() -> Self {
-        PanelState { grip_amount: 1.0, show_help: false, typed_path: String::new() }
+        PanelState {
+            grip_amount: 1.0,
+            show_help: false,
+            typed_path: String::new(),
+        }
     }
 }
 
@@ -49,7 +53,11 @@ fn update_title(session: Res<Session>, mut window: Single<&mut Window, With<Prim
         return;
     }
     let title = &session.editor.rig.model.title;
-    let name = if title.is_empty() { "untitled model" } else { title };
+    let name = if title.is_empty() {
+        "untitled model"
+    } else {
+        title
+    };
     let wanted = format!("VRMA Maker — {name}");
     if window.title != wanted {
         window.title = wanted;
@@ -73,7 +81,9 @@ fn draw_panels(
     let mut root = egui::Ui::new(
         ctx.clone(),
         "vrma-maker-root".into(),
-        egui::UiBuilder::new().layer_id(egui::LayerId::background()).max_rect(ctx.viewport_rect()),
+        egui::UiBuilder::new()
+            .layer_id(egui::LayerId::background())
+            .max_rect(ctx.viewport_rect()),
     );
 
     egui::Panel::top("menu").show(&mut root, |ui| {
@@ -133,7 +143,11 @@ fn draw_panels(
 
     if let Some(error) = banner.error.clone() {
         egui::Panel::top("error-banner")
-            .frame(egui::Frame::new().fill(egui::Color32::from_rgb(120, 28, 28)).inner_margin(6.0))
+            .frame(
+                egui::Frame::new()
+                    .fill(egui::Color32::from_rgb(120, 28, 28))
+                    .inner_margin(6.0),
+            )
             .show(&mut root, |ui| {
                 ui.horizontal(|ui| {
                     ui.colored_label(egui::Color32::WHITE, format!("⚠ {error}"));
@@ -152,118 +166,161 @@ fn draw_panels(
     });
 
     let editor = &session.editor;
-    egui::Panel::left("inspector").resizable(true).default_size(270.0).show(&mut root, |ui| {
-        egui::ScrollArea::vertical().id_salt("inspector-scroll").show(ui, |ui| {
-            ui.heading(if editor.rig.model.title.is_empty() { "Untitled model" } else { &editor.rig.model.title });
-            let source = session
-                .model_path
-                .as_ref()
-                .map_or("built-in mannequin".to_string(), |p| p.display().to_string());
-            ui.label(format!("VRM {}.x · {}", editor.rig.version().label(), source));
-            ui.separator();
-
-            ui.horizontal_wrapped(|ui| {
-                if ui.button("Reset pose").clicked() {
-                    edits.write(EditRequest(Edit::ResetPose));
-                }
-                if ui.button("Mirror").clicked() {
-                    edits.write(EditRequest(Edit::Mirror));
-                }
-                if ui.button("Arms down").clicked() {
-                    edits.write(EditRequest(Edit::ArmsDown));
-                }
-            });
-            ui.horizontal(|ui| {
-                ui.label("Grip");
-                ui.add(egui::Slider::new(&mut state.grip_amount, 0.0..=1.0));
-            });
-            ui.horizontal(|ui| {
-                for (label, side) in
-                    [("Left", GripSide::One(Side::Left)), ("Right", GripSide::One(Side::Right)), ("Both", GripSide::Both)]
-                {
-                    if ui.button(label).clicked() {
-                        edits.write(EditRequest(Edit::Grip { side, amount: state.grip_amount }));
-                    }
-                }
-            });
-            ui.separator();
-
-            if let Some(bone) = selection.0.filter(|b| editor.rig.has(*b)) {
-                ui.strong(format!("Selected: {bone}"));
-                if bone.is_eye() {
-                    ui.label("Eyes follow the gaze (look-at); they are not posed as bones.");
-                } else {
-                    let q = editor.pose.rotation(bone);
-                    let (x, y, z) = q.to_euler(EulerRot::XYZ);
-                    let mut angles = [x.to_degrees(), y.to_degrees(), z.to_degrees()];
-                    let mut changed = false;
-                    for (axis, value) in ["X", "Y", "Z"].iter().zip(angles.iter_mut()) {
-                        ui.horizontal(|ui| {
-                            ui.label(*axis);
-                            changed |= ui.add(egui::Slider::new(value, -180.0..=180.0).suffix("°")).changed();
+    egui::Panel::left("inspector")
+        .resizable(true)
+        .default_size(270.0)
+        .show(&mut root, |ui| {
+            egui::ScrollArea::vertical()
+                .id_salt("inspector-scroll")
+                .show(ui, |ui| {
+                    ui.heading(if editor.rig.model.title.is_empty() {
+                        "Untitled model"
+                    } else {
+                        &editor.rig.model.title
+                    });
+                    let source = session
+                        .model_path
+                        .as_ref()
+                        .map_or("built-in mannequin".to_string(), |p| {
+                            p.display().to_string()
                         });
-                    }
-                    if changed {
-                        let rotation = Quat::from_euler(
-                            EulerRot::XYZ,
-                            angles[0].to_radians(),
-                            angles[1].to_radians(),
-                            angles[2].to_radians(),
-                        );
-                        edits.write(EditRequest(Edit::Rotate { bone, rotation }));
-                    }
-                    if ui.button("Reset bone").clicked() {
-                        edits.write(EditRequest(Edit::ResetBone(bone)));
-                    }
-                }
-                ui.separator();
-            }
+                    ui.label(format!(
+                        "VRM {}.x · {}",
+                        editor.rig.version().label(),
+                        source
+                    ));
+                    ui.separator();
 
-            ui.strong("Bones");
-            for bone in ALL_BONES.into_iter().filter(|b| editor.rig.has(*b)) {
-                let rotated = !is_identity(editor.pose.rotation(bone));
-                let text = if rotated { format!("{bone} •") } else { bone.to_string() };
-                if ui.selectable_label(selection.0 == Some(bone), text).clicked() {
-                    selection.0 = Some(bone);
-                }
-            }
-        });
-    });
+                    ui.horizontal_wrapped(|ui| {
+                        if ui.button("Reset pose").clicked() {
+                            edits.write(EditRequest(Edit::ResetPose));
+                        }
+                        if ui.button("Mirror").clicked() {
+                            edits.write(EditRequest(Edit::Mirror));
+                        }
+                        if ui.button("Arms down").clicked() {
+                            edits.write(EditRequest(Edit::ArmsDown));
+                        }
+                    });
+                    ui.horizontal(|ui| {
+                        ui.label("Grip");
+                        ui.add(egui::Slider::new(&mut state.grip_amount, 0.0..=1.0));
+                    });
+                    ui.horizontal(|ui| {
+                        for (label, side) in [
+                            ("Left", GripSide::One(Side::Left)),
+                            ("Right", GripSide::One(Side::Right)),
+                            ("Both", GripSide::Both),
+                        ] {
+                            if ui.button(label).clicked() {
+                                edits.write(EditRequest(Edit::Grip {
+                                    side,
+                                    amount: state.grip_amount,
+                                }));
+                            }
+                        }
+                    });
+                    ui.separator();
 
-    egui::Panel::right("expressions").resizable(true).default_size(210.0).show(&mut root, |ui| {
-        ui.heading("Expressions");
-        if editor.expression_names().is_empty() {
-            ui.label("This model has no expressions.");
-        }
-        egui::ScrollArea::vertical().id_salt("expressions-scroll").show(ui, |ui| {
-            for name in editor.expression_names() {
-                let mut value = editor.pose.expressions.get(name).copied().unwrap_or(0.0);
-                ui.label(name);
-                if ui.add(egui::Slider::new(&mut value, 0.0..=1.0)).changed() {
-                    edits.write(EditRequest(Edit::Expression { name: name.clone(), value }));
-                }
-            }
+                    if let Some(bone) = selection.0.filter(|b| editor.rig.has(*b)) {
+                        ui.strong(format!("Selected: {bone}"));
+                        if bone.is_eye() {
+                            ui.label(
+                                "Eyes follow the gaze (look-at); they are not posed as bones.",
+                            );
+                        } else {
+                            let q = editor.pose.rotation(bone);
+                            let (x, y, z) = q.to_euler(EulerRot::XYZ);
+                            let mut angles = [x.to_degrees(), y.to_degrees(), z.to_degrees()];
+                            let mut changed = false;
+                            for (axis, value) in ["X", "Y", "Z"].iter().zip(angles.iter_mut()) {
+                                ui.horizontal(|ui| {
+                                    ui.label(*axis);
+                                    changed |= ui
+                                        .add(egui::Slider::new(value, -180.0..=180.0).suffix("°"))
+                                        .changed();
+                                });
+                            }
+                            if changed {
+                                let rotation = Quat::from_euler(
+                                    EulerRot::XYZ,
+                                    angles[0].to_radians(),
+                                    angles[1].to_radians(),
+                                    angles[2].to_radians(),
+                                );
+                                edits.write(EditRequest(Edit::Rotate { bone, rotation }));
+                            }
+                            if ui.button("Reset bone").clicked() {
+                                edits.write(EditRequest(Edit::ResetBone(bone)));
+                            }
+                        }
+                        ui.separator();
+                    }
+
+                    ui.strong("Bones");
+                    for bone in ALL_BONES.into_iter().filter(|b| editor.rig.has(*b)) {
+                        let rotated = !is_identity(editor.pose.rotation(bone));
+                        let text = if rotated {
+                            format!("{bone} •")
+                        } else {
+                            bone.to_string()
+                        };
+                        if ui
+                            .selectable_label(selection.0 == Some(bone), text)
+                            .clicked()
+                        {
+                            selection.0 = Some(bone);
+                        }
+                    }
+                });
         });
-    });
+
+    egui::Panel::right("expressions")
+        .resizable(true)
+        .default_size(210.0)
+        .show(&mut root, |ui| {
+            ui.heading("Expressions");
+            if editor.expression_names().is_empty() {
+                ui.label("This model has no expressions.");
+            }
+            egui::ScrollArea::vertical()
+                .id_salt("expressions-scroll")
+                .show(ui, |ui| {
+                    for name in editor.expression_names() {
+                        let mut value = editor.pose.expressions.get(name).copied().unwrap_or(0.0);
+                        ui.label(name);
+                        if ui.add(egui::Slider::new(&mut value, 0.0..=1.0)).changed() {
+                            edits.write(EditRequest(Edit::Expression {
+                                name: name.clone(),
+                                value,
+                            }));
+                        }
+                    }
+                });
+        });
 
     let free = root.available_rect_before_wrap();
 
     if state.show_help {
         let mut open = true;
-        egui::Window::new("Controls").open(&mut open).show(&ctx, |ui| {
-            egui::Grid::new("help-grid").striped(true).show(ui, |ui| {
-                for (key, action) in HELP {
-                    ui.strong(*key);
-                    ui.label(*action);
-                    ui.end_row();
-                }
+        egui::Window::new("Controls")
+            .open(&mut open)
+            .show(&ctx, |ui| {
+                egui::Grid::new("help-grid").striped(true).show(ui, |ui| {
+                    for (key, action) in HELP {
+                        ui.strong(*key);
+                        ui.label(*action);
+                        ui.end_row();
+                    }
+                });
             });
-        });
         state.show_help = open;
     }
 
     let pointer = ctx.pointer_latest_pos();
-    over_ui.0 = pointer.is_some_and(|p| !free.contains(p)) || ctx.is_pointer_over_egui() || ctx.egui_wants_pointer_input();
+    over_ui.0 = pointer.is_some_and(|p| !free.contains(p))
+        || ctx.is_pointer_over_egui()
+        || ctx.egui_wants_pointer_input();
     Ok(())
 }
 

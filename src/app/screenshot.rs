@@ -23,7 +23,9 @@ fn take_screenshot(
     mut frames: Local<(u32, u32, bool)>,
     mut exit: MessageWriter<AppExit>,
 ) {
-    let Some(path) = launch.screenshot.clone() else { return };
+    let Some(path) = launch.screenshot.clone() else {
+        return;
+    };
     let (total, settled, requested) = &mut *frames;
     *total += 1;
     if *requested {

@@ -42,15 +42,22 @@ impl Banner {
 pub fn plugin(app: &mut App) {
     let rig = crate::core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1))
         .expect("the built-in mannequin is a valid VRM");
-    app.insert_resource(Session { editor: Editor::new(rig), model_path: None })
-        .init_resource::<Selection>()
-        .init_resource::<Banner>()
-        .add_message::<EditRequest>()
-        .add_systems(Update, apply_edits);
+    app.insert_resource(Session {
+        editor: Editor::new(rig),
+        model_path: None,
+    })
+    .init_resource::<Selection>()
+    .init_resource::<Banner>()
+    .add_message::<EditRequest>()
+    .add_systems(Update, apply_edits);
 }
 
 /// Applies queued edits in order; a refused edit shows its reason and changes nothing.
-pub fn apply_edits(mut requests: MessageReader<EditRequest>, mut session: ResMut<Session>, mut banner: ResMut<Banner>) {
+pub fn apply_edits(
+    mut requests: MessageReader<EditRequest>,
+    mut session: ResMut<Session>,
+    mut banner: ResMut<Banner>,
+) {
     for EditRequest(edit) in requests.read() {
         if let Err(e) = session.editor.apply(edit.clone()) {
             banner.error(e.to_string());

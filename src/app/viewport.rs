@@ -32,7 +32,11 @@ impl OrbitCamera {
 
     /// Frames a standing figure of the given height, seen from the front (+Z).
     pub fn framing(height: f32) -> OrbitCamera {
-        let height = if height.is_finite() && height > 0.05 { height } else { 1.7 };
+        let height = if height.is_finite() && height > 0.05 {
+            height
+        } else {
+            1.7
+        };
         let fov = 35f32.to_radians();
         OrbitCamera {
             focus: Vec3::new(0.0, height * 0.5, 0.0),
@@ -45,7 +49,10 @@ impl OrbitCamera {
 
 pub fn plugin(app: &mut App) {
     app.insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
-        .insert_resource(GlobalAmbientLight { brightness: 400.0, ..default() })
+        .insert_resource(GlobalAmbientLight {
+            brightness: 400.0,
+            ..default()
+        })
         .add_systems(Startup, spawn_camera_and_lights)
         .add_systems(Update, (frame_new_avatar, orbit_pan_zoom, draw_floor));
 }
@@ -54,16 +61,28 @@ fn spawn_camera_and_lights(mut commands: Commands) {
     let orbit = OrbitCamera::framing(1.72);
     commands.spawn((
         Camera3d::default(),
-        Projection::from(PerspectiveProjection { fov: 35f32.to_radians(), near: 0.02, ..default() }),
+        Projection::from(PerspectiveProjection {
+            fov: 35f32.to_radians(),
+            near: 0.02,
+            ..default()
+        }),
         orbit.transform(),
         orbit,
     ));
     commands.spawn((
-        DirectionalLight { illuminance: 6000.0, shadow_maps_enabled: false, ..default() },
+        DirectionalLight {
+            illuminance: 6000.0,
+            shadow_maps_enabled: false,
+            ..default()
+        },
         Transform::from_xyz(1.5, 3.0, 2.5).looking_at(Vec3::ZERO, Vec3::Y),
     ));
     commands.spawn((
-        DirectionalLight { illuminance: 1500.0, shadow_maps_enabled: false, ..default() },
+        DirectionalLight {
+            illuminance: 1500.0,
+            shadow_maps_enabled: false,
+            ..default()
+        },
         Transform::from_xyz(-2.0, 1.0, -2.0).looking_at(Vec3::ZERO, Vec3::Y),
     ));
 }
@@ -89,7 +108,11 @@ fn frame_new_avatar(
     if *wait > 0 {
         return;
     }
-    let head = session.editor.rig.world_position(&Pose::default(), Bone::Head).map_or(1.5, |p| p.y);
+    let head = session
+        .editor
+        .rig
+        .world_position(&Pose::default(), Bone::Head)
+        .map_or(1.5, |p| p.y);
     let mut top = head * 1.15;
     for avatar in &avatars {
         for e in children.iter_descendants(avatar) {
@@ -121,7 +144,8 @@ fn orbit_pan_zoom(
 ) {
     let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
     let orbiting = buttons.pressed(MouseButton::Right) && !shift;
-    let panning = buttons.pressed(MouseButton::Middle) || (buttons.pressed(MouseButton::Right) && shift);
+    let panning =
+        buttons.pressed(MouseButton::Middle) || (buttons.pressed(MouseButton::Right) && shift);
     let started_on_ui = over_ui.0
         && (buttons.just_pressed(MouseButton::Right) || buttons.just_pressed(MouseButton::Middle));
     let zoom = if over_ui.0 {
@@ -139,7 +163,8 @@ fn orbit_pan_zoom(
         let delta = motion.delta;
         if orbiting {
             orbit.yaw -= delta.x * 0.006;
-            orbit.pitch = (orbit.pitch + delta.y * 0.006).clamp(-FRAC_PI_2 + 0.05, FRAC_PI_2 - 0.05);
+            orbit.pitch =
+                (orbit.pitch + delta.y * 0.006).clamp(-FRAC_PI_2 + 0.05, FRAC_PI_2 - 0.05);
         } else if panning {
             let scale = orbit.distance * 0.0015;
             let right = transform.right();
@@ -174,7 +199,11 @@ mod tests {
     fn the_default_framing_looks_at_the_front_of_the_avatar() {
         let orbit = OrbitCamera::framing(1.7);
         let t = orbit.transform();
-        assert!(t.translation.z > 1.0, "camera in front (+Z): {}", t.translation);
+        assert!(
+            t.translation.z > 1.0,
+            "camera in front (+Z): {}",
+            t.translation
+        );
         assert!((t.translation.x).abs() < 1e-5);
         assert!(t.forward().z < 0.0);
     }

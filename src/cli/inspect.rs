@@ -22,7 +22,10 @@ pub fn facts(rig: &Rig) -> Value {
         .iter()
         .filter_map(|&b| {
             let rb = rig.bone(b)?;
-            Some((b.name().to_string(), json!({"parent": rb.parent.map(|p| p.name()), "rest": vec3(rb.rest_offset)})))
+            Some((
+                b.name().to_string(),
+                json!({"parent": rb.parent.map(|p| p.name()), "rest": vec3(rb.rest_offset)}),
+            ))
         })
         .collect();
     let (preset, custom) = rig.model.expression_names();

@@ -6,7 +6,11 @@ use crate::core::mannequin::{MannequinVariant, build};
 use crate::core::{LoadError, write_atomic};
 
 pub fn run(output: &Path, vrm0: bool) -> Result<(), LoadError> {
-    let variant = if vrm0 { MannequinVariant::Vrm0 } else { MannequinVariant::Vrm1 };
+    let variant = if vrm0 {
+        MannequinVariant::Vrm0
+    } else {
+        MannequinVariant::Vrm1
+    };
     write_atomic(output, &build(variant))
         .map_err(|e| LoadError::new(format!("cannot write {}: {e}", output.display())))
 }

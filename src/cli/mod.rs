@@ -57,13 +57,19 @@ pub enum Command {
 pub fn run(command: Command) -> Result<Option<serde_json::Value>, LoadError> {
     match command {
         Command::Inspect { model } => inspect::run(&model).map(Some),
-        Command::Apply { model, script, output } => apply::run(&model, &script, output.as_deref()).map(Some),
+        Command::Apply {
+            model,
+            script,
+            output,
+        } => apply::run(&model, &script, output.as_deref()).map(Some),
         Command::Mannequin { output, vrm0 } => mannequin::run(&output, vrm0).map(|()| None),
     }
 }
 
 /// Reads a JSON file with a message naming the file.
 pub fn read_json(path: &std::path::Path) -> Result<serde_json::Value, LoadError> {
-    let bytes = std::fs::read(path).map_err(|e| LoadError::new(format!("cannot read {}: {e}", path.display())))?;
-    serde_json::from_slice(&bytes).map_err(|e| LoadError::new(format!("{}: invalid JSON: {e}", path.display())))
+    let bytes = std::fs::read(path)
+        .map_err(|e| LoadError::new(format!("cannot read {}: {e}", path.display())))?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| LoadError::new(format!("{}: invalid JSON: {e}", path.display())))
 }

@@ -52,7 +52,12 @@ impl Editor {
         let directions = PoseDirections::measure(&rig);
         let (mut names, custom) = rig.model.expression_names();
         names.extend(custom);
-        Editor { rig, directions, pose: Pose::default(), expression_names: names }
+        Editor {
+            rig,
+            directions,
+            pose: Pose::default(),
+            expression_names: names,
+        }
     }
 
     /// Preset and custom expression names of the model.
@@ -67,7 +72,9 @@ impl Editor {
                 self.check_poseable(bone)?;
                 let len = rotation.length();
                 if !len.is_finite() || len < 1e-6 {
-                    return Err(LoadError::new(format!("{bone}: quaternion has zero length")));
+                    return Err(LoadError::new(format!(
+                        "{bone}: quaternion has zero length"
+                    )));
                 }
                 self.pose.set_rotation(bone, rotation / len);
             }
@@ -96,15 +103,21 @@ impl Editor {
             }
             Edit::Expression { name, value } => {
                 if !self.expression_names.contains(&name) {
-                    return Err(LoadError::new(format!("the model has no expression '{name}'")));
+                    return Err(LoadError::new(format!(
+                        "the model has no expression '{name}'"
+                    )));
                 }
                 if !value.is_finite() {
-                    return Err(LoadError::new(format!("expression '{name}': value must be a finite number")));
+                    return Err(LoadError::new(format!(
+                        "expression '{name}': value must be a finite number"
+                    )));
                 }
                 self.pose.expressions.insert(name, value.clamp(0.0, 1.0));
             }
             Edit::SetPose(pose) => {
-                if pose.bones.iter().any(|q| !q.is_finite()) || pose.hips.is_some_and(|h| !h.is_finite()) {
+                if pose.bones.iter().any(|q| !q.is_finite())
+                    || pose.hips.is_some_and(|h| !h.is_finite())
+                {
                     return Err(LoadError::new("pose contains a non-finite value"));
                 }
                 self.pose = pose;
@@ -115,7 +128,9 @@ impl Editor {
 
     fn check_poseable(&self, bone: Bone) -> Result<(), LoadError> {
         if bone.is_eye() {
-            return Err(LoadError::new(format!("{bone}: eye bones follow the gaze (look-at) and are not posed")));
+            return Err(LoadError::new(format!(
+                "{bone}: eye bones follow the gaze (look-at) and are not posed"
+            )));
         }
         if !self.rig.has(bone) {
             return Err(LoadError::new(format!("the model has no '{bone}' bone")));
@@ -128,14 +143,23 @@ impl Editor {
         let world = self.rig.world_pose(&self.pose);
         let map: Map<String, Value> = ALL_BONES
             .iter()
-            .filter_map(|b| world[b.index()].map(|(p, _)| (b.name().to_string(), json!([round7(p.x), round7(p.y), round7(p.z)]))))
+            .filter_map(|b| {
+                world[b.index()].map(|(p, _)| {
+                    (
+                        b.name().to_string(),
+                        json!([round7(p.x), round7(p.y), round7(p.z)]),
+                    )
+                })
+            })
             .collect();
         Value::Object(map)
     }
 }
 
 fn op_str<'a>(step: &'a Map<String, Value>, key: &str) -> Result<&'a str, LoadError> {
-    step.get(key).and_then(Value::as_str).ok_or_else(|| LoadError::new(format!("'{key}' must be a string")))
+    step.get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| LoadError::new(format!("'{key}' must be a string")))
 }
 
 fn op_f32(step: &Map<String, Value>, key: &str) -> Result<f32, LoadError> {
@@ -152,12 +176,24 @@ fn op_bone(step: &Map<String, Value>) -> Result<Bone, LoadError> {
 }
 
 /// Ops that the SPEC names but later parts of the editor bring.
-const LATER_OPS: [&str; 10] =
-    ["ik", "pole", "move_hips", "seek", "key", "delete_key", "ease", "move_key", "undo", "redo"];
+const LATER_OPS: [&str; 10] = [
+    "ik",
+    "pole",
+    "move_hips",
+    "seek",
+    "key",
+    "delete_key",
+    "ease",
+    "move_key",
+    "undo",
+    "redo",
+];
 
 /// Parses one script step.
 pub fn parse_step(value: &Value) -> Result<Edit, LoadError> {
-    let step = value.as_object().ok_or_else(|| LoadError::new("a step must be a JSON object"))?;
+    let step = value
+        .as_object()
+        .ok_or_else(|| LoadError::new("a step must be a JSON object"))?;
     let op = op_str(step, "op")?;
     Ok(match op {
         "rotate" => Edit::Rotate {
@@ -173,18 +209,34 @@ pub fn parse_step(value: &Value) -> Result<Edit, LoadError> {
                 "left" => GripSide::One(Side::Left),
                 "right" => GripSide::One(Side::Right),
                 "both" => GripSide::Both,
-                other => return Err(LoadError::new(format!("'side' must be left, right or both, not '{other}'"))),
+                other => {
+                    return Err(LoadError::new(format!(
+                        "'side' must be left, right or both, not '{other}'"
+                    )));
+                }
             };
-            let amount = if step.contains_key("amount") { op_f32(step, "amount")? } else { 1.0 };
+            let amount = if step.contains_key("amount") {
+                op_f32(step, "amount")?
+            } else {
+                1.0
+            };
             Edit::Grip { side, amount }
         }
-        "expr" => Edit::Expression { name: op_str(step, "name")?.to_string(), value: op_f32(step, "value")? },
+        "expr" => Edit::Expression {
+            name: op_str(step, "name")?.to_string(),
+            value: op_f32(step, "value")?,
+        },
         "pose" => {
             let mut warnings = Vec::new();
-            Edit::SetPose(Pose::from_json(step.get("pose").unwrap_or(&Value::Null), &mut warnings)?)
+            Edit::SetPose(Pose::from_json(
+                step.get("pose").unwrap_or(&Value::Null),
+                &mut warnings,
+            )?)
         }
         later if LATER_OPS.contains(&later) => {
-            return Err(LoadError::new(format!("op '{later}' is not available in this version")));
+            return Err(LoadError::new(format!(
+                "op '{later}' is not available in this version"
+            )));
         }
         other => return Err(LoadError::new(format!("unknown op '{other}'"))),
     })
@@ -192,7 +244,9 @@ pub fn parse_step(value: &Value) -> Result<Edit, LoadError> {
 
 /// Parses an edit script: a JSON array of steps. Errors name the step (1-based).
 pub fn parse_script(value: &Value) -> Result<Vec<Edit>, LoadError> {
-    let steps = value.as_array().ok_or_else(|| LoadError::new("an edit script must be a JSON array of steps"))?;
+    let steps = value
+        .as_array()
+        .ok_or_else(|| LoadError::new("an edit script must be a JSON array of steps"))?;
     steps
         .iter()
         .enumerate()
@@ -202,8 +256,13 @@ pub fn parse_script(value: &Value) -> Result<Vec<Edit>, LoadError> {
 
 /// Reads `[x,y,z]` from a step (used by the positional ops).
 pub fn step_vec3(step: &Map<String, Value>, key: &str) -> Result<bevy::math::Vec3, LoadError> {
-    let v = step.get(key).ok_or_else(|| LoadError::new(format!("'{key}' is missing")))?;
-    Ok(bevy::math::Vec3::from_array(read_floats::<3>(v, &format!("'{key}'"))?))
+    let v = step
+        .get(key)
+        .ok_or_else(|| LoadError::new(format!("'{key}' is missing")))?;
+    Ok(bevy::math::Vec3::from_array(read_floats::<3>(
+        v,
+        &format!("'{key}'"),
+    )?))
 }
 
 #[cfg(test)]
@@ -223,7 +282,10 @@ mod tests {
             ed.apply(Edit::ArmsDown).unwrap();
             let after = ed.rig.world_pose(&ed.pose);
             for hand in [Bone::LeftHand, Bone::RightHand] {
-                let (b, a) = (before[hand.index()].unwrap().0, after[hand.index()].unwrap().0);
+                let (b, a) = (
+                    before[hand.index()].unwrap().0,
+                    after[hand.index()].unwrap().0,
+                );
                 assert!(a.y < b.y - 0.3, "{variant:?} {hand}: {b} -> {a}");
             }
         }
@@ -236,7 +298,11 @@ mod tests {
             let tip = |ed: &Editor, b| ed.rig.world_position(&ed.pose, b).unwrap();
             let before = tip(&ed, Bone::LeftIndexDistal);
             let right_before = tip(&ed, Bone::RightIndexDistal);
-            ed.apply(Edit::Grip { side: GripSide::One(Side::Left), amount: 1.0 }).unwrap();
+            ed.apply(Edit::Grip {
+                side: GripSide::One(Side::Left),
+                amount: 1.0,
+            })
+            .unwrap();
             assert!(tip(&ed, Bone::LeftIndexDistal).y < before.y - 0.01);
             assert_eq!(tip(&ed, Bone::RightIndexDistal), right_before);
         }
@@ -245,22 +311,64 @@ mod tests {
     #[test]
     fn refused_edits_change_nothing() {
         let mut ed = editor(MannequinVariant::Vrm1);
-        ed.apply(Edit::Rotate { bone: Bone::Spine, rotation: Quat::from_rotation_x(0.2) }).unwrap();
+        ed.apply(Edit::Rotate {
+            bone: Bone::Spine,
+            rotation: Quat::from_rotation_x(0.2),
+        })
+        .unwrap();
         let before = ed.pose.clone();
-        assert!(ed.apply(Edit::Rotate { bone: Bone::Neck, rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0) }).is_err());
-        assert!(ed.apply(Edit::Rotate { bone: Bone::Neck, rotation: Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0) }).is_err());
-        assert!(ed.apply(Edit::Rotate { bone: Bone::LeftEye, rotation: Quat::IDENTITY }).is_err());
-        assert!(ed.apply(Edit::Expression { name: "nope".into(), value: 1.0 }).is_err());
-        assert!(ed.apply(Edit::Expression { name: "happy".into(), value: f32::NAN }).is_err());
+        assert!(
+            ed.apply(Edit::Rotate {
+                bone: Bone::Neck,
+                rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)
+            })
+            .is_err()
+        );
+        assert!(
+            ed.apply(Edit::Rotate {
+                bone: Bone::Neck,
+                rotation: Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0)
+            })
+            .is_err()
+        );
+        assert!(
+            ed.apply(Edit::Rotate {
+                bone: Bone::LeftEye,
+                rotation: Quat::IDENTITY
+            })
+            .is_err()
+        );
+        assert!(
+            ed.apply(Edit::Expression {
+                name: "nope".into(),
+                value: 1.0
+            })
+            .is_err()
+        );
+        assert!(
+            ed.apply(Edit::Expression {
+                name: "happy".into(),
+                value: f32::NAN
+            })
+            .is_err()
+        );
         assert_eq!(ed.pose, before);
     }
 
     #[test]
     fn scripts_name_the_failing_step() {
         let script = json!([{"op": "mirror"}, {"op": "fly"}]);
-        assert_eq!(parse_script(&script).unwrap_err().to_string(), "step 2: unknown op 'fly'");
+        assert_eq!(
+            parse_script(&script).unwrap_err().to_string(),
+            "step 2: unknown op 'fly'"
+        );
         let script = json!([{"op": "rotate", "bone": "spine", "quat": [0, 0, 0, 0]}]);
-        assert!(parse_script(&script).unwrap_err().to_string().contains("zero length"));
+        assert!(
+            parse_script(&script)
+                .unwrap_err()
+                .to_string()
+                .contains("zero length")
+        );
         let ok = json!([{"op": "rotate", "bone": "spine", "quat": [0, 0, 0.2, 1]},
                         {"op": "grip", "side": "left", "amount": 0.5}, {"op": "expr", "name": "happy", "value": 1}]);
         assert_eq!(parse_script(&ok).unwrap().len(), 3);

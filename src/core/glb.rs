@@ -24,7 +24,10 @@ fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
 pub fn split(bytes: &[u8]) -> Result<Glb<'_>, LoadError> {
     let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
     if first == Some(b'{') {
-        return Ok(Glb { json: bytes, bin: None });
+        return Ok(Glb {
+            json: bytes,
+            bin: None,
+        });
     }
     if bytes.len() < 12 {
         return Err(LoadError::new(format!(
@@ -33,7 +36,9 @@ pub fn split(bytes: &[u8]) -> Result<Glb<'_>, LoadError> {
         )));
     }
     if &bytes[0..4] != MAGIC {
-        return Err(LoadError::new("not a glTF/VRM file: the GLB magic 'glTF' is missing"));
+        return Err(LoadError::new(
+            "not a glTF/VRM file: the GLB magic 'glTF' is missing",
+        ));
     }
     let version = read_u32(bytes, 4).unwrap_or(0);
     if version != 2 {
@@ -54,7 +59,9 @@ pub fn split(bytes: &[u8]) -> Result<Glb<'_>, LoadError> {
     let mut bin = None;
     while at < body.len() {
         let (Some(len), Some(kind)) = (read_u32(body, at), read_u32(body, at + 4)) else {
-            return Err(LoadError::new(format!("truncated GLB chunk header at byte {at}")));
+            return Err(LoadError::new(format!(
+                "truncated GLB chunk header at byte {at}"
+            )));
         };
         let start = at + 8;
         let end = start
@@ -127,7 +134,12 @@ mod tests {
         }
         let mut bad = bytes.clone();
         bad[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(split(&bad).unwrap_err().to_string().contains("chunk length"));
+        assert!(
+            split(&bad)
+                .unwrap_err()
+                .to_string()
+                .contains("chunk length")
+        );
         assert!(split(b"PK\x03\x04 not a glb at all").is_err());
     }
 }

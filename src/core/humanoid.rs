@@ -232,10 +232,22 @@ mod tests {
 
     #[test]
     fn vrm0_thumb_names_map_to_vrm1() {
-        assert_eq!(Bone::from_vrm0_name("leftThumbProximal"), Some(LeftThumbMetacarpal));
-        assert_eq!(Bone::from_vrm0_name("leftThumbIntermediate"), Some(LeftThumbProximal));
-        assert_eq!(Bone::from_vrm0_name("leftThumbDistal"), Some(LeftThumbDistal));
-        assert_eq!(Bone::from_vrm0_name("rightThumbProximal"), Some(RightThumbMetacarpal));
+        assert_eq!(
+            Bone::from_vrm0_name("leftThumbProximal"),
+            Some(LeftThumbMetacarpal)
+        );
+        assert_eq!(
+            Bone::from_vrm0_name("leftThumbIntermediate"),
+            Some(LeftThumbProximal)
+        );
+        assert_eq!(
+            Bone::from_vrm0_name("leftThumbDistal"),
+            Some(LeftThumbDistal)
+        );
+        assert_eq!(
+            Bone::from_vrm0_name("rightThumbProximal"),
+            Some(RightThumbMetacarpal)
+        );
         assert_eq!(Bone::from_vrm0_name("hips"), Some(Hips));
     }
 
@@ -244,7 +256,11 @@ mod tests {
         for side in Side::BOTH {
             let fingers = finger_bones(side);
             assert_eq!(fingers.len(), 15);
-            assert!(fingers.iter().all(|b| b.is_finger() && b.side() == Some(side)));
+            assert!(
+                fingers
+                    .iter()
+                    .all(|b| b.is_finger() && b.side() == Some(side))
+            );
         }
     }
 }

@@ -43,7 +43,11 @@ fn bone_position(bone: Bone) -> Vec3 {
         LeftHand | RightHand => v(0.68, 1.39, 0.0),
         _ => finger_position(bone),
     };
-    if bone.side() == Some(super::humanoid::Side::Right) { v(-left.x, left.y, left.z) } else { left }
+    if bone.side() == Some(super::humanoid::Side::Right) {
+        v(-left.x, left.y, left.z)
+    } else {
+        left
+    }
 }
 
 /// Finger joints along +X (left hand); `(row z, x of each joint, x of the tip)`.
@@ -66,7 +70,9 @@ fn finger_joint(bone: Bone) -> usize {
     let name = bone.name();
     if name.ends_with("Metacarpal") || (name.ends_with("Proximal") && !name.contains("Thumb")) {
         0
-    } else if name.ends_with("Intermediate") || (name.ends_with("Proximal") && name.contains("Thumb")) {
+    } else if name.ends_with("Intermediate")
+        || (name.ends_with("Proximal") && name.contains("Thumb"))
+    {
         1
     } else {
         2
@@ -96,7 +102,14 @@ enum Feature {
 }
 
 fn mirror_x(side_right: bool, min: Vec3, max: Vec3) -> (Vec3, Vec3) {
-    if side_right { (Vec3::new(-max.x, min.y, min.z), Vec3::new(-min.x, max.y, max.z)) } else { (min, max) }
+    if side_right {
+        (
+            Vec3::new(-max.x, min.y, min.z),
+            Vec3::new(-min.x, max.y, max.z),
+        )
+    } else {
+        (min, max)
+    }
 }
 
 const BODY: [f32; 4] = [1.0, 1.0, 1.0, 1.0];
@@ -105,18 +118,60 @@ fn body_parts() -> Vec<Part> {
     use Bone::*;
     let v = Vec3::new;
     let mut parts = vec![
-        Part { min: v(-0.13, 0.87, -0.09), max: v(0.13, 1.02, 0.09), joint: Hips, color: BODY, feature: Feature::None },
-        Part { min: v(-0.12, 1.02, -0.08), max: v(0.12, 1.17, 0.08), joint: Spine, color: BODY, feature: Feature::None },
-        Part { min: v(-0.14, 1.17, -0.09), max: v(0.14, 1.29, 0.09), joint: Chest, color: BODY, feature: Feature::None },
-        Part { min: v(-0.15, 1.29, -0.09), max: v(0.15, 1.41, 0.09), joint: UpperChest, color: BODY, feature: Feature::None },
-        Part { min: v(-0.04, 1.41, -0.04), max: v(0.04, 1.505, 0.04), joint: Neck, color: BODY, feature: Feature::None },
-        Part { min: v(-0.05, 1.505, 0.03), max: v(0.05, 1.54, 0.104), joint: Jaw, color: BODY, feature: Feature::None },
+        Part {
+            min: v(-0.13, 0.87, -0.09),
+            max: v(0.13, 1.02, 0.09),
+            joint: Hips,
+            color: BODY,
+            feature: Feature::None,
+        },
+        Part {
+            min: v(-0.12, 1.02, -0.08),
+            max: v(0.12, 1.17, 0.08),
+            joint: Spine,
+            color: BODY,
+            feature: Feature::None,
+        },
+        Part {
+            min: v(-0.14, 1.17, -0.09),
+            max: v(0.14, 1.29, 0.09),
+            joint: Chest,
+            color: BODY,
+            feature: Feature::None,
+        },
+        Part {
+            min: v(-0.15, 1.29, -0.09),
+            max: v(0.15, 1.41, 0.09),
+            joint: UpperChest,
+            color: BODY,
+            feature: Feature::None,
+        },
+        Part {
+            min: v(-0.04, 1.41, -0.04),
+            max: v(0.04, 1.505, 0.04),
+            joint: Neck,
+            color: BODY,
+            feature: Feature::None,
+        },
+        Part {
+            min: v(-0.05, 1.505, 0.03),
+            max: v(0.05, 1.54, 0.104),
+            joint: Jaw,
+            color: BODY,
+            feature: Feature::None,
+        },
     ];
     for right in [false, true] {
         let pick = |l: Bone| if right { l.mirror() } else { l };
         let mut add = |bone: Bone, min: Vec3, max: Vec3| {
             let (min, max) = mirror_x(right, min, max);
-            parts.push(Part { min, max, joint: pick(bone), color: BODY, feature: Feature::None });
+            parts.push(Part {
+                min,
+                max,
+                joint: pick(bone),
+                color: BODY,
+                feature: Feature::None,
+            });
         };
         add(LeftShoulder, v(0.02, 1.34, -0.05), v(0.16, 1.44, 0.05));
         add(LeftUpperArm, v(0.16, 1.345, -0.045), v(0.43, 1.435, 0.045));
@@ -144,20 +199,73 @@ const LIPS: [f32; 4] = [0.65, 0.18, 0.20, 1.0];
 fn face_parts() -> Vec<Part> {
     use Bone::*;
     let v = Vec3::new;
-    let feature = |c: Vec3, h: Vec3, joint, color, feature| Part { min: c - h, max: c + h, joint, color, feature };
+    let feature = |c: Vec3, h: Vec3, joint, color, feature| Part {
+        min: c - h,
+        max: c + h,
+        joint,
+        color,
+        feature,
+    };
     vec![
-        Part { min: v(-0.09, 1.50, -0.10), max: v(0.09, 1.72, 0.10), joint: Head, color: SKIN, feature: Feature::None },
-        feature(v(0.04, 1.62, 0.1), v(0.018, 0.012, 0.006), LeftEye, DARK, Feature::Eye(1.0)),
-        feature(v(-0.04, 1.62, 0.1), v(0.018, 0.012, 0.006), RightEye, DARK, Feature::Eye(-1.0)),
-        feature(v(0.04, 1.655, 0.1), v(0.024, 0.005, 0.006), Head, BROW, Feature::Brow(1.0)),
-        feature(v(-0.04, 1.655, 0.1), v(0.024, 0.005, 0.006), Head, BROW, Feature::Brow(-1.0)),
-        feature(v(0.0, 1.565, 0.1), v(0.035, 0.008, 0.006), Head, LIPS, Feature::Mouth),
+        Part {
+            min: v(-0.09, 1.50, -0.10),
+            max: v(0.09, 1.72, 0.10),
+            joint: Head,
+            color: SKIN,
+            feature: Feature::None,
+        },
+        feature(
+            v(0.04, 1.62, 0.1),
+            v(0.018, 0.012, 0.006),
+            LeftEye,
+            DARK,
+            Feature::Eye(1.0),
+        ),
+        feature(
+            v(-0.04, 1.62, 0.1),
+            v(0.018, 0.012, 0.006),
+            RightEye,
+            DARK,
+            Feature::Eye(-1.0),
+        ),
+        feature(
+            v(0.04, 1.655, 0.1),
+            v(0.024, 0.005, 0.006),
+            Head,
+            BROW,
+            Feature::Brow(1.0),
+        ),
+        feature(
+            v(-0.04, 1.655, 0.1),
+            v(0.024, 0.005, 0.006),
+            Head,
+            BROW,
+            Feature::Brow(-1.0),
+        ),
+        feature(
+            v(0.0, 1.565, 0.1),
+            v(0.035, 0.008, 0.006),
+            Head,
+            LIPS,
+            Feature::Mouth,
+        ),
     ]
 }
 
 /// The expressions the mannequin's face supports, in morph target order.
 pub const EXPRESSIONS: [&str; 13] = [
-    "blink", "blinkLeft", "blinkRight", "aa", "ih", "ou", "ee", "oh", "happy", "angry", "sad", "relaxed",
+    "blink",
+    "blinkLeft",
+    "blinkRight",
+    "aa",
+    "ih",
+    "ou",
+    "ee",
+    "oh",
+    "happy",
+    "angry",
+    "sad",
+    "relaxed",
     "surprised",
 ];
 
@@ -208,12 +316,60 @@ impl MeshData {
         let centre = (min + max) * 0.5;
         // Each face: normal, and its four corners counter-clockwise seen from outside.
         let faces: [(Vec3, [Vec3; 4]); 6] = [
-            (Vec3::X, [Vec3::new(max.x, min.y, max.z), Vec3::new(max.x, min.y, min.z), Vec3::new(max.x, max.y, min.z), Vec3::new(max.x, max.y, max.z)]),
-            (Vec3::NEG_X, [Vec3::new(min.x, min.y, min.z), Vec3::new(min.x, min.y, max.z), Vec3::new(min.x, max.y, max.z), Vec3::new(min.x, max.y, min.z)]),
-            (Vec3::Y, [Vec3::new(min.x, max.y, max.z), Vec3::new(max.x, max.y, max.z), Vec3::new(max.x, max.y, min.z), Vec3::new(min.x, max.y, min.z)]),
-            (Vec3::NEG_Y, [Vec3::new(min.x, min.y, min.z), Vec3::new(max.x, min.y, min.z), Vec3::new(max.x, min.y, max.z), Vec3::new(min.x, min.y, max.z)]),
-            (Vec3::Z, [Vec3::new(min.x, min.y, max.z), Vec3::new(max.x, min.y, max.z), Vec3::new(max.x, max.y, max.z), Vec3::new(min.x, max.y, max.z)]),
-            (Vec3::NEG_Z, [Vec3::new(max.x, min.y, min.z), Vec3::new(min.x, min.y, min.z), Vec3::new(min.x, max.y, min.z), Vec3::new(max.x, max.y, min.z)]),
+            (
+                Vec3::X,
+                [
+                    Vec3::new(max.x, min.y, max.z),
+                    Vec3::new(max.x, min.y, min.z),
+                    Vec3::new(max.x, max.y, min.z),
+                    Vec3::new(max.x, max.y, max.z),
+                ],
+            ),
+            (
+                Vec3::NEG_X,
+                [
+                    Vec3::new(min.x, min.y, min.z),
+                    Vec3::new(min.x, min.y, max.z),
+                    Vec3::new(min.x, max.y, max.z),
+                    Vec3::new(min.x, max.y, min.z),
+                ],
+            ),
+            (
+                Vec3::Y,
+                [
+                    Vec3::new(min.x, max.y, max.z),
+                    Vec3::new(max.x, max.y, max.z),
+                    Vec3::new(max.x, max.y, min.z),
+                    Vec3::new(min.x, max.y, min.z),
+                ],
+            ),
+            (
+                Vec3::NEG_Y,
+                [
+                    Vec3::new(min.x, min.y, min.z),
+                    Vec3::new(max.x, min.y, min.z),
+                    Vec3::new(max.x, min.y, max.z),
+                    Vec3::new(min.x, min.y, max.z),
+                ],
+            ),
+            (
+                Vec3::Z,
+                [
+                    Vec3::new(min.x, min.y, max.z),
+                    Vec3::new(max.x, min.y, max.z),
+                    Vec3::new(max.x, max.y, max.z),
+                    Vec3::new(min.x, max.y, max.z),
+                ],
+            ),
+            (
+                Vec3::NEG_Z,
+                [
+                    Vec3::new(max.x, min.y, min.z),
+                    Vec3::new(min.x, min.y, min.z),
+                    Vec3::new(min.x, max.y, min.z),
+                    Vec3::new(max.x, max.y, min.z),
+                ],
+            ),
         ];
         for (normal, corners) in faces {
             let base = self.positions.len() as u16;
@@ -224,7 +380,8 @@ impl MeshData {
                 self.joints.push([part.joint.index() as u16, 0, 0, 0]);
                 self.features.push((part.feature, centre));
             }
-            self.indices.extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
+            self.indices
+                .extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
         }
     }
 }
@@ -242,7 +399,8 @@ impl BufferBuilder {
         while self.bin.len() % 4 != 0 {
             self.bin.push(0);
         }
-        let mut view = json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
+        let mut view =
+            json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
         if let Some(t) = target {
             view["target"] = json!(t);
         }
@@ -251,8 +409,16 @@ impl BufferBuilder {
         self.views.len() - 1
     }
 
-    fn accessor(&mut self, view: usize, component: u32, count: usize, kind: &str, extra: Value) -> usize {
-        let mut acc = json!({"bufferView": view, "componentType": component, "count": count, "type": kind});
+    fn accessor(
+        &mut self,
+        view: usize,
+        component: u32,
+        count: usize,
+        kind: &str,
+        extra: Value,
+    ) -> usize {
+        let mut acc =
+            json!({"bufferView": view, "componentType": component, "count": count, "type": kind});
         if let Value::Object(map) = extra {
             for (k, v) in map {
                 acc[k] = v;
@@ -263,21 +429,39 @@ impl BufferBuilder {
     }
 
     fn vec3(&mut self, data: &[Vec3], target: Option<u32>) -> usize {
-        let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_array()).flat_map(f32::to_le_bytes).collect();
+        let bytes: Vec<u8> = data
+            .iter()
+            .flat_map(|v| v.to_array())
+            .flat_map(f32::to_le_bytes)
+            .collect();
         let view = self.view(&bytes, target);
         let min = data.iter().fold(Vec3::splat(f32::MAX), |a, b| a.min(*b));
         let max = data.iter().fold(Vec3::splat(f32::MIN), |a, b| a.max(*b));
-        self.accessor(view, 5126, data.len(), "VEC3", json!({"min": min.to_array(), "max": max.to_array()}))
+        self.accessor(
+            view,
+            5126,
+            data.len(),
+            "VEC3",
+            json!({"min": min.to_array(), "max": max.to_array()}),
+        )
     }
 
     fn vec4_f32(&mut self, data: &[[f32; 4]]) -> usize {
-        let bytes: Vec<u8> = data.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+        let bytes: Vec<u8> = data
+            .iter()
+            .flatten()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
         let view = self.view(&bytes, Some(34962));
         self.accessor(view, 5126, data.len(), "VEC4", json!({}))
     }
 
     fn joints(&mut self, data: &[[u16; 4]]) -> usize {
-        let bytes: Vec<u8> = data.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+        let bytes: Vec<u8> = data
+            .iter()
+            .flatten()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
         let view = self.view(&bytes, Some(34962));
         self.accessor(view, 5123, data.len(), "VEC4", json!({}))
     }
@@ -289,7 +473,11 @@ impl BufferBuilder {
     }
 
     fn mat4(&mut self, data: &[Mat4]) -> usize {
-        let bytes: Vec<u8> = data.iter().flat_map(|m| m.to_cols_array()).flat_map(f32::to_le_bytes).collect();
+        let bytes: Vec<u8> = data
+            .iter()
+            .flat_map(|m| m.to_cols_array())
+            .flat_map(f32::to_le_bytes)
+            .collect();
         let view = self.view(&bytes, None);
         self.accessor(view, 5126, data.len(), "MAT4", json!({}))
     }
@@ -299,7 +487,9 @@ impl BufferBuilder {
 fn vrm0_bone_name(bone: Bone) -> String {
     let name = bone.name();
     if bone.is_thumb() {
-        return name.replace("ThumbProximal", "ThumbIntermediate").replace("ThumbMetacarpal", "ThumbProximal");
+        return name
+            .replace("ThumbProximal", "ThumbIntermediate")
+            .replace("ThumbMetacarpal", "ThumbProximal");
     }
     name.to_string()
 }
@@ -339,8 +529,11 @@ pub fn build(variant: MannequinVariant) -> Vec<u8> {
     for bone in ALL_BONES {
         let parent_pos = bone.spec_parent().map_or(Vec3::ZERO, bone_position);
         let t = frame(bone_position(bone) - parent_pos);
-        let children: Vec<usize> =
-            ALL_BONES.iter().filter(|c| c.spec_parent() == Some(bone)).map(|c| bone_node(*c)).collect();
+        let children: Vec<usize> = ALL_BONES
+            .iter()
+            .filter(|c| c.spec_parent() == Some(bone))
+            .map(|c| bone_node(*c))
+            .collect();
         let mut node = json!({"name": upper_first(bone.name()), "translation": t.to_array()});
         if !children.is_empty() {
             node["children"] = json!(children);
@@ -350,14 +543,18 @@ pub fn build(variant: MannequinVariant) -> Vec<u8> {
     nodes.push(json!({"name": "Body", "mesh": 0, "skin": 0}));
     nodes.push(json!({"name": "Face", "mesh": 1, "skin": 0}));
 
-    let ibms: Vec<Mat4> = ALL_BONES.iter().map(|b| Mat4::from_translation(-frame(bone_position(*b)))).collect();
+    let ibms: Vec<Mat4> = ALL_BONES
+        .iter()
+        .map(|b| Mat4::from_translation(-frame(bone_position(*b))))
+        .collect();
     let ibm = buf.mat4(&ibms);
     let skin = json!({"inverseBindMatrices": ibm, "joints": ALL_BONES.map(bone_node).to_vec(), "skeleton": bone_node(Bone::Hips)});
 
     let mut meshes = Vec::new();
-    for (name, parts, material, with_morphs) in
-        [("Body", body_parts(), 0, false), ("Face", face_parts(), 1, true)]
-    {
+    for (name, parts, material, with_morphs) in [
+        ("Body", body_parts(), 0, false),
+        ("Face", face_parts(), 1, true),
+    ] {
         let mut data = MeshData::default();
         for part in &parts {
             data.add_box(part);
@@ -383,7 +580,9 @@ pub fn build(variant: MannequinVariant) -> Vec<u8> {
                     .positions
                     .iter()
                     .zip(&data.features)
-                    .map(|(p, (feature, centre))| frame(morph_delta(expression, *feature, *p - *centre, centre.x)))
+                    .map(|(p, (feature, centre))| {
+                        frame(morph_delta(expression, *feature, *p - *centre, centre.x))
+                    })
                     .collect();
                 targets.push(json!({"POSITION": buf.vec3(&deltas, Some(34962))}));
             }
@@ -427,12 +626,17 @@ pub fn build(variant: MannequinVariant) -> Vec<u8> {
 
 fn upper_first(name: &str) -> String {
     let mut chars = name.chars();
-    chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+    chars
+        .next()
+        .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+        .unwrap_or_default()
 }
 
 fn vrm1_extension(bone_node: &dyn Fn(Bone) -> usize, face_node: usize) -> Value {
-    let human: serde_json::Map<String, Value> =
-        ALL_BONES.iter().map(|b| (b.name().to_string(), json!({"node": bone_node(*b)}))).collect();
+    let human: serde_json::Map<String, Value> = ALL_BONES
+        .iter()
+        .map(|b| (b.name().to_string(), json!({"node": bone_node(*b)})))
+        .collect();
     let preset: serde_json::Map<String, Value> = EXPRESSIONS
         .iter()
         .enumerate()
@@ -507,7 +711,10 @@ mod tests {
 
     #[test]
     fn both_variants_load_with_all_55_bones_and_13_expressions() {
-        for (variant, version) in [(MannequinVariant::Vrm1, VrmVersion::V1), (MannequinVariant::Vrm0, VrmVersion::V0)] {
+        for (variant, version) in [
+            (MannequinVariant::Vrm1, VrmVersion::V1),
+            (MannequinVariant::Vrm0, VrmVersion::V0),
+        ] {
             let model = Model::from_bytes(&build(variant)).unwrap();
             assert_eq!(model.version, version);
             assert_eq!(model.title, TITLE);
@@ -523,7 +730,10 @@ mod tests {
         let mut parts = body_parts();
         parts.extend(face_parts());
         for bone in ALL_BONES {
-            assert!(parts.iter().any(|p| p.joint == bone), "{bone} has no segment");
+            assert!(
+                parts.iter().any(|p| p.joint == bone),
+                "{bone} has no segment"
+            );
         }
     }
 }

@@ -5,6 +5,7 @@ pub mod expressions;
 pub mod glb;
 pub mod humanoid;
 pub mod mannequin;
+pub mod math;
 pub mod pose;
 pub mod rig;
 pub mod vrm;
@@ -56,8 +57,14 @@ pub fn round7(x: f32) -> f64 {
 /// never leaves a half-written file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;

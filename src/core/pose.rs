@@ -22,7 +22,11 @@ pub struct Pose {
 
 impl Default for Pose {
     fn default() -> Self {
-        Pose { bones: [Quat::IDENTITY; BONE_COUNT], hips: None, expressions: BTreeMap::new() }
+        Pose {
+            bones: [Quat::IDENTITY; BONE_COUNT],
+            hips: None,
+            expressions: BTreeMap::new(),
+        }
     }
 }
 
@@ -37,7 +41,9 @@ pub fn read_quat(value: &Value, what: &str) -> Result<Quat, LoadError> {
     let q = Quat::from_array(q);
     let len = q.length();
     if !(len.is_finite()) || len < 1e-6 {
-        return Err(LoadError::new(format!("{what}: quaternion has zero length")));
+        return Err(LoadError::new(format!(
+            "{what}: quaternion has zero length"
+        )));
     }
     Ok(q / len)
 }
@@ -50,10 +56,14 @@ pub fn read_floats<const N: usize>(value: &Value, what: &str) -> Result<[f32; N]
         .ok_or_else(|| LoadError::new(format!("{what}: expected an array of {N} numbers")))?;
     let mut out = [0.0f32; N];
     for (slot, v) in out.iter_mut().zip(array) {
-        let x = v.as_f64().ok_or_else(|| LoadError::new(format!("{what}: expected numbers, got {v}")))?;
+        let x = v
+            .as_f64()
+            .ok_or_else(|| LoadError::new(format!("{what}: expected numbers, got {v}")))?;
         let x = x as f32;
         if !x.is_finite() {
-            return Err(LoadError::new(format!("{what}: value is not a finite number")));
+            return Err(LoadError::new(format!(
+                "{what}: value is not a finite number"
+            )));
         }
         *slot = x;
     }
@@ -80,7 +90,10 @@ impl Pose {
         for bone in ALL_BONES {
             let q = self.rotation(bone);
             if !is_identity(q) {
-                bones.insert(bone.name().into(), json!([round(q.x), round(q.y), round(q.z), round(q.w)]));
+                bones.insert(
+                    bone.name().into(),
+                    json!([round(q.x), round(q.y), round(q.z), round(q.w)]),
+                );
             }
         }
         let mut out = Map::new();
@@ -90,8 +103,11 @@ impl Pose {
         if let Some(h) = self.hips {
             out.insert("hips".into(), json!([round(h.x), round(h.y), round(h.z)]));
         }
-        let expr: Map<String, Value> =
-            self.expressions.iter().map(|(k, v)| (k.clone(), json!(round(*v)))).collect();
+        let expr: Map<String, Value> = self
+            .expressions
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(round(*v))))
+            .collect();
         out.insert("expr".into(), Value::Object(expr));
         Value::Object(out)
     }
@@ -99,15 +115,21 @@ impl Pose {
     /// Reads the saved form. Missing fields are tolerated; unknown bones are skipped and
     /// reported in `warnings`; malformed values are errors naming the field.
     pub fn from_json(value: &Value, warnings: &mut Vec<String>) -> Result<Pose, LoadError> {
-        let obj = value.as_object().ok_or_else(|| LoadError::new("pose: expected a JSON object"))?;
+        let obj = value
+            .as_object()
+            .ok_or_else(|| LoadError::new("pose: expected a JSON object"))?;
         if let Some(v) = obj.get("v") {
             if v.as_u64() != Some(1) {
-                return Err(LoadError::new(format!("pose: unsupported version {v} (expected 1)")));
+                return Err(LoadError::new(format!(
+                    "pose: unsupported version {v} (expected 1)"
+                )));
             }
         }
         let mut pose = Pose::default();
         if let Some(bones) = obj.get("bones").filter(|b| !b.is_null()) {
-            let bones = bones.as_object().ok_or_else(|| LoadError::new("pose.bones: expected an object"))?;
+            let bones = bones
+                .as_object()
+                .ok_or_else(|| LoadError::new("pose.bones: expected an object"))?;
             for (name, q) in bones {
                 let q = read_quat(q, &format!("pose.bones.{name}"))?;
                 match Bone::from_name(name) {
@@ -119,18 +141,22 @@ impl Pose {
         if let Some(h) = obj.get("hips").filter(|h| !h.is_null()) {
             let h = read_floats::<3>(h, "pose.hips")?;
             if h.iter().any(|x| x.abs() > 1e4) {
-                return Err(LoadError::new("pose.hips: position is implausibly far (over 10 km)"));
+                return Err(LoadError::new(
+                    "pose.hips: position is implausibly far (over 10 km)",
+                ));
             }
             pose.hips = Some(Vec3::from_array(h));
         }
         if let Some(expr) = obj.get("expr").filter(|e| !e.is_null()) {
-            let expr = expr.as_object().ok_or_else(|| LoadError::new("pose.expr: expected an object"))?;
+            let expr = expr
+                .as_object()
+                .ok_or_else(|| LoadError::new("pose.expr: expected an object"))?;
             for (name, v) in expr {
-                let w = v
-                    .as_f64()
-                    .filter(|w| w.is_finite())
-                    .ok_or_else(|| LoadError::new(format!("pose.expr.{name}: expected a finite number")))?;
-                pose.expressions.insert(name.clone(), (w as f32).clamp(0.0, 1.0));
+                let w = v.as_f64().filter(|w| w.is_finite()).ok_or_else(|| {
+                    LoadError::new(format!("pose.expr.{name}: expected a finite number"))
+                })?;
+                pose.expressions
+                    .insert(name.clone(), (w as f32).clamp(0.0, 1.0));
             }
         }
         Ok(pose)
@@ -202,7 +228,9 @@ impl PoseDirections {
     /// pose and records which sign moves the hand / finger tip down.
     pub fn measure(rig: &Rig) -> PoseDirections {
         let probe = |rotated: Bone, watched: &[Bone]| -> f32 {
-            let Some(&tip) = watched.iter().rev().find(|b| rig.has(**b)) else { return 1.0 };
+            let Some(&tip) = watched.iter().rev().find(|b| rig.has(**b)) else {
+                return 1.0;
+            };
             if !rig.has(rotated) {
                 return 1.0;
             }
@@ -213,14 +241,29 @@ impl PoseDirections {
             let y1 = rig.world_position(&moved, tip).map_or(0.0, |p| p.y);
             if y1 < y0 { 1.0 } else { -1.0 }
         };
-        let mut dirs = PoseDirections { arm_down: [1.0; 2], finger_curl: [1.0; 2] };
+        let mut dirs = PoseDirections {
+            arm_down: [1.0; 2],
+            finger_curl: [1.0; 2],
+        };
         for side in Side::BOTH {
             let (upper, hand, index) = match side {
-                Side::Left => (Bone::LeftUpperArm, Bone::LeftHand, [Bone::LeftIndexIntermediate, Bone::LeftIndexDistal]),
-                Side::Right => (Bone::RightUpperArm, Bone::RightHand, [Bone::RightIndexIntermediate, Bone::RightIndexDistal]),
+                Side::Left => (
+                    Bone::LeftUpperArm,
+                    Bone::LeftHand,
+                    [Bone::LeftIndexIntermediate, Bone::LeftIndexDistal],
+                ),
+                Side::Right => (
+                    Bone::RightUpperArm,
+                    Bone::RightHand,
+                    [Bone::RightIndexIntermediate, Bone::RightIndexDistal],
+                ),
             };
             dirs.arm_down[side_index(side)] = probe(upper, &[hand]);
-            let proximal = if side == Side::Left { Bone::LeftIndexProximal } else { Bone::RightIndexProximal };
+            let proximal = if side == Side::Left {
+                Bone::LeftIndexProximal
+            } else {
+                Bone::RightIndexProximal
+            };
             dirs.finger_curl[side_index(side)] = probe(proximal, &index);
         }
         dirs
@@ -228,7 +271,10 @@ impl PoseDirections {
 
     /// Lowers both upper arms from the T-pose (replacing their rotations).
     pub fn arms_down(&self, pose: &mut Pose) {
-        for (side, bone) in [(Side::Left, Bone::LeftUpperArm), (Side::Right, Bone::RightUpperArm)] {
+        for (side, bone) in [
+            (Side::Left, Bone::LeftUpperArm),
+            (Side::Right, Bone::RightUpperArm),
+        ] {
             let angle = self.arm_down[side_index(side)] * ARMS_DOWN_ANGLE;
             pose.set_rotation(bone, Quat::from_rotation_z(angle));
         }
@@ -237,7 +283,11 @@ impl PoseDirections {
     /// Curls one hand's fingers by `amount` (0 = open, 1 = full grip), replacing their
     /// rotations.
     pub fn grip(&self, pose: &mut Pose, side: Side, amount: f32) {
-        let amount = if amount.is_finite() { amount.clamp(0.0, 1.0) } else { 0.0 };
+        let amount = if amount.is_finite() {
+            amount.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         let sign = self.finger_curl[side_index(side)];
         for (i, &bone) in finger_bones(side).iter().enumerate() {
             // Thumb: metacarpal, proximal, distal; fingers: proximal, intermediate, distal.
@@ -263,7 +313,11 @@ mod tests {
             proptest::collection::vec(quat, BONE_COUNT),
             proptest::option::of((-1.0f32..1.0, 0.0f32..2.0, -1.0f32..1.0)),
             proptest::collection::btree_map(
-                prop_oneof![Just("blinkLeft".to_string()), Just("happy".to_string()), Just("lookRight".to_string())],
+                prop_oneof![
+                    Just("blinkLeft".to_string()),
+                    Just("happy".to_string()),
+                    Just("lookRight".to_string())
+                ],
                 0.0f32..1.0,
                 0..3,
             ),
@@ -277,7 +331,22 @@ mod tests {
             })
     }
 
+    /// The VRM 0.x frame flip of SPEC §2.
+    fn flip(pose: &Pose) -> Pose {
+        let mut out = pose.clone();
+        for q in out.bones.iter_mut() {
+            *q = Quat::from_xyzw(-q.x, q.y, -q.z, q.w);
+        }
+        out.hips = pose.hips.map(|h| Vec3::new(-h.x, h.y, -h.z));
+        out
+    }
+
     proptest! {
+        #[test]
+        fn mirror_commutes_with_the_vrm0_flip(pose in arb_pose()) {
+            prop_assert_eq!(flip(&pose.mirrored()), flip(&pose).mirrored());
+        }
+
         #[test]
         fn mirror_twice_is_identity(pose in arb_pose()) {
             prop_assert_eq!(pose.mirrored().mirrored(), pose);
@@ -314,7 +383,11 @@ mod tests {
     #[test]
     fn reading_skips_unknown_bones_and_refuses_bad_values() {
         let mut w = Vec::new();
-        let pose = Pose::from_json(&json!({"v": 1, "bones": {"tail": [0, 0, 0, 1], "spine": [0, 0, 0, 2]}}), &mut w).unwrap();
+        let pose = Pose::from_json(
+            &json!({"v": 1, "bones": {"tail": [0, 0, 0, 1], "spine": [0, 0, 0, 2]}}),
+            &mut w,
+        )
+        .unwrap();
         assert_eq!(w.len(), 1);
         assert_eq!(pose.rotation(Bone::Spine), Quat::IDENTITY);
         for bad in [
@@ -328,8 +401,12 @@ mod tests {
         ] {
             assert!(Pose::from_json(&bad, &mut w).is_err(), "{bad}");
         }
-        let err = Pose::from_json(&json!({"bones": {"leftHand": [0, 0, 0, 0]}}), &mut w).unwrap_err();
-        assert!(err.to_string().contains("leftHand: quaternion has zero length"));
+        let err =
+            Pose::from_json(&json!({"bones": {"leftHand": [0, 0, 0, 0]}}), &mut w).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("leftHand: quaternion has zero length")
+        );
     }
 
     #[test]

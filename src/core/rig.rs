@@ -64,10 +64,13 @@ impl Rig {
         let mut node_world_rest = vec![Affine3A::IDENTITY; nodes.len()];
         let mut done = vec![false; nodes.len()];
         // Depth-first from the roots: the hierarchy was checked to be a forest.
-        let mut stack: Vec<usize> = (0..nodes.len()).filter(|&i| nodes[i].parent.is_none()).collect();
+        let mut stack: Vec<usize> = (0..nodes.len())
+            .filter(|&i| nodes[i].parent.is_none())
+            .collect();
         while let Some(i) = stack.pop() {
             let n = &nodes[i];
-            let local = Affine3A::from_scale_rotation_translation(n.scale, n.rotation, n.translation);
+            let local =
+                Affine3A::from_scale_rotation_translation(n.scale, n.rotation, n.translation);
             node_world_rest[i] = match n.parent {
                 Some(p) => node_world_rest[p] * local,
                 None => local,
@@ -97,7 +100,9 @@ impl Rig {
         let mut bones: [Option<RigBone>; BONE_COUNT] = std::array::from_fn(|_| None);
         let mut order = Vec::new();
         for bone in ALL_BONES {
-            let Some(node) = model.humanoid[bone.index()] else { continue };
+            let Some(node) = model.humanoid[bone.index()] else {
+                continue;
+            };
             let mut parent = None;
             let mut at = nodes[node].parent;
             while let Some(p) = at {
@@ -123,8 +128,9 @@ impl Rig {
                 }
                 None => to_rig(world_pos),
             };
-            let parent_world_rest =
-                nodes[node].parent.map_or(Affine3A::IDENTITY, |p| node_world_rest[p]);
+            let parent_world_rest = nodes[node]
+                .parent
+                .map_or(Affine3A::IDENTITY, |p| node_world_rest[p]);
             let (_, parent_rot, _) = parent_world_rest.to_scale_rotation_translation();
             bones[bone.index()] = Some(RigBone {
                 node,
@@ -138,7 +144,12 @@ impl Rig {
         }
         order.sort_by_key(|(d, b)| (*d, *b));
         let order = order.into_iter().map(|(_, b)| b).collect();
-        Ok(Rig { model, bones, order, node_world_rest })
+        Ok(Rig {
+            model,
+            bones,
+            order,
+            node_world_rest,
+        })
     }
 
     pub fn version(&self) -> VrmVersion {
@@ -160,7 +171,9 @@ impl Rig {
 
     /// Rest hips position in model space (VRM 1.0 frame).
     pub fn hips_rest(&self) -> Vec3 {
-        self.bones[Bone::Hips.index()].as_ref().map_or(Vec3::ZERO, |b| b.rest_offset)
+        self.bones[Bone::Hips.index()]
+            .as_ref()
+            .map_or(Vec3::ZERO, |b| b.rest_offset)
     }
 
     /// World rest transform of a raw node in the model's own frame.
@@ -170,12 +183,20 @@ impl Rig {
 
     /// A VRM 1.0-convention rotation in the model's own frame (VRM 0.x: `(-x,y,-z,w)`).
     pub fn to_model_frame_quat(&self, q: Quat) -> Quat {
-        if self.version() == VrmVersion::V0 { flip_quat(q) } else { q }
+        if self.version() == VrmVersion::V0 {
+            flip_quat(q)
+        } else {
+            q
+        }
     }
 
     /// A VRM 1.0-frame position in the model's own frame (VRM 0.x: `(-x,y,-z)`).
     pub fn to_model_frame_vec(&self, v: Vec3) -> Vec3 {
-        if self.version() == VrmVersion::V0 { flip_vec(v) } else { v }
+        if self.version() == VrmVersion::V0 {
+            flip_vec(v)
+        } else {
+            v
+        }
     }
 
     /// `raw_local_rotation(b) = P_b⁻¹ · n_b · P_b · L_b` with `n_b` in the model's frame.
@@ -211,7 +232,12 @@ impl Rig {
             } else {
                 node.translation
             };
-            out.push(RawLocal { node: b.node, translation, rotation, scale: node.scale });
+            out.push(RawLocal {
+                node: b.node,
+                translation,
+                rotation,
+                scale: node.scale,
+            });
         }
         out
     }
@@ -252,7 +278,9 @@ mod tests {
 
     fn arb_quat() -> impl Strategy<Value = Quat> {
         (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0)
-            .prop_filter("non-zero", |(x, y, z, w)| x * x + y * y + z * z + w * w > 0.01)
+            .prop_filter("non-zero", |(x, y, z, w)| {
+                x * x + y * y + z * z + w * w > 0.01
+            })
             .prop_map(|(x, y, z, w)| Quat::from_xyzw(x, y, z, w).normalize())
     }
 
@@ -277,7 +305,11 @@ mod tests {
             let right = rig.world_position(&rest, Bone::RightHand).unwrap();
             let toes = rig.world_position(&rest, Bone::LeftToes).unwrap();
             let foot = rig.world_position(&rest, Bone::LeftFoot).unwrap();
-            assert!(left.x > 0.5 && right.x < -0.5, "{:?}: left {left} right {right}", rig.version());
+            assert!(
+                left.x > 0.5 && right.x < -0.5,
+                "{:?}: left {left} right {right}",
+                rig.version()
+            );
             assert!(toes.z > foot.z, "toes point forward (+Z)");
         }
     }

@@ -59,8 +59,24 @@ pub struct ExpressionDef {
 
 /// The VRM 1.0 preset expression names.
 pub const PRESET_EXPRESSIONS: [&str; 18] = [
-    "happy", "angry", "sad", "relaxed", "surprised", "aa", "ih", "ou", "ee", "oh", "blink",
-    "blinkLeft", "blinkRight", "lookUp", "lookDown", "lookLeft", "lookRight", "neutral",
+    "happy",
+    "angry",
+    "sad",
+    "relaxed",
+    "surprised",
+    "aa",
+    "ih",
+    "ou",
+    "ee",
+    "oh",
+    "blink",
+    "blinkLeft",
+    "blinkRight",
+    "lookUp",
+    "lookDown",
+    "lookLeft",
+    "lookRight",
+    "neutral",
 ];
 
 /// Maps a VRM 0.x blend shape preset name to its VRM 1.0 expression name.
@@ -105,8 +121,8 @@ fn field<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
 }
 
 fn index_field(value: &Value, key: &str, what: &str, len: usize) -> Result<usize, LoadError> {
-    let raw = field(value, key)
-        .ok_or_else(|| LoadError::new(format!("{what}: '{key}' is missing")))?;
+    let raw =
+        field(value, key).ok_or_else(|| LoadError::new(format!("{what}: '{key}' is missing")))?;
     let index = raw
         .as_u64()
         .ok_or_else(|| LoadError::new(format!("{what}: '{key}' must be a non-negative integer")))?;
@@ -129,7 +145,9 @@ fn floats<const N: usize>(value: &Value, what: &str) -> Result<[f32; N], LoadErr
             .as_f64()
             .ok_or_else(|| LoadError::new(format!("{what}: expected numbers")))?;
         if !x.is_finite() || x.abs() > 1e12 {
-            return Err(LoadError::new(format!("{what}: value {x} is not a usable number")));
+            return Err(LoadError::new(format!(
+                "{what}: value {x} is not a usable number"
+            )));
         }
         *slot = x as f32;
     }
@@ -138,13 +156,18 @@ fn floats<const N: usize>(value: &Value, what: &str) -> Result<[f32; N], LoadErr
 
 fn parse_node(index: usize, node: &Value, mesh_count: usize) -> Result<RawNode, LoadError> {
     let what = format!("node {index}");
-    let name = field(node, "name").and_then(Value::as_str).unwrap_or("").to_string();
+    let name = field(node, "name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     let (mut translation, mut rotation, mut scale) = (Vec3::ZERO, Quat::IDENTITY, Vec3::ONE);
     if let Some(m) = field(node, "matrix") {
         let m = floats::<16>(m, &format!("{what} matrix"))?;
         let (s, r, t) = Mat4::from_cols_array(&m).to_scale_rotation_translation();
         if !(s.is_finite() && r.is_finite() && t.is_finite()) {
-            return Err(LoadError::new(format!("{what}: matrix cannot be decomposed")));
+            return Err(LoadError::new(format!(
+                "{what}: matrix cannot be decomposed"
+            )));
         }
         (translation, rotation, scale) = (t, r.normalize(), s);
     }
@@ -165,26 +188,45 @@ fn parse_node(index: usize, node: &Value, mesh_count: usize) -> Result<RawNode, 
         Some(_) => Some(index_field(node, "mesh", &what, mesh_count)?),
         None => None,
     };
-    Ok(RawNode { name, parent: None, children: Vec::new(), translation, rotation, scale, mesh })
+    Ok(RawNode {
+        name,
+        parent: None,
+        children: Vec::new(),
+        translation,
+        rotation,
+        scale,
+        mesh,
+    })
 }
 
 fn parse_nodes(root: &Value, mesh_count: usize) -> Result<Vec<RawNode>, LoadError> {
     let empty = Vec::new();
-    let list = field(root, "nodes").and_then(Value::as_array).unwrap_or(&empty);
+    let list = field(root, "nodes")
+        .and_then(Value::as_array)
+        .unwrap_or(&empty);
     let mut nodes = list
         .iter()
         .enumerate()
         .map(|(i, n)| parse_node(i, n, mesh_count))
         .collect::<Result<Vec<_>, _>>()?;
     for (i, node) in list.iter().enumerate() {
-        let Some(children) = field(node, "children") else { continue };
+        let Some(children) = field(node, "children") else {
+            continue;
+        };
         let children = children
             .as_array()
             .ok_or_else(|| LoadError::new(format!("node {i}: 'children' must be an array")))?;
         for c in children {
-            let c = c.as_u64().map(|c| c as usize).filter(|&c| c < nodes.len()).ok_or_else(|| {
-                LoadError::new(format!("node {i}: child {c} is out of range (there are {} nodes)", nodes.len()))
-            })?;
+            let c = c
+                .as_u64()
+                .map(|c| c as usize)
+                .filter(|&c| c < nodes.len())
+                .ok_or_else(|| {
+                    LoadError::new(format!(
+                        "node {i}: child {c} is out of range (there are {} nodes)",
+                        nodes.len()
+                    ))
+                })?;
             if c == i || nodes[c].parent.is_some() {
                 return Err(LoadError::new(format!(
                     "node {c} has more than one parent (node hierarchy is not a tree)"
@@ -203,14 +245,19 @@ fn parse_nodes(root: &Value, mesh_count: usize) -> Result<Vec<RawNode>, LoadErro
                 None => break,
             }
             if at == start {
-                return Err(LoadError::new(format!("node {start} is its own ancestor (cycle in children)")));
+                return Err(LoadError::new(format!(
+                    "node {start} is its own ancestor (cycle in children)"
+                )));
             }
         }
     }
     Ok(nodes)
 }
 
-fn parse_vrm1_humanoid(ext: &Value, node_count: usize) -> Result<[Option<usize>; BONE_COUNT], LoadError> {
+fn parse_vrm1_humanoid(
+    ext: &Value,
+    node_count: usize,
+) -> Result<[Option<usize>; BONE_COUNT], LoadError> {
     let mut map = [None; BONE_COUNT];
     let bones = field(ext, "humanoid")
         .and_then(|h| field(h, "humanBones"))
@@ -220,24 +267,43 @@ fn parse_vrm1_humanoid(ext: &Value, node_count: usize) -> Result<[Option<usize>;
         let Some(bone) = Bone::from_name(name) else {
             continue; // unknown names are ignored, as three-vrm does
         };
-        let node = index_field(entry, "node", &format!("humanoid bone '{name}'"), node_count)?;
+        let node = index_field(
+            entry,
+            "node",
+            &format!("humanoid bone '{name}'"),
+            node_count,
+        )?;
         map[bone.index()] = Some(node);
     }
     Ok(map)
 }
 
-fn parse_vrm0_humanoid(ext: &Value, node_count: usize) -> Result<[Option<usize>; BONE_COUNT], LoadError> {
+fn parse_vrm0_humanoid(
+    ext: &Value,
+    node_count: usize,
+) -> Result<[Option<usize>; BONE_COUNT], LoadError> {
     let mut map = [None; BONE_COUNT];
     let bones = field(ext, "humanoid")
         .and_then(|h| field(h, "humanBones"))
         .and_then(Value::as_array)
         .ok_or_else(|| LoadError::new("VRM.humanoid.humanBones is missing"))?;
     for entry in bones {
-        let Some(name) = field(entry, "bone").and_then(Value::as_str) else { continue };
-        let Some(bone) = Bone::from_vrm0_name(name) else { continue };
-        let node = index_field(entry, "node", &format!("humanoid bone '{name}'"), node_count)?;
+        let Some(name) = field(entry, "bone").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some(bone) = Bone::from_vrm0_name(name) else {
+            continue;
+        };
+        let node = index_field(
+            entry,
+            "node",
+            &format!("humanoid bone '{name}'"),
+            node_count,
+        )?;
         if map[bone.index()].is_some() {
-            return Err(LoadError::new(format!("humanoid bone '{name}' is mapped twice")));
+            return Err(LoadError::new(format!(
+                "humanoid bone '{name}' is mapped twice"
+            )));
         }
         map[bone.index()] = Some(node);
     }
@@ -246,9 +312,13 @@ fn parse_vrm0_humanoid(ext: &Value, node_count: usize) -> Result<[Option<usize>;
 
 fn parse_vrm1_expressions(ext: &Value, node_count: usize) -> Result<Vec<ExpressionDef>, LoadError> {
     let mut out = Vec::new();
-    let Some(expressions) = field(ext, "expressions") else { return Ok(out) };
+    let Some(expressions) = field(ext, "expressions") else {
+        return Ok(out);
+    };
     for (group, preset) in [("preset", true), ("custom", false)] {
-        let Some(map) = field(expressions, group).and_then(Value::as_object) else { continue };
+        let Some(map) = field(expressions, group).and_then(Value::as_object) else {
+            continue;
+        };
         for (name, def) in map {
             if preset && !PRESET_EXPRESSIONS.contains(&name.as_str()) {
                 continue;
@@ -260,21 +330,40 @@ fn parse_vrm1_expressions(ext: &Value, node_count: usize) -> Result<Vec<Expressi
                     let node = index_field(b, "node", &what, node_count)?;
                     let index = field(b, "index").and_then(Value::as_u64).unwrap_or(0) as usize;
                     let weight = field(b, "weight").and_then(Value::as_f64).unwrap_or(1.0) as f32;
-                    binds.push(MorphBind { node, index, weight: clamp_weight(weight) });
+                    binds.push(MorphBind {
+                        node,
+                        index,
+                        weight: clamp_weight(weight),
+                    });
                 }
             }
-            let is_binary = field(def, "isBinary").and_then(Value::as_bool).unwrap_or(false);
-            out.push(ExpressionDef { name: name.clone(), preset, is_binary, binds });
+            let is_binary = field(def, "isBinary")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            out.push(ExpressionDef {
+                name: name.clone(),
+                preset,
+                is_binary,
+                binds,
+            });
         }
     }
     Ok(out)
 }
 
 fn clamp_weight(w: f32) -> f32 {
-    if w.is_finite() { w.clamp(0.0, 1.0) } else { 0.0 }
+    if w.is_finite() {
+        w.clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
 }
 
-fn parse_vrm0_expressions(ext: &Value, nodes: &[RawNode], mesh_count: usize) -> Result<Vec<ExpressionDef>, LoadError> {
+fn parse_vrm0_expressions(
+    ext: &Value,
+    nodes: &[RawNode],
+    mesh_count: usize,
+) -> Result<Vec<ExpressionDef>, LoadError> {
     let mut out: Vec<ExpressionDef> = Vec::new();
     let Some(groups) = field(ext, "blendShapeMaster")
         .and_then(|m| field(m, "blendShapeGroups"))
@@ -283,13 +372,17 @@ fn parse_vrm0_expressions(ext: &Value, nodes: &[RawNode], mesh_count: usize) -> 
         return Ok(out);
     };
     for group in groups {
-        let preset_name = field(group, "presetName").and_then(Value::as_str).unwrap_or("unknown");
+        let preset_name = field(group, "presetName")
+            .and_then(Value::as_str)
+            .unwrap_or("unknown");
         let raw_name = field(group, "name").and_then(Value::as_str).unwrap_or("");
         let (name, preset) = match vrm0_preset_to_vrm1(preset_name) {
             Some(n) => (n.to_string(), true),
             // A custom group whose name is a 1.0 preset name (e.g. "surprised", which
             // 0.x lacks) is that preset, as three-vrm treats it.
-            None if !raw_name.is_empty() => (raw_name.to_string(), PRESET_EXPRESSIONS.contains(&raw_name)),
+            None if !raw_name.is_empty() => {
+                (raw_name.to_string(), PRESET_EXPRESSIONS.contains(&raw_name))
+            }
             None => continue,
         };
         if out.iter().any(|e| e.name == name) {
@@ -301,14 +394,30 @@ fn parse_vrm0_expressions(ext: &Value, nodes: &[RawNode], mesh_count: usize) -> 
                 let what = format!("blend shape group '{name}' bind");
                 let mesh = index_field(b, "mesh", &what, mesh_count)?;
                 let index = field(b, "index").and_then(Value::as_u64).unwrap_or(0) as usize;
-                let weight = field(b, "weight").and_then(Value::as_f64).unwrap_or(100.0) as f32 / 100.0;
-                for (node, _) in nodes.iter().enumerate().filter(|(_, n)| n.mesh == Some(mesh)) {
-                    binds.push(MorphBind { node, index, weight: clamp_weight(weight) });
+                let weight =
+                    field(b, "weight").and_then(Value::as_f64).unwrap_or(100.0) as f32 / 100.0;
+                for (node, _) in nodes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, n)| n.mesh == Some(mesh))
+                {
+                    binds.push(MorphBind {
+                        node,
+                        index,
+                        weight: clamp_weight(weight),
+                    });
                 }
             }
         }
-        let is_binary = field(group, "isBinary").and_then(Value::as_bool).unwrap_or(false);
-        out.push(ExpressionDef { name, preset, is_binary, binds });
+        let is_binary = field(group, "isBinary")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        out.push(ExpressionDef {
+            name,
+            preset,
+            is_binary,
+            binds,
+        });
     }
     Ok(out)
 }
@@ -350,7 +459,9 @@ impl Model {
         let vrm1 = extensions.and_then(|e| field(e, "VRMC_vrm"));
         let vrm0 = extensions.and_then(|e| field(e, "VRM"));
         let (version, humanoid, expressions, title) = if let Some(ext) = vrm1 {
-            let title = field(ext, "meta").and_then(|m| field(m, "name")).and_then(Value::as_str);
+            let title = field(ext, "meta")
+                .and_then(|m| field(m, "name"))
+                .and_then(Value::as_str);
             (
                 VrmVersion::V1,
                 parse_vrm1_humanoid(ext, nodes.len())?,
@@ -358,7 +469,9 @@ impl Model {
                 title,
             )
         } else if let Some(ext) = vrm0 {
-            let title = field(ext, "meta").and_then(|m| field(m, "title")).and_then(Value::as_str);
+            let title = field(ext, "meta")
+                .and_then(|m| field(m, "title"))
+                .and_then(Value::as_str);
             (
                 VrmVersion::V0,
                 parse_vrm0_humanoid(ext, nodes.len())?,
@@ -372,7 +485,9 @@ impl Model {
         };
         for bone in ALL_BONES {
             if bone.is_required() && humanoid[bone.index()].is_none() {
-                return Err(LoadError::new(format!("missing required humanoid bone '{bone}'")));
+                return Err(LoadError::new(format!(
+                    "missing required humanoid bone '{bone}'"
+                )));
             }
         }
         for (i, a) in ALL_BONES.iter().enumerate() {
@@ -401,10 +516,18 @@ impl Model {
 
     /// Expression names split into presets and customs, each sorted.
     pub fn expression_names(&self) -> (Vec<String>, Vec<String>) {
-        let mut preset: Vec<String> =
-            self.expressions.iter().filter(|e| e.preset).map(|e| e.name.clone()).collect();
-        let mut custom: Vec<String> =
-            self.expressions.iter().filter(|e| !e.preset).map(|e| e.name.clone()).collect();
+        let mut preset: Vec<String> = self
+            .expressions
+            .iter()
+            .filter(|e| e.preset)
+            .map(|e| e.name.clone())
+            .collect();
+        let mut custom: Vec<String> = self
+            .expressions
+            .iter()
+            .filter(|e| !e.preset)
+            .map(|e| e.name.clone())
+            .collect();
         preset.sort();
         custom.sort();
         (preset, custom)
@@ -417,7 +540,9 @@ mod tests {
     use serde_json::json;
 
     fn minimal_vrm1(bones: &[(&str, usize)]) -> Value {
-        let nodes: Vec<Value> = (0..bones.len()).map(|i| json!({"name": format!("n{i}")})).collect();
+        let nodes: Vec<Value> = (0..bones.len())
+            .map(|i| json!({"name": format!("n{i}")}))
+            .collect();
         let mut human = serde_json::Map::new();
         for (name, node) in bones {
             human.insert(name.to_string(), json!({ "node": node }));
@@ -449,7 +574,12 @@ mod tests {
         let err = Model::from_json(&root).unwrap_err().to_string();
         assert!(err.contains("parent") || err.contains("cycle"), "{err}");
         let root = json!({"nodes": [{"children": [7]}], "extensions": {"VRMC_vrm": {}}});
-        assert!(Model::from_json(&root).unwrap_err().to_string().contains("out of range"));
+        assert!(
+            Model::from_json(&root)
+                .unwrap_err()
+                .to_string()
+                .contains("out of range")
+        );
     }
 
     #[test]

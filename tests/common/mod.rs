@@ -46,11 +46,18 @@ pub fn fixtures() -> Option<PathBuf> {
 
 /// Every fixture model (VRM 0.x and 1.0).
 pub fn fixture_models() -> Vec<PathBuf> {
-    let Some(dir) = fixtures() else { return Vec::new() };
+    let Some(dir) = fixtures() else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     for sub in ["vrm0", "vrm1"] {
         if let Ok(entries) = std::fs::read_dir(dir.join(sub)) {
-            out.extend(entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "vrm")));
+            out.extend(
+                entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "vrm")),
+            );
         }
     }
     out.sort();
@@ -59,24 +66,45 @@ pub fn fixture_models() -> Vec<PathBuf> {
 
 /// Whether the Node harness (tests/node with node_modules) can run.
 pub fn node_ready() -> bool {
-    repo().join("tests/node/node_modules/@pixiv/three-vrm").is_dir()
-        && Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success())
+    repo()
+        .join("tests/node/node_modules/@pixiv/three-vrm")
+        .is_dir()
+        && Command::new("node")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
 }
 
 pub fn node(script: &str, args: &[&Path]) -> Output {
-    Command::new("node").arg(repo().join("tests/node").join(script)).args(args).output().expect("node runs")
+    Command::new("node")
+        .arg(repo().join("tests/node").join(script))
+        .args(args)
+        .output()
+        .expect("node runs")
 }
 
 /// Writes both mannequin variants into `dir`; returns (vrm1, vrm0) paths.
 pub fn mannequins(dir: &Path) -> (PathBuf, PathBuf) {
     let v1 = dir.join("mannequin.vrm");
     let v0 = dir.join("mannequin0.vrm");
-    assert!(run(&["mannequin", "-o", v1.to_str().unwrap()]).status.success());
-    assert!(run(&["mannequin", "-o", v0.to_str().unwrap(), "--vrm0"]).status.success());
+    assert!(
+        run(&["mannequin", "-o", v1.to_str().unwrap()])
+            .status
+            .success()
+    );
+    assert!(
+        run(&["mannequin", "-o", v0.to_str().unwrap(), "--vrm0"])
+            .status
+            .success()
+    );
     (v1, v0)
 }
 
 pub fn json_stdout(out: &Output) -> serde_json::Value {
-    assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("stdout is JSON")
 }

@@ -1,0 +1,73 @@
+//! Small rotation helpers shared by interpolation, IK and export.
+
+use bevy::math::Quat;
+
+/// Spherical interpolation along the shorter arc: `b` is negated when `a·b < 0`, so
+/// the result never swings the long way round (SPEC §4).
+pub fn slerp_shortest(a: Quat, b: Quat, t: f32) -> Quat {
+    let b = if a.dot(b) < 0.0 { -b } else { b };
+    let dot = a.dot(b).clamp(-1.0, 1.0);
+    if dot > 0.9995 {
+        // Nearly equal: normalized lerp is exact enough and avoids dividing by ~0.
+        return (a * (1.0 - t) + b * t).normalize();
+    }
+    let theta = dot.acos();
+    let sin = theta.sin();
+    let (wa, wb) = (((1.0 - t) * theta).sin() / sin, (t * theta).sin() / sin);
+    (a * wa + b * wb).normalize()
+}
+
+/// The rotation angle between two orientations, in radians, ignoring the sign of the
+/// quaternions (q and -q are the same rotation).
+pub fn angle_between(a: Quat, b: Quat) -> f32 {
+    2.0 * a.dot(b).abs().clamp(0.0, 1.0).acos()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn arb_quat() -> impl Strategy<Value = Quat> {
+        (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0)
+            .prop_filter("non-zero", |(x, y, z, w)| {
+                x * x + y * y + z * z + w * w > 0.01
+            })
+            .prop_map(|(x, y, z, w)| Quat::from_xyzw(x, y, z, w).normalize())
+    }
+
+    proptest! {
+        #[test]
+        fn slerp_never_takes_the_long_way(a in arb_quat(), b in arb_quat(), t in 0.0f32..=1.0) {
+            let q = slerp_shortest(a, b, t);
+            let total = angle_between(a, b);
+            // On the short arc, the angles to both ends add up to the whole arc.
+            let sum = angle_between(a, q) + angle_between(q, b);
+            prop_assert!((sum - total).abs() < 2e-3, "sum {sum} total {total}");
+            prop_assert!(total <= std::f32::consts::PI + 1e-4);
+            prop_assert!((q.length() - 1.0).abs() < 1e-5);
+        }
+
+        #[test]
+        fn slerp_hits_both_ends_and_is_symmetric(a in arb_quat(), b in arb_quat(), t in 0.0f32..=1.0) {
+            prop_assert!(angle_between(slerp_shortest(a, b, 0.0), a) < 1e-3);
+            prop_assert!(angle_between(slerp_shortest(a, b, 1.0), b) < 1e-3);
+            prop_assert!(angle_between(slerp_shortest(a, b, t), slerp_shortest(b, a, 1.0 - t)) < 2e-3);
+        }
+
+        #[test]
+        fn slerp_moves_at_constant_speed(a in arb_quat(), b in arb_quat(), t in 0.0f32..=1.0) {
+            let total = angle_between(a, b);
+            prop_assume!(total > 0.05);
+            let part = angle_between(a, slerp_shortest(a, b, t));
+            prop_assert!((part - t * total).abs() < 2e-3, "{part} vs {}", t * total);
+        }
+    }
+
+    #[test]
+    fn opposite_signs_of_one_rotation_do_not_spin() {
+        let a = Quat::from_rotation_y(0.3);
+        let q = slerp_shortest(a, -a, 0.5);
+        assert!(angle_between(q, a) < 1e-4);
+    }
+}
