@@ -115,7 +115,7 @@ fn handle_answers(
             }
             DialogPurpose::LoadPose => match read_pose(&path, &session) {
                 Ok((pose, warnings)) => {
-                    edits.write(EditRequest(Edit::SetPose(pose)));
+                    edits.write(EditRequest(Edit::SetPose(Box::new(pose))));
                     banner.notice = Some(if warnings.is_empty() {
                         format!("Pose loaded from {}", path.display())
                     } else {

@@ -71,10 +71,10 @@ fn draw_markers(
         gizmos
             .sphere(pos, radius, marker_colour(bone, selected))
             .resolution(10);
-        if let Some(parent) = rig.bone(bone).and_then(|b| b.parent) {
-            if let Some((ppos, _)) = world[parent.index()] {
-                gizmos.line(ppos, pos, Color::srgba(0.9, 0.9, 1.0, 0.35));
-            }
+        if let Some(parent) = rig.bone(bone).and_then(|b| b.parent)
+            && let Some((ppos, _)) = world[parent.index()]
+        {
+            gizmos.line(ppos, pos, Color::srgba(0.9, 0.9, 1.0, 0.35));
         }
     }
 }

@@ -212,10 +212,10 @@ fn finish_loading(
         };
         let mut nodes = vec![None; editor.rig.model.nodes.len()];
         for e in children.iter_descendants(entity) {
-            if let Ok(GltfNodeIndex(i)) = indices.get(e) {
-                if let Some(slot) = nodes.get_mut(*i) {
-                    *slot = Some(e);
-                }
+            if let Ok(GltfNodeIndex(i)) = indices.get(e)
+                && let Some(slot) = nodes.get_mut(*i)
+            {
+                *slot = Some(e);
             }
         }
         for e in &old {

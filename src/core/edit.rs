@@ -36,7 +36,7 @@ pub enum Edit {
     /// Set an expression weight in [0, 1].
     Expression { name: String, value: f32 },
     /// Replace the whole pose (applying a library pose, loading a pose file).
-    SetPose(Pose),
+    SetPose(Box<Pose>),
 }
 
 /// The editing session: the model's rig and the current pose.
@@ -120,7 +120,7 @@ impl Editor {
                 {
                     return Err(LoadError::new("pose contains a non-finite value"));
                 }
-                self.pose = pose;
+                self.pose = *pose;
             }
         }
         Ok(())
@@ -228,10 +228,10 @@ pub fn parse_step(value: &Value) -> Result<Edit, LoadError> {
         },
         "pose" => {
             let mut warnings = Vec::new();
-            Edit::SetPose(Pose::from_json(
+            Edit::SetPose(Box::new(Pose::from_json(
                 step.get("pose").unwrap_or(&Value::Null),
                 &mut warnings,
-            )?)
+            )?))
         }
         later if LATER_OPS.contains(&later) => {
             return Err(LoadError::new(format!(

@@ -396,7 +396,7 @@ struct BufferBuilder {
 
 impl BufferBuilder {
     fn view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         let mut view =

@@ -118,12 +118,12 @@ impl Pose {
         let obj = value
             .as_object()
             .ok_or_else(|| LoadError::new("pose: expected a JSON object"))?;
-        if let Some(v) = obj.get("v") {
-            if v.as_u64() != Some(1) {
-                return Err(LoadError::new(format!(
-                    "pose: unsupported version {v} (expected 1)"
-                )));
-            }
+        if let Some(v) = obj.get("v")
+            && v.as_u64() != Some(1)
+        {
+            return Err(LoadError::new(format!(
+                "pose: unsupported version {v} (expected 1)"
+            )));
         }
         let mut pose = Pose::default();
         if let Some(bones) = obj.get("bones").filter(|b| !b.is_null()) {

@@ -1,0 +1,234 @@
+//! The application's model loading, edit path and skeleton driving, run in a real Bevy
+//! app without a window or GPU: Bevy's own glTF loader spawns the model, and the raw
+//! bone transforms and morph weights it ends up with are checked against the core.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use bevy::animation::AnimationPlugin;
+use bevy::asset::io::AssetSourceBuilder;
+use bevy::asset::io::memory::{Dir, MemoryAssetReader};
+use bevy::gltf::GltfPlugin;
+use bevy::image::ImagePlugin;
+use bevy::mesh::MeshPlugin;
+use bevy::prelude::*;
+use bevy::transform::TransformPlugin;
+use bevy::world_serialization::WorldSerializationPlugin;
+use common::*;
+use vrma_maker::app::model::{Avatar, LoadModel, MemoryAssets, ModelSource};
+use vrma_maker::app::session::{Banner, EditRequest, Session};
+use vrma_maker::app::{Launch, files, model, session};
+use vrma_maker::core::edit::Edit;
+use vrma_maker::core::humanoid::{ALL_BONES, Bone};
+use vrma_maker::core::vrm::VrmVersion;
+
+fn headless_app() -> App {
+    let memory = Dir::default();
+    let reader_root = memory.clone();
+    let mut app = App::new();
+    app.register_asset_source(
+        "mem",
+        AssetSourceBuilder::new(move || {
+            Box::new(MemoryAssetReader {
+                root: reader_root.clone(),
+            })
+        }),
+    );
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin::default(),
+        WorldSerializationPlugin,
+        MeshPlugin,
+        ImagePlugin::default(),
+        AnimationPlugin,
+        GltfPlugin::default(),
+        TransformPlugin,
+    ));
+    app.add_message::<FileDragAndDrop>();
+    app.insert_resource(MemoryAssets(memory));
+    app.insert_resource(Launch::default());
+    app.add_plugins((session::plugin, model::plugin, files::plugin));
+    app.finish();
+    app.cleanup();
+    app
+}
+
+fn run_until(app: &mut App, what: &str, mut done: impl FnMut(&mut World) -> bool) {
+    for _ in 0..3000 {
+        app.update();
+        if done(app.world_mut()) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    panic!("timed out waiting for {what}");
+}
+
+fn avatar_count(world: &mut World) -> usize {
+    world.query::<&Avatar>().iter(world).count()
+}
+
+/// Checks every humanoid node's Transform against the core's raw locals, and its world
+/// position (VRM 1.0 frame once the avatar root's turn is applied) against core FK.
+fn assert_skeleton_matches_core(app: &mut App) {
+    let world = app.world_mut();
+    let (nodes, root) = {
+        let mut q = world.query::<(Entity, &Avatar)>();
+        let (root, avatar) = q.single(world).unwrap();
+        (avatar.nodes.clone(), root)
+    };
+    let session = world.resource::<Session>();
+    let raw = session.editor.rig.raw_locals(&session.editor.pose);
+    let fk = session.editor.rig.world_pose(&session.editor.pose);
+    let rig = session.editor.rig.clone();
+    for local in raw {
+        let entity = nodes[local.node].expect("every humanoid node is spawned");
+        let t = world.get::<Transform>(entity).unwrap();
+        assert!(
+            t.rotation.dot(local.rotation).abs() > 1.0 - 1e-6,
+            "node {} rotation",
+            local.node
+        );
+        assert!(
+            t.translation.distance(local.translation) < 1e-6,
+            "node {} translation",
+            local.node
+        );
+    }
+    let root_rotation = world.get::<Transform>(root).unwrap().rotation;
+    for bone in ALL_BONES {
+        let (Some(b), Some((expected, _))) = (rig.bone(bone), fk[bone.index()]) else {
+            continue;
+        };
+        let global = world
+            .get::<GlobalTransform>(nodes[b.node].unwrap())
+            .unwrap()
+            .translation();
+        assert!(
+            global.distance(expected) < 1e-5,
+            "{bone}: shown at {global}, core says {expected} (root {root_rotation})"
+        );
+    }
+}
+
+#[test]
+fn the_app_loads_poses_and_drives_the_skeleton_like_the_core() {
+    let mut app = headless_app();
+    run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+    app.world_mut().write_message(EditRequest(Edit::Rotate {
+        bone: Bone::LeftUpperArm,
+        rotation: Quat::from_rotation_z(-0.9),
+    }));
+    app.world_mut().write_message(EditRequest(Edit::Rotate {
+        bone: Bone::Spine,
+        rotation: Quat::from_rotation_y(0.4),
+    }));
+    app.world_mut().write_message(EditRequest(Edit::Expression {
+        name: "happy".into(),
+        value: 1.0,
+    }));
+    app.update();
+    app.update();
+    assert_skeleton_matches_core(&mut app);
+
+    // The face's morph weights follow the expression.
+    let world = app.world_mut();
+    let weights: Vec<Vec<f32>> = world
+        .query::<&MorphWeights>()
+        .iter(world)
+        .map(|w| w.weights().to_vec())
+        .collect();
+    assert_eq!(weights.len(), 1, "one morphing mesh node");
+    let happy = vrma_maker::core::mannequin::EXPRESSIONS
+        .iter()
+        .position(|e| *e == "happy")
+        .unwrap();
+    assert_eq!(weights[0][happy], 1.0);
+    assert_eq!(weights[0].iter().sum::<f32>(), 1.0);
+
+    // A bad file changes nothing: same avatar, same pose, a message.
+    let dir = scratch("app-headless");
+    let bad = dir.join("bad.vrm");
+    std::fs::write(&bad, b"definitely not a model").unwrap();
+    let pose_before = app.world().resource::<Session>().editor.pose.clone();
+    app.world_mut()
+        .write_message(LoadModel(ModelSource::File(bad.clone())));
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!(avatar_count(app.world_mut()), 1);
+    assert_eq!(app.world().resource::<Session>().editor.pose, pose_before);
+    let error = app
+        .world()
+        .resource::<Banner>()
+        .error
+        .clone()
+        .expect("an error is shown");
+    assert!(
+        error.contains("bad.vrm") && error.contains("not a glTF/VRM file"),
+        "{error}"
+    );
+
+    // A VRM 0.x model replaces it, turned to face +Z: the same world positions as the core.
+    let (_, v0) = mannequins(&dir);
+    drop_file(&mut app, &v0);
+    run_until(&mut app, "the VRM 0.x mannequin", |w| {
+        w.resource::<Session>().editor.rig.version() == VrmVersion::V0
+    });
+    app.update();
+    app.update();
+    assert_eq!(avatar_count(app.world_mut()), 1, "the old avatar is gone");
+    app.world_mut().write_message(EditRequest(Edit::Rotate {
+        bone: Bone::RightLowerLeg,
+        rotation: Quat::from_rotation_x(0.8),
+    }));
+    app.update();
+    app.update();
+    assert_skeleton_matches_core(&mut app);
+}
+
+fn drop_file(app: &mut App, path: &Path) {
+    app.world_mut().write_message(FileDragAndDrop::DroppedFile {
+        window: Entity::PLACEHOLDER,
+        path_buf: PathBuf::from(path),
+    });
+}
+
+#[test]
+fn dropping_a_pose_file_applies_it_and_a_broken_one_changes_nothing() {
+    let mut app = headless_app();
+    run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+    let dir = scratch("app-pose-drop");
+    let good = dir.join("pose.json");
+    std::fs::write(
+        &good,
+        r#"{"v":1,"bones":{"neck":[0.2,0,0,0.98]},"expr":{"sad":0.5,"unknownFace":1}}"#,
+    )
+    .unwrap();
+    drop_file(&mut app, &good);
+    app.update();
+    app.update();
+    let session = app.world().resource::<Session>();
+    assert!(session.editor.pose.rotation(Bone::Neck).x > 0.19);
+    assert_eq!(session.editor.pose.expressions.get("sad"), Some(&0.5));
+    assert!(!session.editor.pose.expressions.contains_key("unknownFace"));
+    let notice = app.world().resource::<Banner>().notice.clone().unwrap();
+    assert!(
+        notice.contains("unknownFace"),
+        "the ignored expression is reported: {notice}"
+    );
+
+    let before = app.world().resource::<Session>().editor.pose.clone();
+    let broken = dir.join("broken.json");
+    std::fs::write(&broken, r#"{"v":1,"bones":{"neck":[0,0,0,0]}}"#).unwrap();
+    drop_file(&mut app, &broken);
+    app.update();
+    app.update();
+    assert_eq!(app.world().resource::<Session>().editor.pose, before);
+    let error = app.world().resource::<Banner>().error.clone().unwrap();
+    assert!(
+        error.contains("neck: quaternion has zero length"),
+        "{error}"
+    );
+}
