@@ -237,3 +237,34 @@ fn bad_scripts_exit_1_and_name_the_step() {
         assert_one_line_error(&out, 1, needle);
     }
 }
+
+#[test]
+fn the_window_without_a_display_is_a_message_not_a_crash() {
+    let out = bin()
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    assert_one_line_error(&out, 1, "no X11 display");
+}
+
+#[test]
+fn huge_numbers_in_a_model_are_refused() {
+    let dir = scratch("huge-node");
+    let (v1, _) = mannequins(&dir);
+    let good = std::fs::read(&v1).unwrap();
+    let glb = vrma_maker::core::glb::split(&good).unwrap();
+    let mut json: serde_json::Value = serde_json::from_slice(glb.json).unwrap();
+    json["nodes"][3]["translation"] = json!([1e39, 0.0, 0.0]);
+    let bad = dir.join("huge.vrm");
+    std::fs::write(
+        &bad,
+        vrma_maker::core::glb::replace_json(&good, json.to_string().as_bytes()).unwrap(),
+    )
+    .unwrap();
+    assert_one_line_error(
+        &run(&["inspect", bad.to_str().unwrap()]),
+        1,
+        "node 3 translation",
+    );
+}

@@ -201,3 +201,23 @@ fn a_bad_model_file_shows_a_message_and_the_mannequin_stays() {
         "the mannequin is not shown after a bad file ({centre:.2})"
     );
 }
+
+#[test]
+fn without_a_vulkan_driver_the_window_says_what_to_install() {
+    if !required_or_skip("Xvfb", have_display_stack()) {
+        return;
+    }
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let out = bin()
+        .env("DISPLAY", &display)
+        .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+        .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no Vulkan driver found") && stderr.contains("mesa-vulkan-drivers"),
+        "{stderr}"
+    );
+}
