@@ -23,18 +23,27 @@ pub fn angle_between(a: Quat, b: Quat) -> f32 {
     2.0 * a.dot(b).abs().clamp(0.0, 1.0).acos()
 }
 
+/// Strategies shared by the core's property tests.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod testing {
+    use bevy::math::Quat;
     use proptest::prelude::*;
 
-    fn arb_quat() -> impl Strategy<Value = Quat> {
+    /// Any unit quaternion (both signs, all angles).
+    pub fn arb_quat() -> impl Strategy<Value = Quat> {
         (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0)
             .prop_filter("non-zero", |(x, y, z, w)| {
                 x * x + y * y + z * z + w * w > 0.01
             })
             .prop_map(|(x, y, z, w)| Quat::from_xyzw(x, y, z, w).normalize())
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::arb_quat;
+    use super::*;
+    use proptest::prelude::*;
 
     proptest! {
         #[test]

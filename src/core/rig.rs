@@ -267,6 +267,7 @@ impl Rig {
 mod tests {
     use super::*;
     use crate::core::mannequin::{self, MannequinVariant};
+    use crate::core::math::testing::arb_quat;
     use proptest::prelude::*;
 
     fn rigs() -> Vec<Rig> {
@@ -274,14 +275,6 @@ mod tests {
             .into_iter()
             .map(|v| Rig::new(Model::from_bytes(&mannequin::build(v)).unwrap()).unwrap())
             .collect()
-    }
-
-    fn arb_quat() -> impl Strategy<Value = Quat> {
-        (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0)
-            .prop_filter("non-zero", |(x, y, z, w)| {
-                x * x + y * y + z * z + w * w > 0.01
-            })
-            .prop_map(|(x, y, z, w)| Quat::from_xyzw(x, y, z, w).normalize())
     }
 
     proptest! {

@@ -134,22 +134,13 @@ fn index_field(value: &Value, key: &str, what: &str, len: usize) -> Result<usize
     Ok(index as usize)
 }
 
+/// Reads N finite numbers; magnitudes beyond 1e12 are refused as unusable.
 fn floats<const N: usize>(value: &Value, what: &str) -> Result<[f32; N], LoadError> {
-    let array = value
-        .as_array()
-        .filter(|a| a.len() == N)
-        .ok_or_else(|| LoadError::new(format!("{what}: expected an array of {N} numbers")))?;
-    let mut out = [0.0; N];
-    for (slot, v) in out.iter_mut().zip(array) {
-        let x = v
-            .as_f64()
-            .ok_or_else(|| LoadError::new(format!("{what}: expected numbers")))?;
-        if !x.is_finite() || x.abs() > 1e12 {
-            return Err(LoadError::new(format!(
-                "{what}: value {x} is not a usable number"
-            )));
-        }
-        *slot = x as f32;
+    let out = super::pose::read_floats::<N>(value, what)?;
+    if out.iter().any(|x| x.abs() > 1e12) {
+        return Err(LoadError::new(format!(
+            "{what}: value is not a usable number (too large)"
+        )));
     }
     Ok(out)
 }
