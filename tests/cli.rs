@@ -108,7 +108,10 @@ fn apply_mirror_arms_down_and_output_file() {
         out.to_str().unwrap(),
     ]));
     let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
-    assert_eq!(saved, result["pose"]);
+    assert_eq!(
+        saved["pose"], result["pose"],
+        "-o saves the project with the pose"
+    );
     assert_eq!(saved["v"], 1);
     // arms_down replaced both upper arms: hands below the shoulders, symmetric.
     let w = &result["world"];

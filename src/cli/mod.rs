@@ -5,6 +5,7 @@
 mod apply;
 mod inspect;
 mod mannequin;
+mod sample;
 
 use std::path::PathBuf;
 
@@ -36,12 +37,25 @@ pub enum Command {
     Apply {
         #[arg(long)]
         model: PathBuf,
+        /// A project whose keys, playhead and pose the script starts from.
+        #[arg(long)]
+        project: Option<PathBuf>,
         /// The edit script: a JSON array of operations.
         #[arg(long)]
         script: PathBuf,
-        /// Also write the resulting pose JSON here.
+        /// Also save the resulting project (pose, keys, playhead) here.
         #[arg(short = 'o', long = "output")]
         output: Option<PathBuf>,
+    },
+    /// The interpolated pose at each time: [{t, pose}].
+    Sample {
+        #[arg(long)]
+        model: PathBuf,
+        #[arg(long)]
+        project: PathBuf,
+        /// Comma-separated times in seconds, e.g. 0,0.5,1.
+        #[arg(long)]
+        times: String,
     },
     /// Write the built-in mannequin as a VRM file.
     Mannequin {
@@ -59,9 +73,15 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, LoadError> {
         Command::Inspect { model } => inspect::run(&model).map(Some),
         Command::Apply {
             model,
+            project,
             script,
             output,
-        } => apply::run(&model, &script, output.as_deref()).map(Some),
+        } => apply::run(&model, project.as_deref(), &script, output.as_deref()).map(Some),
+        Command::Sample {
+            model,
+            project,
+            times,
+        } => sample::run(&model, &project, &times).map(Some),
         Command::Mannequin { output, vrm0 } => mannequin::run(&output, vrm0).map(|()| None),
     }
 }
@@ -72,4 +92,23 @@ pub fn read_json(path: &std::path::Path) -> Result<serde_json::Value, LoadError>
         .map_err(|e| LoadError::new(format!("cannot read {}: {e}", path.display())))?;
     serde_json::from_slice(&bytes)
         .map_err(|e| LoadError::new(format!("{}: invalid JSON: {e}", path.display())))
+}
+
+/// The editor for a model, with a project's keys, pose and settings when given.
+/// Warnings (skipped bones, expressions the model lacks) go to stderr.
+pub fn open_editor(
+    model: &std::path::Path,
+    project: Option<&std::path::Path>,
+) -> Result<crate::core::edit::Editor, LoadError> {
+    let rig = crate::core::load_rig(model)?;
+    let Some(project) = project else {
+        return Ok(crate::core::edit::Editor::new(rig));
+    };
+    let mut warnings = Vec::new();
+    let project = crate::core::project::Project::load(project, &mut warnings)?;
+    let editor = crate::core::edit::Editor::with_project(rig, project, &mut warnings);
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(editor)
 }

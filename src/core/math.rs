@@ -20,7 +20,9 @@ pub fn slerp_shortest(a: Quat, b: Quat, t: f32) -> Quat {
 /// The rotation angle between two orientations, in radians, ignoring the sign of the
 /// quaternions (q and -q are the same rotation).
 pub fn angle_between(a: Quat, b: Quat) -> f32 {
-    2.0 * a.dot(b).abs().clamp(0.0, 1.0).acos()
+    // atan2 of the relative rotation stays accurate near zero, where acos(dot) does not.
+    let d = a.conjugate() * b;
+    2.0 * d.xyz().length().atan2(d.w.abs())
 }
 
 /// Strategies shared by the core's property tests.

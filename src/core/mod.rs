@@ -3,11 +3,14 @@
 pub mod edit;
 pub mod expressions;
 pub mod glb;
+pub mod history;
 pub mod humanoid;
 pub mod mannequin;
 pub mod math;
 pub mod pose;
+pub mod project;
 pub mod rig;
+pub mod timeline;
 pub mod vrm;
 
 use std::fmt;
@@ -48,6 +51,15 @@ pub fn rig_from_bytes(bytes: &[u8]) -> Result<rig::Rig, LoadError> {
     rig::Rig::new(vrm::Model::from_bytes(bytes)?)
 }
 
+/// A JSON number that reads back as exactly the same `f32` (its shortest decimal form),
+/// so saving and loading loses nothing.
+pub fn num(x: f32) -> serde_json::Value {
+    if !x.is_finite() {
+        return serde_json::Value::Null;
+    }
+    serde_json::from_str(&x.to_string()).unwrap_or(serde_json::Value::Null)
+}
+
 /// Rounds to 7 decimals (for JSON output: stable, small, far below any tolerance).
 pub fn round7(x: f32) -> f64 {
     (x as f64 * 1e7).round() / 1e7
@@ -76,4 +88,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn num_reads_back_the_same_f32(x in proptest::num::f32::NORMAL | proptest::num::f32::ZERO) {
+            let text = num(x).to_string();
+            let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+            prop_assert_eq!(back.as_f64().unwrap() as f32, x, "{}", text);
+        }
+    }
 }

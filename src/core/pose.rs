@@ -45,7 +45,12 @@ pub fn read_quat(value: &Value, what: &str) -> Result<Quat, LoadError> {
             "{what}: quaternion has zero length"
         )));
     }
-    Ok(q / len)
+    // Already unit (our own files): keep the exact bits so save → load is lossless.
+    if (len - 1.0).abs() <= 1e-6 {
+        Ok(q)
+    } else {
+        Ok(q / len)
+    }
 }
 
 /// Reads an array of N finite numbers.
@@ -70,10 +75,7 @@ pub fn read_floats<const N: usize>(value: &Value, what: &str) -> Result<[f32; N]
     Ok(out)
 }
 
-/// Rounds to 7 decimals so saved JSON stays small and stable.
-fn round(x: f32) -> f64 {
-    (x as f64 * 1e7).round() / 1e7
-}
+use super::num;
 
 impl Pose {
     pub fn rotation(&self, bone: Bone) -> Quat {
@@ -92,7 +94,7 @@ impl Pose {
             if !is_identity(q) {
                 bones.insert(
                     bone.name().into(),
-                    json!([round(q.x), round(q.y), round(q.z), round(q.w)]),
+                    json!([num(q.x), num(q.y), num(q.z), num(q.w)]),
                 );
             }
         }
@@ -101,12 +103,12 @@ impl Pose {
         out.insert("model".into(), json!(model_title));
         out.insert("bones".into(), Value::Object(bones));
         if let Some(h) = self.hips {
-            out.insert("hips".into(), json!([round(h.x), round(h.y), round(h.z)]));
+            out.insert("hips".into(), json!([num(h.x), num(h.y), num(h.z)]));
         }
         let expr: Map<String, Value> = self
             .expressions
             .iter()
-            .map(|(k, v)| (k.clone(), json!(round(*v))))
+            .map(|(k, v)| (k.clone(), json!(num(*v))))
             .collect();
         out.insert("expr".into(), Value::Object(expr));
         Value::Object(out)

@@ -1,0 +1,284 @@
+//! Project files (SPEC §12): the model reference, the keys, the playhead, the current
+//! pose and settings, as JSON. Loading validates everything before anything changes.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::LoadError;
+use super::num;
+use super::pose::Pose;
+use super::timeline::{FPS, Key, Timeline};
+
+/// Editor settings saved with a project.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settings {
+    pub pin_feet: bool,
+    pub keep_angle: bool,
+    /// Loop playback.
+    pub looping: bool,
+    /// Timeline length in seconds (at least the last key).
+    pub length: f32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            pin_feet: true,
+            keep_angle: true,
+            looping: true,
+            length: 4.0,
+        }
+    }
+}
+
+/// A whole project as stored on disk.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Project {
+    /// The model file (`None` = the built-in mannequin).
+    pub model_path: Option<PathBuf>,
+    pub model_title: String,
+    pub timeline: Timeline,
+    pub playhead: f32,
+    pub pose: Pose,
+    pub settings: Settings,
+}
+
+fn bool_field(
+    obj: &serde_json::Map<String, Value>,
+    key: &str,
+    default: bool,
+) -> Result<bool, LoadError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(LoadError::new(format!(
+            "settings.{key}: expected true or false, got {other}"
+        ))),
+    }
+}
+
+impl Project {
+    pub fn to_json(&self) -> Value {
+        let keys: Vec<Value> = self
+            .timeline
+            .keys()
+            .iter()
+            .map(|k| k.to_json(&self.model_title))
+            .collect();
+        json!({
+            "v": 1,
+            "model": {
+                "path": self.model_path.as_ref().map(|p| p.to_string_lossy().into_owned()),
+                "title": self.model_title,
+            },
+            "fps": FPS as u32,
+            "playhead": num(self.playhead),
+            "keys": keys,
+            "pose": self.pose.to_json(&self.model_title),
+            "settings": {
+                "pin_feet": self.settings.pin_feet,
+                "keep_angle": self.settings.keep_angle,
+                "loop": self.settings.looping,
+                "length": num(self.settings.length),
+            },
+        })
+    }
+
+    /// Reads a project. `warnings` collects what was skipped (unknown bones…).
+    pub fn from_json(value: &Value, warnings: &mut Vec<String>) -> Result<Project, LoadError> {
+        let obj = value
+            .as_object()
+            .ok_or_else(|| LoadError::new("project: expected a JSON object"))?;
+        if let Some(v) = obj.get("v").filter(|v| !v.is_null())
+            && v.as_u64() != Some(1)
+        {
+            return Err(LoadError::new(format!(
+                "project: unsupported version {v} (expected 1)"
+            )));
+        }
+        if let Some(fps) = obj.get("fps").filter(|v| !v.is_null())
+            && fps.as_f64() != Some(FPS as f64)
+        {
+            return Err(LoadError::new(format!(
+                "project.fps: {fps} is not supported (only 30)"
+            )));
+        }
+        let (model_path, model_title) = match obj.get("model") {
+            None | Some(Value::Null) => (None, String::new()),
+            Some(Value::String(path)) => (Some(PathBuf::from(path)), String::new()),
+            Some(Value::Object(m)) => {
+                let path = match m.get("path") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(p)) => Some(PathBuf::from(p)),
+                    Some(other) => {
+                        return Err(LoadError::new(format!(
+                            "project.model.path: expected a string, got {other}"
+                        )));
+                    }
+                };
+                (
+                    path,
+                    m.get("title")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                )
+            }
+            Some(other) => {
+                return Err(LoadError::new(format!(
+                    "project.model: expected an object, got {other}"
+                )));
+            }
+        };
+        let keys = match obj.get("keys") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(list)) => list
+                .iter()
+                .enumerate()
+                .map(|(i, k)| Key::from_json(k, i, warnings))
+                .collect::<Result<Vec<_>, _>>()?,
+            Some(other) => {
+                return Err(LoadError::new(format!(
+                    "project.keys: expected an array, got {}",
+                    type_name(other)
+                )));
+            }
+        };
+        let timeline = Timeline::from_keys(keys).map_err(|e| e.context("project.keys"))?;
+        let playhead = match obj.get("playhead") {
+            None | Some(Value::Null) => 0.0,
+            Some(v) => v
+                .as_f64()
+                .filter(|t| t.is_finite() && *t >= 0.0 && *t <= 1e7)
+                .ok_or_else(|| {
+                    LoadError::new(format!("project.playhead: {v} is not a valid time"))
+                })? as f32,
+        };
+        let pose = match obj.get("pose") {
+            None | Some(Value::Null) => Pose::default(),
+            Some(p) => Pose::from_json(p, warnings).map_err(|e| e.context("project.pose"))?,
+        };
+        let mut settings = Settings::default();
+        if let Some(s) = obj.get("settings").filter(|s| !s.is_null()) {
+            let s = s
+                .as_object()
+                .ok_or_else(|| LoadError::new("project.settings: expected an object"))?;
+            settings.pin_feet = bool_field(s, "pin_feet", settings.pin_feet)?;
+            settings.keep_angle = bool_field(s, "keep_angle", settings.keep_angle)?;
+            settings.looping = bool_field(s, "loop", settings.looping)?;
+            if let Some(len) = s.get("length").filter(|l| !l.is_null()) {
+                settings.length = len
+                    .as_f64()
+                    .filter(|l| l.is_finite() && *l > 0.0 && *l <= 1e7)
+                    .ok_or_else(|| {
+                        LoadError::new(format!("settings.length: {len} is not a valid length"))
+                    })? as f32;
+            }
+        }
+        settings.length = settings.length.max(timeline.end());
+        Ok(Project {
+            model_path,
+            model_title,
+            timeline,
+            playhead,
+            pose,
+            settings,
+        })
+    }
+
+    /// Reads a project file.
+    pub fn load(path: &Path, warnings: &mut Vec<String>) -> Result<Project, LoadError> {
+        let bytes = std::fs::read(path)
+            .map_err(|e| LoadError::new(format!("cannot read {}: {e}", path.display())))?;
+        let value: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| LoadError::new(format!("{}: invalid JSON: {e}", path.display())))?;
+        Project::from_json(&value, warnings).map_err(|e| e.context(path.display()))
+    }
+
+    /// Writes the project atomically (temp file + rename).
+    pub fn save(&self, path: &Path) -> Result<(), LoadError> {
+        let text = serde_json::to_vec_pretty(&self.to_json()).expect("JSON serialises");
+        super::write_atomic(path, &text)
+            .map_err(|e| LoadError::new(format!("cannot write {}: {e}", path.display())))
+    }
+
+    /// The model path resolved against the project file's folder.
+    pub fn resolved_model_path(&self, project_file: &Path) -> Option<PathBuf> {
+        let path = self.model_path.as_ref()?;
+        if path.is_absolute() {
+            return Some(path.clone());
+        }
+        Some(project_file.parent().unwrap_or(Path::new(".")).join(path))
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::humanoid::Bone;
+    use crate::core::timeline::Ease;
+    use bevy::math::Quat;
+
+    #[test]
+    fn a_project_round_trips() {
+        let mut p = Project {
+            model_title: "m".into(),
+            playhead: 0.5,
+            ..Default::default()
+        };
+        let mut pose = Pose::default();
+        pose.set_rotation(Bone::Chest, Quat::from_rotation_y(0.3));
+        p.timeline.set_key(0.5, pose.clone());
+        p.timeline.set_key(1.0, Pose::default());
+        p.timeline.set_ease_at(0.5, Ease::InOut);
+        p.pose = pose;
+        p.settings.length = 3.0;
+        let mut w = Vec::new();
+        let back = Project::from_json(&p.to_json(), &mut w).unwrap();
+        assert_eq!(back.to_json(), p.to_json());
+    }
+
+    #[test]
+    fn malformed_projects_are_refused_with_the_field() {
+        let cases = [
+            (json!({"keys": [{"t": -1, "pose": {}}]}), "keys[0].t"),
+            (json!({"keys": [{"t": f64::NAN, "pose": {}}]}), "keys[0].t"),
+            (json!({"keys": [{"t": "x", "pose": {}}]}), "keys[0].t"),
+            (
+                json!({"keys": [{"t": 1, "ease": "BOUNCE", "pose": {}}]}),
+                "unknown ease 'BOUNCE'",
+            ),
+            (
+                json!({"keys": [{"t": 1, "pose": {}}, {"t": 1.01, "pose": {}}]}),
+                "same frame",
+            ),
+            (json!({"keys": {"t": 1}}), "expected an array"),
+            (
+                json!({"keys": [{"t": 1, "pose": {"bones": {"head": [0, 0, 0, 0]}}}]}),
+                "keys[0].pose",
+            ),
+            (json!({"fps": 60}), "fps"),
+            (json!({"v": 7}), "version"),
+            (json!({"settings": {"pin_feet": "yes"}}), "pin_feet"),
+            (json!([1, 2]), "object"),
+        ];
+        for (value, needle) in cases {
+            let err = Project::from_json(&value, &mut Vec::new())
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(needle), "{value}: {err}");
+        }
+    }
+}

@@ -1,0 +1,459 @@
+//! Keys, eases and sampling (SPEC §4). Keys are kept sorted by time; sampling finds the
+//! pair around `t` by binary search, so a 100,000-key timeline samples in O(log n).
+
+use std::collections::BTreeSet;
+
+use bevy::math::Vec3;
+use serde_json::{Map, Value, json};
+
+use super::LoadError;
+use super::humanoid::ALL_BONES;
+use super::math::slerp_shortest;
+use super::num;
+use super::pose::Pose;
+
+/// Frames per second of the timeline grid; key times snap to it.
+pub const FPS: f32 = 30.0;
+
+/// Snaps a time to the nearest 1/30 s frame.
+pub fn snap(t: f32) -> f32 {
+    frame_of(t) as f32 / FPS
+}
+
+/// The frame number nearest to `t`.
+pub fn frame_of(t: f32) -> i64 {
+    (t as f64 * FPS as f64).round() as i64
+}
+
+/// How the weight moves from key A to key B (A's ease applies).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Ease {
+    #[default]
+    Linear,
+    InOut,
+    In,
+    Out,
+    Hold,
+}
+
+impl Ease {
+    pub const ALL: [Ease; 5] = [Ease::Linear, Ease::InOut, Ease::In, Ease::Out, Ease::Hold];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Ease::Linear => "LINEAR",
+            Ease::InOut => "IN-OUT",
+            Ease::In => "IN",
+            Ease::Out => "OUT",
+            Ease::Hold => "HOLD",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Ease> {
+        Ease::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// The eased weight for `x` in [0, 1].
+    pub fn apply(self, x: f32) -> f32 {
+        let x = x.clamp(0.0, 1.0);
+        match self {
+            Ease::Linear => x,
+            Ease::InOut => x * x * (3.0 - 2.0 * x),
+            Ease::In => x * x,
+            Ease::Out => 1.0 - (1.0 - x) * (1.0 - x),
+            Ease::Hold => 0.0,
+        }
+    }
+}
+
+/// One keyframe.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Key {
+    pub id: u64,
+    /// Seconds, on the 1/30 s grid.
+    pub t: f32,
+    pub ease: Ease,
+    pub pose: Pose,
+}
+
+/// The keys of an animation, sorted by time, at most one per frame.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timeline {
+    keys: Vec<Key>,
+    next_id: u64,
+}
+
+impl Timeline {
+    pub fn keys(&self) -> &[Key] {
+        &self.keys
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The poses of all keys, for edits that keep every key's time (e.g. dropping
+    /// expressions a model lacks).
+    pub fn poses_mut(&mut self) -> impl Iterator<Item = &mut Pose> {
+        self.keys.iter_mut().map(|k| &mut k.pose)
+    }
+
+    /// Takes another timeline's keys; ids handed out later stay unique.
+    pub fn replace_keys(&mut self, other: Timeline) {
+        let next_id = self.next_id.max(other.next_id);
+        *self = other;
+        self.next_id = next_id;
+    }
+
+    /// Time of the last key (0 without keys).
+    pub fn end(&self) -> f32 {
+        self.keys.last().map_or(0.0, |k| k.t)
+    }
+
+    /// Index of the key on the frame of `t`.
+    pub fn key_index_at(&self, t: f32) -> Option<usize> {
+        let frame = frame_of(t);
+        self.keys
+            .binary_search_by_key(&frame, |k| frame_of(k.t))
+            .ok()
+    }
+
+    pub fn key_at(&self, t: f32) -> Option<&Key> {
+        self.key_index_at(t).map(|i| &self.keys[i])
+    }
+
+    pub fn key_by_id(&self, id: u64) -> Option<&Key> {
+        self.keys.iter().find(|k| k.id == id)
+    }
+
+    /// Writes `pose` into the key on `t`'s frame, or inserts a LINEAR key there.
+    /// Returns the key's id.
+    pub fn set_key(&mut self, t: f32, pose: Pose) -> u64 {
+        let t = snap(t);
+        match self
+            .keys
+            .binary_search_by_key(&frame_of(t), |k| frame_of(k.t))
+        {
+            Ok(i) => {
+                self.keys[i].pose = pose;
+                self.keys[i].id
+            }
+            Err(i) => {
+                self.next_id += 1;
+                let id = self.next_id;
+                self.keys.insert(
+                    i,
+                    Key {
+                        id,
+                        t,
+                        ease: Ease::Linear,
+                        pose,
+                    },
+                );
+                id
+            }
+        }
+    }
+
+    /// Removes the key on `t`'s frame; returns whether there was one.
+    pub fn delete_key_at(&mut self, t: f32) -> bool {
+        match self.key_index_at(t) {
+            Some(i) => {
+                self.keys.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Sets the ease of the key on `t`'s frame.
+    pub fn set_ease_at(&mut self, t: f32, ease: Ease) -> bool {
+        match self.key_index_at(t) {
+            Some(i) => {
+                self.keys[i].ease = ease;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Moves the key on `from`'s frame to `to` (snapped). Refused when `to` is negative,
+    /// not finite, or another key is already there.
+    pub fn move_key(&mut self, from: f32, to: f32) -> Result<(), LoadError> {
+        if !to.is_finite() || to < 0.0 {
+            return Err(LoadError::new(format!("cannot move a key to {to} s")));
+        }
+        let i = self
+            .key_index_at(from)
+            .ok_or_else(|| LoadError::new(format!("no key at {} s", snap(from))))?;
+        let to = snap(to);
+        if frame_of(to) == frame_of(self.keys[i].t) {
+            return Ok(());
+        }
+        if self.key_index_at(to).is_some() {
+            return Err(LoadError::new(format!("there is already a key at {to} s")));
+        }
+        let mut key = self.keys.remove(i);
+        key.t = to;
+        let at = self.keys.partition_point(|k| k.t < to);
+        self.keys.insert(at, key);
+        Ok(())
+    }
+
+    /// Builds a timeline from keys in any order; times snap to frames; two keys on one
+    /// frame, negative or non-finite times are errors.
+    pub fn from_keys(mut keys: Vec<Key>) -> Result<Timeline, LoadError> {
+        for k in &mut keys {
+            if !k.t.is_finite() || k.t < 0.0 {
+                return Err(LoadError::new(format!(
+                    "key {}: time {} is not a non-negative number",
+                    k.id, k.t
+                )));
+            }
+            k.t = snap(k.t);
+        }
+        keys.sort_by_key(|k| frame_of(k.t));
+        for pair in keys.windows(2) {
+            if frame_of(pair[0].t) == frame_of(pair[1].t) {
+                return Err(LoadError::new(format!(
+                    "keys {} and {} are on the same frame ({} s)",
+                    pair[0].id, pair[1].id, pair[0].t
+                )));
+            }
+        }
+        let mut ids = BTreeSet::new();
+        let mut next_id = keys.iter().map(|k| k.id).max().unwrap_or(0);
+        for k in &mut keys {
+            if !ids.insert(k.id) {
+                next_id += 1;
+                k.id = next_id; // a duplicate id is harmless: renumber it
+                ids.insert(k.id);
+            }
+        }
+        Ok(Timeline { keys, next_id })
+    }
+
+    /// The pose at time `t` (SPEC §4). `rest_hips` stands in for keys without hips.
+    pub fn sample(&self, t: f32, rest_hips: Vec3) -> Option<Pose> {
+        let first = self.keys.first()?;
+        let last = self.keys.last().expect("non-empty");
+        if t.is_nan() {
+            return None;
+        }
+        if t <= first.t {
+            return Some(with_hips(&first.pose, rest_hips));
+        }
+        if t >= last.t {
+            return Some(with_hips(&last.pose, rest_hips));
+        }
+        // The first key after t; A is the one before it.
+        let b_index = self.keys.partition_point(|k| k.t <= t);
+        let (a, b) = (&self.keys[b_index - 1], &self.keys[b_index]);
+        if t == a.t {
+            return Some(with_hips(&a.pose, rest_hips));
+        }
+        let x = (t - a.t) / (b.t - a.t);
+        Some(interpolate(&a.pose, &b.pose, a.ease.apply(x), rest_hips))
+    }
+}
+
+fn with_hips(pose: &Pose, rest_hips: Vec3) -> Pose {
+    let mut out = pose.clone();
+    out.hips = Some(pose.hips.unwrap_or(rest_hips));
+    out
+}
+
+/// Blends two poses with weight `w` (0 = a): shortest-path slerp per bone over the
+/// union of bones (absent = identity, which the fixed bone array already is), hips and
+/// expressions linear (absent expression = 0).
+pub fn interpolate(a: &Pose, b: &Pose, w: f32, rest_hips: Vec3) -> Pose {
+    let mut out = Pose::default();
+    for bone in ALL_BONES {
+        out.bones[bone.index()] = slerp_shortest(a.rotation(bone), b.rotation(bone), w);
+    }
+    let (ha, hb) = (a.hips.unwrap_or(rest_hips), b.hips.unwrap_or(rest_hips));
+    out.hips = Some(ha.lerp(hb, w));
+    for name in a.expressions.keys().chain(b.expressions.keys()) {
+        let va = a.expressions.get(name).copied().unwrap_or(0.0);
+        let vb = b.expressions.get(name).copied().unwrap_or(0.0);
+        out.expressions.insert(name.clone(), va + (vb - va) * w);
+    }
+    out
+}
+
+impl Key {
+    pub fn to_json(&self, model_title: &str) -> Value {
+        json!({"id": self.id, "t": num(self.t), "ease": self.ease.name(), "pose": self.pose.to_json(model_title)})
+    }
+
+    /// Reads `{id, t, ease, pose}`; `index` names the key in errors.
+    pub fn from_json(
+        value: &Value,
+        index: usize,
+        warnings: &mut Vec<String>,
+    ) -> Result<Key, LoadError> {
+        let what = format!("keys[{index}]");
+        let obj: &Map<String, Value> = value
+            .as_object()
+            .ok_or_else(|| LoadError::new(format!("{what}: expected an object")))?;
+        let id = match obj.get("id") {
+            None | Some(Value::Null) => index as u64 + 1,
+            Some(v) => v.as_u64().ok_or_else(|| {
+                LoadError::new(format!("{what}.id: expected a non-negative integer"))
+            })?,
+        };
+        let t = obj
+            .get("t")
+            .and_then(Value::as_f64)
+            .ok_or_else(|| LoadError::new(format!("{what}.t: expected a number")))?;
+        if !t.is_finite() || t < 0.0 || t > 1e7 {
+            return Err(LoadError::new(format!(
+                "{what}.t: {t} is not a valid time (0 to 10,000,000 s)"
+            )));
+        }
+        let ease = match obj.get("ease") {
+            None | Some(Value::Null) => Ease::Linear,
+            Some(Value::String(s)) => Ease::from_name(s)
+                .ok_or_else(|| LoadError::new(format!("{what}.ease: unknown ease '{s}'")))?,
+            Some(other) => {
+                return Err(LoadError::new(format!(
+                    "{what}.ease: expected a string, got {other}"
+                )));
+            }
+        };
+        let pose = Pose::from_json(obj.get("pose").unwrap_or(&Value::Null), warnings)
+            .map_err(|e| e.context(format!("{what}.pose")))?;
+        Ok(Key {
+            id,
+            t: t as f32,
+            ease,
+            pose,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::humanoid::Bone;
+    use crate::core::math::angle_between;
+    use crate::core::math::testing::arb_quat;
+    use bevy::math::Quat;
+    use proptest::prelude::*;
+
+    fn pose_with(bone: Bone, q: Quat) -> Pose {
+        let mut p = Pose::default();
+        p.set_rotation(bone, q);
+        p
+    }
+
+    #[test]
+    fn eases_match_the_spec() {
+        assert_eq!(Ease::Linear.apply(0.25), 0.25);
+        assert_eq!(Ease::InOut.apply(0.5), 0.5);
+        assert_eq!(Ease::In.apply(0.5), 0.25);
+        assert_eq!(Ease::Out.apply(0.5), 0.75);
+        assert_eq!(Ease::Hold.apply(0.99), 0.0);
+        for e in Ease::ALL {
+            assert_eq!(Ease::from_name(e.name()), Some(e));
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn eases_are_monotone_from_0_to_1(a in 0.0f32..=1.0, b in 0.0f32..=1.0) {
+            let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+            for e in Ease::ALL {
+                prop_assert!(e.apply(lo) <= e.apply(hi) + 1e-7, "{e:?}");
+                prop_assert_eq!(e.apply(0.0), 0.0);
+                if e != Ease::Hold {
+                    prop_assert!((e.apply(1.0) - 1.0).abs() < 1e-7);
+                }
+            }
+        }
+
+        #[test]
+        fn sampling_at_a_key_time_returns_that_key(
+            qs in proptest::collection::vec(arb_quat(), 2..8),
+            gaps in proptest::collection::vec(1u32..40, 2..8),
+        ) {
+            let mut tl = Timeline::default();
+            let mut t = 0.0;
+            for (i, (q, gap)) in qs.iter().zip(&gaps).enumerate() {
+                t += *gap as f32 / FPS;
+                let id = tl.set_key(t, pose_with(Bone::Spine, *q));
+                tl.set_ease_at(t, Ease::ALL[i % 5]);
+                prop_assert!(tl.key_by_id(id).is_some());
+            }
+            for key in tl.keys() {
+                let s = tl.sample(key.t, Vec3::Y).unwrap();
+                prop_assert!(angle_between(s.rotation(Bone::Spine), key.pose.rotation(Bone::Spine)) < 1e-4);
+            }
+        }
+    }
+
+    #[test]
+    fn sampling_holds_outside_and_blends_inside() {
+        let mut tl = Timeline::default();
+        let a = pose_with(Bone::Neck, Quat::from_rotation_x(0.2));
+        let mut b = pose_with(Bone::Neck, Quat::from_rotation_x(0.8));
+        b.hips = Some(Vec3::new(0.0, 0.5, 0.0));
+        b.expressions.insert("happy".into(), 1.0);
+        tl.set_key(1.0, a.clone());
+        tl.set_key(2.0, b.clone());
+        let rest = Vec3::new(0.0, 1.0, 0.0);
+        let before = tl.sample(0.0, rest).unwrap();
+        assert!(angle_between(before.rotation(Bone::Neck), a.rotation(Bone::Neck)) < 1e-6);
+        assert_eq!(
+            before.hips,
+            Some(rest),
+            "a key without hips uses the rest hips"
+        );
+        let after = tl.sample(9.0, rest).unwrap();
+        assert_eq!(after.hips, b.hips);
+        let mid = tl.sample(1.5, rest).unwrap();
+        assert!(angle_between(mid.rotation(Bone::Neck), Quat::from_rotation_x(0.5)) < 1e-5);
+        assert!((mid.hips.unwrap().y - 0.75).abs() < 1e-6);
+        assert!((mid.expressions["happy"] - 0.5).abs() < 1e-6);
+        tl.set_ease_at(1.0, Ease::Hold);
+        let held = tl.sample(1.99, rest).unwrap();
+        assert!(angle_between(held.rotation(Bone::Neck), a.rotation(Bone::Neck)) < 1e-6);
+        let at_b = tl.sample(2.0, rest).unwrap();
+        assert!(
+            angle_between(at_b.rotation(Bone::Neck), b.rotation(Bone::Neck)) < 1e-6,
+            "HOLD jumps to B at B"
+        );
+    }
+
+    #[test]
+    fn keys_snap_and_refuse_clashes() {
+        let mut tl = Timeline::default();
+        tl.set_key(0.51, Pose::default());
+        assert!((tl.keys()[0].t - 0.5).abs() < 1e-6);
+        tl.set_key(1.0, Pose::default());
+        assert!(tl.move_key(1.0, 0.5).is_err());
+        assert!(tl.move_key(1.0, -1.0).is_err());
+        tl.move_key(1.0, 0.2).unwrap();
+        assert!(tl.keys()[0].t < tl.keys()[1].t);
+        let clash = vec![
+            Key {
+                id: 1,
+                t: 1.0,
+                ease: Ease::Linear,
+                pose: Pose::default(),
+            },
+            Key {
+                id: 2,
+                t: 1.01,
+                ease: Ease::Linear,
+                pose: Pose::default(),
+            },
+        ];
+        assert!(
+            Timeline::from_keys(clash)
+                .unwrap_err()
+                .to_string()
+                .contains("same frame")
+        );
+    }
+}
