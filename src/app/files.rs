@@ -1,5 +1,5 @@
 //! Native file dialogs (on a worker thread, so the window keeps drawing), drag-and-drop
-//! onto the window, and pose files.
+//! onto the window, pose files and project files.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -18,16 +18,22 @@ pub enum DialogPurpose {
     OpenModel,
     LoadPose,
     SavePose,
+    OpenProject,
+    SaveProjectAs,
 }
+
+type Answer = (DialogPurpose, Option<PathBuf>);
 
 /// Opens native dialogs and collects their answers.
 #[derive(Resource)]
 pub struct FileDialogs {
-    sender: Sender<(DialogPurpose, Option<PathBuf>)>,
-    receiver: Mutex<Receiver<(DialogPurpose, Option<PathBuf>)>>,
+    sender: Sender<Answer>,
+    receiver: Mutex<Receiver<Answer>>,
     open: bool,
-    /// Paths chosen without a dialog (typed in, dropped).
-    direct: Vec<PathBuf>,
+    /// Answers that need no dialog (typed paths, drops, tests).
+    direct: Vec<Answer>,
+    /// Quit once the pending save succeeds (the close guard's "Save").
+    pub exit_after_save: bool,
 }
 
 impl FileDialogs {
@@ -41,23 +47,41 @@ impl FileDialogs {
         std::thread::spawn(move || {
             let dialog = rfd::FileDialog::new();
             let path = match purpose {
-                DialogPurpose::OpenModel => {
-                    dialog.add_filter("VRM model", &["vrm", "glb"]).pick_file()
-                }
+                DialogPurpose::OpenModel => dialog.add_filter("VRM model", &["vrm", "glb"]).pick_file(),
                 DialogPurpose::LoadPose => dialog.add_filter("Pose", &["json"]).pick_file(),
-                DialogPurpose::SavePose => dialog
-                    .add_filter("Pose", &["json"])
-                    .set_file_name("pose.json")
+                DialogPurpose::SavePose => dialog.add_filter("Pose", &["json"]).set_file_name("pose.json").save_file(),
+                DialogPurpose::OpenProject => dialog.add_filter("VRMA Maker project", &["json"]).pick_file(),
+                DialogPurpose::SaveProjectAs => dialog
+                    .add_filter("VRMA Maker project", &["json"])
+                    .set_file_name("animation.json")
                     .save_file(),
             };
             let _ = sender.send((purpose, path));
         });
     }
 
-    /// Opens a path as a drop would: a model, or a pose JSON.
+    /// Opens a path as a drop would: a model, a project or a pose.
     pub fn open_path(&mut self, path: PathBuf) {
-        self.direct.push(path);
+        let purpose = if is_project_file(&path) {
+            DialogPurpose::OpenProject
+        } else if is_json(&path) {
+            DialogPurpose::LoadPose
+        } else {
+            DialogPurpose::OpenModel
+        };
+        self.direct.push((purpose, Some(path)));
     }
+
+    /// Answers a purpose without a dialog (typed-in paths; tests).
+    pub fn answer(&mut self, purpose: DialogPurpose, path: PathBuf) {
+        self.direct.push((purpose, Some(path)));
+    }
+}
+
+/// Ask to save the project: to its file, or through Save As when it has none.
+#[derive(Message, Clone, Copy, Debug)]
+pub struct SaveProject {
+    pub save_as: bool,
 }
 
 pub fn plugin(app: &mut App) {
@@ -67,21 +91,69 @@ pub fn plugin(app: &mut App) {
         receiver: Mutex::new(receiver),
         open: false,
         direct: Vec::new(),
+        exit_after_save: false,
     })
-    .add_systems(Update, (collect_drops, handle_answers).chain());
+    .add_message::<SaveProject>()
+    .add_systems(Update, (collect_drops, save_project, handle_answers).chain());
 }
 
 fn collect_drops(mut drops: MessageReader<FileDragAndDrop>, mut dialogs: ResMut<FileDialogs>) {
     for drop in drops.read() {
         if let FileDragAndDrop::DroppedFile { path_buf, .. } = drop {
-            dialogs.direct.push(path_buf.clone());
+            dialogs.open_path(path_buf.clone());
         }
     }
 }
 
 fn is_json(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"))
+}
+
+/// A JSON file with keys (or fps / playhead) is a project; other JSON is a pose.
+pub fn is_project_file(path: &Path) -> bool {
+    if !is_json(path) {
+        return false;
+    }
+    match crate::cli::read_json(path) {
+        Ok(value) => value.get("keys").is_some() || value.get("fps").is_some() || value.get("playhead").is_some(),
+        Err(_) => false, // the pose reader will say what is wrong with it
+    }
+}
+
+fn save_project(
+    mut requests: MessageReader<SaveProject>,
+    mut session: ResMut<Session>,
+    mut dialogs: ResMut<FileDialogs>,
+    mut banner: ResMut<Banner>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    for request in requests.read() {
+        match session.project_path.clone().filter(|_| !request.save_as) {
+            Some(path) => finish_save(&mut session, &path, &mut dialogs, &mut banner, &mut exit),
+            None => dialogs.open(DialogPurpose::SaveProjectAs),
+        }
+    }
+}
+
+fn finish_save(
+    session: &mut Session,
+    path: &Path,
+    dialogs: &mut FileDialogs,
+    banner: &mut Banner,
+    exit: &mut MessageWriter<AppExit>,
+) {
+    match session.save_to(path) {
+        Ok(()) => {
+            banner.notice = Some(format!("Saved {}", path.display()));
+            if dialogs.exit_after_save {
+                exit.write(AppExit::Success);
+            }
+        }
+        Err(e) => {
+            dialogs.exit_after_save = false;
+            banner.error(format!("Cannot save: {e}"));
+        }
+    }
 }
 
 fn handle_answers(
@@ -89,29 +161,25 @@ fn handle_answers(
     mut loads: MessageWriter<LoadModel>,
     mut edits: MessageWriter<EditRequest>,
     mut banner: ResMut<Banner>,
-    session: Res<Session>,
+    mut session: ResMut<Session>,
+    mut exit: MessageWriter<AppExit>,
 ) {
-    let mut answers: Vec<(DialogPurpose, Option<PathBuf>)> = dialogs
-        .receiver
-        .lock()
-        .map(|r| r.try_iter().collect())
-        .unwrap_or_default();
+    let mut answers: Vec<Answer> = dialogs.receiver.lock().map(|r| r.try_iter().collect()).unwrap_or_default();
     if !answers.is_empty() {
         dialogs.open = false;
     }
-    for path in std::mem::take(&mut dialogs.direct) {
-        let purpose = if is_json(&path) {
-            DialogPurpose::LoadPose
-        } else {
-            DialogPurpose::OpenModel
-        };
-        answers.push((purpose, Some(path)));
-    }
+    answers.append(&mut dialogs.direct);
     for (purpose, path) in answers {
-        let Some(path) = path else { continue }; // cancelled
+        let Some(path) = path else {
+            dialogs.exit_after_save = false; // cancelled
+            continue;
+        };
         match purpose {
             DialogPurpose::OpenModel => {
                 loads.write(LoadModel(ModelSource::File(path)));
+            }
+            DialogPurpose::OpenProject => {
+                loads.write(LoadModel(ModelSource::Project(path)));
             }
             DialogPurpose::LoadPose => match read_pose(&path, &session) {
                 Ok((pose, warnings)) => {
@@ -132,6 +200,10 @@ fn handle_answers(
                     Err(e) => banner.error(format!("Cannot save {}: {e}", path.display())),
                 }
             }
+            DialogPurpose::SaveProjectAs => {
+                let path = if is_json(&path) { path } else { path.with_extension("json") };
+                finish_save(&mut session, &path, &mut dialogs, &mut banner, &mut exit);
+            }
         }
     }
 }
@@ -140,8 +212,7 @@ fn handle_answers(
 pub fn read_pose(path: &Path, session: &Session) -> Result<(Pose, Vec<String>), String> {
     let value = crate::cli::read_json(path).map_err(|e| e.to_string())?;
     let mut warnings = Vec::new();
-    let mut pose =
-        Pose::from_json(&value, &mut warnings).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut pose = Pose::from_json(&value, &mut warnings).map_err(|e| format!("{}: {e}", path.display()))?;
     pose.retain_known_expressions(session.editor.expression_names(), &mut warnings);
     Ok((pose, warnings))
 }

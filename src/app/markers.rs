@@ -91,7 +91,9 @@ pub fn bone_under_cursor(
         .iter()
         .filter_map(|&bone| {
             let (pos, _) = world[bone.index()]?;
-            let screen = camera.world_to_viewport(camera_transform, pos).ok()?;
+            // world_to_viewport is relative to the viewport's corner; the cursor is not.
+            let origin = camera.logical_viewport_rect().map_or(Vec2::ZERO, |r| r.min);
+            let screen = camera.world_to_viewport(camera_transform, pos).ok()? + origin;
             let d = screen.distance(cursor);
             (d <= PICK_RADIUS_PX).then_some((d, bone))
         })

@@ -2,12 +2,15 @@
 //! [`session::Session`] (the one [`crate::core::edit::Editor`]) and the
 //! [`session::EditRequest`] message — the same edit path the CLI uses.
 
+pub mod close_guard;
 pub mod files;
 pub mod markers;
 pub mod model;
 pub mod panels;
 pub mod screenshot;
 pub mod session;
+pub mod shortcuts;
+pub mod timeline_panel;
 pub mod viewport;
 
 use std::path::PathBuf;
@@ -69,6 +72,8 @@ pub fn build_app(launch: Launch) -> App {
                     resolution: WindowResolution::new(1280, 800),
                     ..default()
                 }),
+                // The close guard asks about unsaved changes first.
+                close_when_requested: false,
                 ..default()
             })
             .set(bevy::log::LogPlugin {
@@ -88,6 +93,7 @@ pub fn build_app(launch: Launch) -> App {
         files::plugin,
         screenshot::plugin,
     ));
+    app.add_plugins((timeline_panel::plugin, shortcuts::plugin, close_guard::plugin));
     app
 }
 

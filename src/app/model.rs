@@ -18,6 +18,7 @@ use super::session::{Banner, Selection, Session};
 use crate::core::edit::Editor;
 use crate::core::expressions::morph_weights;
 use crate::core::mannequin::{self, MannequinVariant};
+use crate::core::project::Project;
 use crate::core::vrm::VrmVersion;
 
 /// Bytes handed to Bevy's asset server under `mem://`.
@@ -29,6 +30,8 @@ pub struct MemoryAssets(pub Dir);
 pub enum ModelSource {
     Mannequin,
     File(PathBuf),
+    /// A project file: its model (or the mannequin) with its keys, pose and settings.
+    Project(PathBuf),
 }
 
 /// Ask to open a model.
@@ -51,6 +54,10 @@ pub struct Avatar {
 struct PendingAvatar {
     editor: Option<Editor>,
     path: Option<PathBuf>,
+    project_path: Option<PathBuf>,
+    /// Carry the keys, pose and history over to the new model (poses are normalized,
+    /// so they mean the same on any model).
+    keep_work: bool,
     gltf: Handle<Gltf>,
     file: String,
 }
@@ -106,6 +113,7 @@ pub fn plugin(app: &mut App) {
 
 fn load_initial_model(launch: Res<super::Launch>, mut load: MessageWriter<LoadModel>) {
     load.write(LoadModel(match &launch.file {
+        Some(path) if super::files::is_project_file(path) => ModelSource::Project(path.clone()),
         Some(path) => ModelSource::File(path.clone()),
         None => ModelSource::Mannequin,
     }));
@@ -119,6 +127,46 @@ pub fn read_model(path: &Path) -> Result<(Vec<u8>, Editor), String> {
     Ok((bytes, Editor::new(rig)))
 }
 
+/// A model (and maybe a project) read and validated, ready to spawn.
+struct Prepared {
+    bytes: Vec<u8>,
+    editor: Editor,
+    model_path: Option<PathBuf>,
+    /// `Some` when a project was opened: it replaces the current work.
+    project_path: Option<PathBuf>,
+    warnings: Vec<String>,
+}
+
+fn mannequin_editor() -> (Vec<u8>, Editor) {
+    let bytes = mannequin::build(MannequinVariant::Vrm1);
+    let rig = crate::core::rig_from_bytes(&bytes).expect("the mannequin is valid");
+    (bytes, Editor::new(rig))
+}
+
+fn prepare(source: &ModelSource) -> Result<Prepared, String> {
+    match source {
+        ModelSource::Mannequin => {
+            let (bytes, editor) = mannequin_editor();
+            Ok(Prepared { bytes, editor, model_path: None, project_path: None, warnings: Vec::new() })
+        }
+        ModelSource::File(path) => {
+            let (bytes, editor) = read_model(path)?;
+            Ok(Prepared { bytes, editor, model_path: Some(path.clone()), project_path: None, warnings: Vec::new() })
+        }
+        ModelSource::Project(path) => {
+            let mut warnings = Vec::new();
+            let project = Project::load(path, &mut warnings).map_err(|e| format!("Cannot open the project: {e}"))?;
+            let model_path = project.resolved_model_path(path);
+            let (bytes, editor) = match &model_path {
+                Some(model) => read_model(model)?,
+                None => mannequin_editor(),
+            };
+            let editor = Editor::with_project(editor.rig, project, &mut warnings);
+            Ok(Prepared { bytes, editor, model_path, project_path: Some(path.clone()), warnings })
+        }
+    }
+}
+
 fn start_loading(
     mut requests: MessageReader<LoadModel>,
     mut commands: Commands,
@@ -130,48 +178,52 @@ fn start_loading(
 ) {
     let requests: Vec<LoadModel> = requests.read().cloned().collect();
     for LoadModel(source) in requests {
-        let (bytes, editor, path) = match source {
-            ModelSource::Mannequin => {
-                let bytes = mannequin::build(MannequinVariant::Vrm1);
-                let rig = crate::core::rig_from_bytes(&bytes).expect("the mannequin is valid");
-                (bytes, Editor::new(rig), None)
-            }
-            ModelSource::File(path) => match read_model(&path).inspect(|_| banner.error = None) {
-                Ok((bytes, editor)) => (bytes, editor, Some(path)),
-                Err(e) => {
-                    banner.error(e);
-                    if *counter == 0 {
-                        // Nothing on screen yet: fall back to the mannequin.
-                        commands.write_message(LoadModel(ModelSource::Mannequin));
-                        *counter += 1;
-                    }
-                    continue;
+        let prepared = match prepare(&source) {
+            Ok(p) => {
+                if !matches!(source, ModelSource::Mannequin) {
+                    banner.error = None;
                 }
-            },
+                p
+            }
+            Err(e) => {
+                banner.error(e);
+                if *counter == 0 {
+                    // Nothing on screen yet: fall back to the mannequin.
+                    commands.write_message(LoadModel(ModelSource::Mannequin));
+                    *counter += 1;
+                }
+                continue;
+            }
         };
+        if !prepared.warnings.is_empty() {
+            banner.notice = Some(format!("Opened with warnings: {}", prepared.warnings.join("; ")));
+        }
         // A newer request supersedes one still spawning.
         for e in &pending {
             commands.entity(e).despawn();
         }
         *counter += 1;
         let file = format!("avatar-{}.glb", *counter);
-        memory.0.insert_asset(Path::new(&file), bytes);
+        memory.0.insert_asset(Path::new(&file), prepared.bytes);
         let url = format!("mem://{file}");
         let gltf: Handle<Gltf> = assets.load(url.clone());
         let scene: Handle<WorldAsset> = assets.load(GltfAssetLabel::Scene(0).from_asset(url));
         // VRM 0.x faces -Z: turn it to face +Z like VRM 1.0 (SPEC §1).
-        let turn = if editor.rig.version() == VrmVersion::V0 {
+        let turn = if prepared.editor.rig.version() == VrmVersion::V0 {
             Quat::from_rotation_y(PI)
         } else {
             Quat::IDENTITY
         };
+        let first = *counter == 1;
         commands.spawn((
             WorldAssetRoot(scene),
             Transform::from_rotation(turn),
             Visibility::Hidden,
             PendingAvatar {
-                editor: Some(editor),
-                path,
+                editor: Some(prepared.editor),
+                path: prepared.model_path,
+                project_path: prepared.project_path,
+                keep_work: !first && !matches!(source, ModelSource::Project(_)),
                 gltf,
                 file,
             },
@@ -226,10 +278,14 @@ fn finish_loading(
             editor.rig.model.title,
             nodes.iter().flatten().count()
         );
-        *session = Session {
-            editor,
-            model_path: p.path.take(),
+        let mut editor = editor;
+        let project_path = if p.keep_work {
+            session.editor.hand_work_to(&mut editor);
+            session.project_path.take()
+        } else {
+            p.project_path.take()
         };
+        *session = Session { editor, model_path: p.path.take(), project_path };
         selection.0 = None;
         *visibility = Visibility::Inherited;
         commands

@@ -1,13 +1,15 @@
 //! The egui panels: menu bar, error banner, model / pose / bone inspector on the left,
-//! expressions on the right, a status line at the bottom.
+//! expressions on the right, the timeline and a status line at the bottom.
 
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use super::files::{DialogPurpose, FileDialogs};
+use super::close_guard::QuitRequested;
+use super::files::{DialogPurpose, FileDialogs, SaveProject};
 use super::model::{LoadModel, ModelSource};
 use super::session::{Banner, EditRequest, Selection, Session};
+use super::timeline_panel::{self, TimelineUi};
 use crate::core::edit::{Edit, GripSide};
 use crate::core::humanoid::{ALL_BONES, Side};
 use crate::core::pose::is_identity;
@@ -15,6 +17,10 @@ use crate::core::pose::is_identity;
 /// Whether the pointer is over a panel (the 3D view then ignores the mouse).
 #[derive(Resource, Default, Debug)]
 pub struct PointerOverUi(pub bool);
+
+/// The part of the window left for the 3D view after the panels, in logical pixels.
+#[derive(Resource, Default, Debug, Clone, Copy, PartialEq)]
+pub struct ViewRect(pub Option<bevy::math::Rect>);
 
 /// Panel state that is not part of the pose.
 #[derive(Resource, Debug)]
@@ -27,16 +33,13 @@ pub struct PanelState {
 
 impl Default for PanelState {
     fn default() -> Self {
-        PanelState {
-            grip_amount: 1.0,
-            show_help: false,
-            typed_path: String::new(),
-        }
+        PanelState { grip_amount: 1.0, show_help: false, typed_path: String::new() }
     }
 }
 
 pub fn plugin(app: &mut App) {
     app.init_resource::<PointerOverUi>()
+        .init_resource::<ViewRect>()
         .init_resource::<PanelState>()
         .add_systems(EguiPrimaryContextPass, draw_panels)
         .add_systems(Update, (update_title, toggle_help));
@@ -48,19 +51,36 @@ fn toggle_help(keys: Res<ButtonInput<KeyCode>>, mut state: ResMut<PanelState>) {
     }
 }
 
+/// "VRMA Maker — walk.json* — Model title": the project, an unsaved mark, the model.
+pub fn window_title(session: &Session) -> String {
+    let title = &session.editor.rig.model.title;
+    let model = if title.is_empty() { "untitled model" } else { title };
+    let dirty = if session.editor.dirty { "*" } else { "" };
+    format!("VRMA Maker — {}{dirty} — {model}", session.project_name())
+}
+
 fn update_title(session: Res<Session>, mut window: Single<&mut Window, With<PrimaryWindow>>) {
     if !session.is_changed() {
         return;
     }
-    let title = &session.editor.rig.model.title;
-    let name = if title.is_empty() {
-        "untitled model"
-    } else {
-        title
-    };
-    let wanted = format!("VRMA Maker — {name}");
+    let wanted = window_title(&session);
     if window.title != wanted {
         window.title = wanted;
+    }
+}
+
+/// Sends a slider's edit: previews while dragging, one undoable edit when released or
+/// when changed without a drag (a click, typed value).
+fn slider_edit(response: &egui::Response, edit: Option<Edit>, edits: &mut MessageWriter<EditRequest>) {
+    if let Some(edit) = edit {
+        if response.dragged() {
+            edits.write(EditRequest(Edit::Preview(Box::new(edit))));
+        } else {
+            edits.write(EditRequest(edit));
+        }
+    }
+    if response.drag_stopped() {
+        edits.write(EditRequest(Edit::EndGesture));
     }
 }
 
@@ -71,24 +91,38 @@ fn draw_panels(
     mut selection: ResMut<Selection>,
     mut banner: ResMut<Banner>,
     mut state: ResMut<PanelState>,
+    mut timeline_ui: ResMut<TimelineUi>,
     mut over_ui: ResMut<PointerOverUi>,
+    mut view_rect: ResMut<ViewRect>,
     mut edits: MessageWriter<EditRequest>,
     mut loads: MessageWriter<LoadModel>,
     mut dialogs: ResMut<FileDialogs>,
-    mut exit: MessageWriter<AppExit>,
+    mut saves: MessageWriter<SaveProject>,
+    mut quits: MessageWriter<QuitRequested>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?.clone();
     let mut root = egui::Ui::new(
         ctx.clone(),
         "vrma-maker-root".into(),
-        egui::UiBuilder::new()
-            .layer_id(egui::LayerId::background())
-            .max_rect(ctx.viewport_rect()),
+        egui::UiBuilder::new().layer_id(egui::LayerId::background()).max_rect(ctx.viewport_rect()),
     );
 
     egui::Panel::top("menu").show(&mut root, |ui| {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
+                if ui.button("Open project…   Ctrl+O").clicked() {
+                    dialogs.open(DialogPurpose::OpenProject);
+                    ui.close();
+                }
+                if ui.button("Save project   Ctrl+S").clicked() {
+                    saves.write(SaveProject { save_as: false });
+                    ui.close();
+                }
+                if ui.button("Save project as…   Ctrl+Shift+S").clicked() {
+                    saves.write(SaveProject { save_as: true });
+                    ui.close();
+                }
+                ui.separator();
                 if ui.button("Open model…").clicked() {
                     dialogs.open(DialogPurpose::OpenModel);
                     ui.close();
@@ -107,7 +141,7 @@ fn draw_panels(
                     ui.close();
                 }
                 ui.separator();
-                ui.label("Or type a path (.vrm or pose .json):");
+                ui.label("Or type a path (.vrm, project or pose .json):");
                 ui.horizontal(|ui| {
                     ui.text_edit_singleline(&mut state.typed_path);
                     if ui.button("Open").clicked() && !state.typed_path.trim().is_empty() {
@@ -116,14 +150,25 @@ fn draw_panels(
                     }
                 });
                 ui.separator();
-                if ui.button("Quit").clicked() {
-                    exit.write(AppExit::Success);
+                if ui.button("Quit   Ctrl+Q").clicked() {
+                    quits.write(QuitRequested);
+                    ui.close();
+                }
+            });
+            ui.menu_button("Edit", |ui| {
+                if ui.add_enabled(session.editor.history.can_undo(), egui::Button::new("Undo   Ctrl+Z")).clicked() {
+                    edits.write(EditRequest(Edit::Undo));
+                    ui.close();
+                }
+                if ui.add_enabled(session.editor.history.can_redo(), egui::Button::new("Redo   Ctrl+Y")).clicked() {
+                    edits.write(EditRequest(Edit::Redo));
+                    ui.close();
                 }
             });
             ui.menu_button("Pose", |ui| {
                 for (label, edit) in [
                     ("Reset pose", Edit::ResetPose),
-                    ("Mirror left ↔ right", Edit::Mirror),
+                    ("Mirror left/right", Edit::Mirror),
                     ("Arms down", Edit::ArmsDown),
                 ] {
                     if ui.button(label).clicked() {
@@ -133,7 +178,7 @@ fn draw_panels(
                 }
             });
             ui.menu_button("Help", |ui| {
-                if ui.button("Controls (F1)").clicked() {
+                if ui.button("Controls   F1").clicked() {
                     state.show_help = true;
                     ui.close();
                 }
@@ -143,11 +188,7 @@ fn draw_panels(
 
     if let Some(error) = banner.error.clone() {
         egui::Panel::top("error-banner")
-            .frame(
-                egui::Frame::new()
-                    .fill(egui::Color32::from_rgb(120, 28, 28))
-                    .inner_margin(6.0),
-            )
+            .frame(egui::Frame::new().fill(egui::Color32::from_rgb(120, 28, 28)).inner_margin(6.0))
             .show(&mut root, |ui| {
                 ui.horizontal(|ui| {
                     ui.colored_label(egui::Color32::WHITE, format!("⚠ {error}"));
@@ -165,162 +206,120 @@ fn draw_panels(
         ui.label(notice);
     });
 
+    timeline_panel::draw(&mut root, &session, &mut timeline_ui, &mut edits);
+
     let editor = &session.editor;
-    egui::Panel::left("inspector")
-        .resizable(true)
-        .default_size(270.0)
-        .show(&mut root, |ui| {
-            egui::ScrollArea::vertical()
-                .id_salt("inspector-scroll")
-                .show(ui, |ui| {
-                    ui.heading(if editor.rig.model.title.is_empty() {
-                        "Untitled model"
-                    } else {
-                        &editor.rig.model.title
-                    });
-                    let source = session
-                        .model_path
-                        .as_ref()
-                        .map_or("built-in mannequin".to_string(), |p| {
-                            p.display().to_string()
-                        });
-                    ui.label(format!(
-                        "VRM {}.x · {}",
-                        editor.rig.version().label(),
-                        source
-                    ));
-                    ui.separator();
+    egui::Panel::left("inspector").resizable(true).default_size(270.0).show(&mut root, |ui| {
+        egui::ScrollArea::vertical().id_salt("inspector-scroll").show(ui, |ui| {
+            ui.heading(if editor.rig.model.title.is_empty() { "Untitled model" } else { &editor.rig.model.title });
+            let source = session.model_path.as_ref().map_or("built-in mannequin".to_string(), |p| p.display().to_string());
+            ui.label(format!("VRM {}.x · {}", editor.rig.version().label(), source));
+            ui.separator();
 
-                    ui.horizontal_wrapped(|ui| {
-                        if ui.button("Reset pose").clicked() {
-                            edits.write(EditRequest(Edit::ResetPose));
-                        }
-                        if ui.button("Mirror").clicked() {
-                            edits.write(EditRequest(Edit::Mirror));
-                        }
-                        if ui.button("Arms down").clicked() {
-                            edits.write(EditRequest(Edit::ArmsDown));
-                        }
-                    });
-                    ui.horizontal(|ui| {
-                        ui.label("Grip");
-                        ui.add(egui::Slider::new(&mut state.grip_amount, 0.0..=1.0));
-                    });
-                    ui.horizontal(|ui| {
-                        for (label, side) in [
-                            ("Left", GripSide::One(Side::Left)),
-                            ("Right", GripSide::One(Side::Right)),
-                            ("Both", GripSide::Both),
-                        ] {
-                            if ui.button(label).clicked() {
-                                edits.write(EditRequest(Edit::Grip {
-                                    side,
-                                    amount: state.grip_amount,
-                                }));
-                            }
-                        }
-                    });
-                    ui.separator();
+            ui.horizontal_wrapped(|ui| {
+                for (label, edit) in [("Reset pose", Edit::ResetPose), ("Mirror", Edit::Mirror), ("Arms down", Edit::ArmsDown)] {
+                    if ui.button(label).clicked() {
+                        edits.write(EditRequest(edit));
+                    }
+                }
+            });
+            ui.horizontal(|ui| {
+                ui.label("Grip");
+                ui.add(egui::Slider::new(&mut state.grip_amount, 0.0..=1.0));
+            });
+            ui.horizontal(|ui| {
+                for (label, side) in [
+                    ("Left", GripSide::One(Side::Left)),
+                    ("Right", GripSide::One(Side::Right)),
+                    ("Both", GripSide::Both),
+                ] {
+                    if ui.button(label).clicked() {
+                        edits.write(EditRequest(Edit::Grip { side, amount: state.grip_amount }));
+                    }
+                }
+            });
+            ui.separator();
 
-                    if let Some(bone) = selection.0.filter(|b| editor.rig.has(*b)) {
-                        ui.strong(format!("Selected: {bone}"));
-                        if bone.is_eye() {
-                            ui.label(
-                                "Eyes follow the gaze (look-at); they are not posed as bones.",
-                            );
-                        } else {
-                            let q = editor.pose.rotation(bone);
-                            let (x, y, z) = q.to_euler(EulerRot::XYZ);
-                            let mut angles = [x.to_degrees(), y.to_degrees(), z.to_degrees()];
-                            let mut changed = false;
-                            for (axis, value) in ["X", "Y", "Z"].iter().zip(angles.iter_mut()) {
-                                ui.horizontal(|ui| {
-                                    ui.label(*axis);
-                                    changed |= ui
-                                        .add(egui::Slider::new(value, -180.0..=180.0).suffix("°"))
-                                        .changed();
-                                });
-                            }
-                            if changed {
-                                let rotation = Quat::from_euler(
+            if let Some(bone) = selection.0.filter(|b| editor.rig.has(*b)) {
+                ui.strong(format!("Selected: {bone}"));
+                if bone.is_eye() {
+                    ui.label("Eyes follow the gaze (look-at); they are not posed as bones.");
+                } else {
+                    let q = editor.pose.rotation(bone);
+                    let (x, y, z) = q.to_euler(EulerRot::XYZ);
+                    let mut angles = [x.to_degrees(), y.to_degrees(), z.to_degrees()];
+                    for i in 0..3 {
+                        ui.horizontal(|ui| {
+                            ui.label(["X", "Y", "Z"][i]);
+                            let response = ui.add(egui::Slider::new(&mut angles[i], -180.0..=180.0).suffix("°"));
+                            let edit = response.changed().then(|| Edit::Rotate {
+                                bone,
+                                rotation: Quat::from_euler(
                                     EulerRot::XYZ,
                                     angles[0].to_radians(),
                                     angles[1].to_radians(),
                                     angles[2].to_radians(),
-                                );
-                                edits.write(EditRequest(Edit::Rotate { bone, rotation }));
-                            }
-                            if ui.button("Reset bone").clicked() {
-                                edits.write(EditRequest(Edit::ResetBone(bone)));
-                            }
-                        }
-                        ui.separator();
+                                ),
+                            });
+                            slider_edit(&response, edit, &mut edits);
+                        });
                     }
-
-                    ui.strong("Bones");
-                    for bone in ALL_BONES.into_iter().filter(|b| editor.rig.has(*b)) {
-                        let rotated = !is_identity(editor.pose.rotation(bone));
-                        let text = if rotated {
-                            format!("{bone} •")
-                        } else {
-                            bone.to_string()
-                        };
-                        if ui
-                            .selectable_label(selection.0 == Some(bone), text)
-                            .clicked()
-                        {
-                            selection.0 = Some(bone);
-                        }
+                    if ui.button("Reset bone").clicked() {
+                        edits.write(EditRequest(Edit::ResetBone(bone)));
                     }
-                });
-        });
-
-    egui::Panel::right("expressions")
-        .resizable(true)
-        .default_size(210.0)
-        .show(&mut root, |ui| {
-            ui.heading("Expressions");
-            if editor.expression_names().is_empty() {
-                ui.label("This model has no expressions.");
+                }
+                ui.separator();
             }
-            egui::ScrollArea::vertical()
-                .id_salt("expressions-scroll")
-                .show(ui, |ui| {
-                    for name in editor.expression_names() {
-                        let mut value = editor.pose.expressions.get(name).copied().unwrap_or(0.0);
-                        ui.label(name);
-                        if ui.add(egui::Slider::new(&mut value, 0.0..=1.0)).changed() {
-                            edits.write(EditRequest(Edit::Expression {
-                                name: name.clone(),
-                                value,
-                            }));
-                        }
-                    }
-                });
+
+            ui.strong("Bones");
+            for bone in ALL_BONES.into_iter().filter(|b| editor.rig.has(*b)) {
+                let rotated = !is_identity(editor.pose.rotation(bone));
+                let text = if rotated { format!("{bone} •") } else { bone.to_string() };
+                if ui.selectable_label(selection.0 == Some(bone), text).clicked() {
+                    selection.0 = Some(bone);
+                }
+            }
         });
+    });
+
+    egui::Panel::right("expressions").resizable(true).default_size(210.0).show(&mut root, |ui| {
+        ui.heading("Expressions");
+        if editor.expression_names().is_empty() {
+            ui.label("This model has no expressions.");
+        }
+        egui::ScrollArea::vertical().id_salt("expressions-scroll").show(ui, |ui| {
+            for name in editor.expression_names() {
+                let mut value = editor.pose.expressions.get(name).copied().unwrap_or(0.0);
+                ui.label(name);
+                let response = ui.add(egui::Slider::new(&mut value, 0.0..=1.0));
+                let edit = response.changed().then(|| Edit::Expression { name: name.clone(), value });
+                slider_edit(&response, edit, &mut edits);
+            }
+        });
+    });
 
     let free = root.available_rect_before_wrap();
+    let rect = bevy::math::Rect::new(free.min.x, free.min.y, free.max.x, free.max.y);
+    if view_rect.0 != Some(rect) {
+        view_rect.0 = Some(rect);
+    }
 
     if state.show_help {
         let mut open = true;
-        egui::Window::new("Controls")
-            .open(&mut open)
-            .show(&ctx, |ui| {
-                egui::Grid::new("help-grid").striped(true).show(ui, |ui| {
-                    for (key, action) in HELP {
-                        ui.strong(*key);
-                        ui.label(*action);
-                        ui.end_row();
-                    }
-                });
+        egui::Window::new("Controls").open(&mut open).show(&ctx, |ui| {
+            egui::Grid::new("help-grid").striped(true).show(ui, |ui| {
+                for (key, action) in HELP {
+                    ui.strong(*key);
+                    ui.label(*action);
+                    ui.end_row();
+                }
             });
+        });
         state.show_help = open;
     }
 
     let pointer = ctx.pointer_latest_pos();
-    over_ui.0 = pointer.is_some_and(|p| !free.contains(p))
-        || ctx.is_pointer_over_egui()
-        || ctx.egui_wants_pointer_input();
+    over_ui.0 = pointer.is_some_and(|p| !free.contains(p)) || ctx.is_pointer_over_egui() || ctx.egui_wants_pointer_input();
     Ok(())
 }
 
@@ -330,7 +329,17 @@ pub const HELP: &[(&str, &str)] = &[
     ("Right drag", "orbit the camera"),
     ("Middle drag / Shift + right drag", "pan"),
     ("Mouse wheel", "zoom"),
-    ("Drop a .vrm on the window", "open that model"),
-    ("Drop a pose .json on the window", "apply that pose"),
+    ("K", "add a key at the playhead"),
+    ("Delete", "delete the key at the playhead"),
+    ("Space", "play / stop"),
+    ("Left / Right arrow", "previous / next frame"),
+    ("Ctrl+Z", "undo"),
+    ("Ctrl+Y, Ctrl+Shift+Z", "redo"),
+    ("Ctrl+S / Ctrl+Shift+S", "save the project / save as"),
+    ("Ctrl+O", "open a project"),
+    ("Ctrl+Q", "quit (asks to save unsaved changes)"),
+    ("Click / drag on the timeline", "move the playhead; drag a key to move it"),
+    ("Drop a .vrm on the window", "open that model (keys and pose carry over)"),
+    ("Drop a project or pose .json", "open the project / apply the pose"),
     ("F1", "show / hide this help"),
 ];

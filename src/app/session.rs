@@ -14,6 +14,26 @@ pub struct Session {
     pub editor: Editor,
     /// Where the model came from (`None` = the built-in mannequin).
     pub model_path: Option<PathBuf>,
+    /// The project file this work is saved to (`None` = not saved yet).
+    pub project_path: Option<PathBuf>,
+}
+
+impl Session {
+    /// "name.json" or "Untitled", for the title bar and dialogs.
+    pub fn project_name(&self) -> String {
+        self.project_path
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map_or("Untitled".into(), |n| n.to_string_lossy().into_owned())
+    }
+
+    /// Saves the work to `path` (atomically) and remembers it as the project file.
+    pub fn save_to(&mut self, path: &std::path::Path) -> Result<(), String> {
+        self.editor.project(self.model_path.clone()).save(path).map_err(|e| e.to_string())?;
+        self.project_path = Some(path.to_path_buf());
+        self.editor.dirty = false;
+        Ok(())
+    }
 }
 
 /// A user edit from any panel, key or tool; applied by [`apply_edits`] only.
@@ -45,11 +65,12 @@ pub fn plugin(app: &mut App) {
     app.insert_resource(Session {
         editor: Editor::new(rig),
         model_path: None,
+        project_path: None,
     })
     .init_resource::<Selection>()
     .init_resource::<Banner>()
     .add_message::<EditRequest>()
-    .add_systems(Update, apply_edits);
+    .add_systems(Update, (apply_edits, play).chain());
 }
 
 /// Applies queued edits in order; a refused edit shows its reason and changes nothing.
@@ -62,5 +83,12 @@ pub fn apply_edits(
         if let Err(e) = session.editor.apply(edit.clone()) {
             banner.error(e.to_string());
         }
+    }
+}
+
+/// Advances playback by the frame time.
+fn play(time: Res<Time>, mut session: ResMut<Session>) {
+    if session.editor.playing {
+        session.editor.advance(time.delta_secs());
     }
 }

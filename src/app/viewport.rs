@@ -9,7 +9,14 @@ use bevy::prelude::*;
 use bevy::camera::primitives::Aabb;
 
 use super::model::{Avatar, AvatarShown};
-use super::panels::PointerOverUi;
+use super::panels::{PointerOverUi, ViewRect};
+use bevy::camera::Viewport;
+use bevy::camera::visibility::RenderLayers;
+use bevy_egui::{EguiGlobalSettings, PrimaryEguiContext};
+
+/// The render layer of the egui camera: nothing 3D lives there.
+const UI_LAYER: usize = 31;
+use bevy::window::PrimaryWindow;
 use super::session::Session;
 use crate::core::humanoid::Bone;
 use crate::core::pose::Pose;
@@ -54,10 +61,19 @@ pub fn plugin(app: &mut App) {
             ..default()
         })
         .add_systems(Startup, spawn_camera_and_lights)
-        .add_systems(Update, (frame_new_avatar, orbit_pan_zoom, draw_floor));
+        .add_systems(Update, (fit_viewport, frame_new_avatar, orbit_pan_zoom, draw_floor));
 }
 
-fn spawn_camera_and_lights(mut commands: Commands) {
+fn spawn_camera_and_lights(mut commands: Commands, mut egui_settings: ResMut<EguiGlobalSettings>) {
+    // egui draws through its own full-window camera (on an empty render layer), so the
+    // 3D camera can be fitted to the area between the panels.
+    egui_settings.auto_create_primary_context = false;
+    commands.spawn((
+        Camera3d::default(),
+        Camera { order: 1, clear_color: ClearColorConfig::None, ..default() },
+        RenderLayers::layer(UI_LAYER),
+        PrimaryEguiContext,
+    ));
     let orbit = OrbitCamera::framing(1.72);
     commands.spawn((
         Camera3d::default(),
@@ -206,5 +222,32 @@ mod tests {
         );
         assert!((t.translation.x).abs() < 1e-5);
         assert!(t.forward().z < 0.0);
+    }
+}
+
+/// Renders the 3D view only into the area the panels leave free, so framing and the
+/// centre of the view are where the user looks.
+fn fit_viewport(
+    view: Res<ViewRect>,
+    window: Single<&Window, With<PrimaryWindow>>,
+    mut cameras: Query<&mut Camera, With<OrbitCamera>>,
+) {
+    let Some(rect) = view.0 else { return };
+    let scale = window.scale_factor();
+    let size = UVec2::new(window.physical_width(), window.physical_height());
+    let min = (rect.min * scale).round().as_uvec2().min(size);
+    let max = (rect.max * scale).round().as_uvec2().min(size);
+    if max.x <= min.x + 8 || max.y <= min.y + 8 {
+        return;
+    }
+    let wanted = Viewport { physical_position: min, physical_size: max - min, ..default() };
+    for mut camera in &mut cameras {
+        let same = camera
+            .viewport
+            .as_ref()
+            .is_some_and(|v| v.physical_position == wanted.physical_position && v.physical_size == wanted.physical_size);
+        if !same {
+            camera.viewport = Some(wanted.clone());
+        }
     }
 }

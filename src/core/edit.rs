@@ -69,6 +69,10 @@ pub enum Edit {
     Preview(Box<Edit>),
     /// Finish a drag started with [`Edit::Preview`].
     EndGesture,
+    /// Start or stop playback (not undoable).
+    SetPlaying(bool),
+    /// Change the editor settings (pin feet, keep angle, loop, length; not undoable).
+    ChangeSettings(Settings),
 }
 
 impl Edit {
@@ -149,6 +153,23 @@ impl Editor {
         }
         warnings.dedup();
         editor
+    }
+
+    /// Moves this session's work (keys, pose, settings, playhead, history) to an editor
+    /// for another model; normalized poses mean the same on any model.
+    pub fn hand_work_to(&mut self, other: &mut Editor) {
+        let mut warnings = Vec::new();
+        let known = other.expression_names.clone();
+        other.timeline = std::mem::take(&mut self.timeline);
+        for pose in other.timeline.poses_mut() {
+            pose.retain_known_expressions(&known, &mut warnings);
+        }
+        other.pose = std::mem::take(&mut self.pose);
+        other.pose.retain_known_expressions(&known, &mut warnings);
+        other.settings = self.settings;
+        other.playhead = self.playhead;
+        other.history = std::mem::take(&mut self.history);
+        other.dirty = self.dirty;
     }
 
     /// The project as it stands (for Save and autosave).
@@ -285,6 +306,18 @@ impl Editor {
                 let result = self.change_pose(*inner);
                 self.gesture_start = Some(start);
                 result
+            }
+            Edit::SetPlaying(playing) => {
+                self.set_playing(playing);
+                Ok(())
+            }
+            Edit::ChangeSettings(settings) => {
+                if !settings.length.is_finite() || settings.length <= 0.0 || settings.length > 1e7 {
+                    return Err(LoadError::new("the timeline length must be a positive number of seconds"));
+                }
+                self.settings = settings;
+                self.dirty = true;
+                Ok(())
             }
             Edit::EndGesture => {
                 if let Some(start) = self.gesture_start.take() {

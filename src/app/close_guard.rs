@@ -1,0 +1,78 @@
+//! Closing with unsaved changes asks first: Save, Don't save, or Cancel.
+
+use bevy::prelude::*;
+use bevy::window::WindowCloseRequested;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+
+use super::files::{FileDialogs, SaveProject};
+use super::session::Session;
+
+/// Ask to quit (File ▸ Quit, Ctrl+Q, the window's close button).
+#[derive(Message, Clone, Copy, Debug)]
+pub struct QuitRequested;
+
+/// Whether the "unsaved changes" question is showing.
+#[derive(Resource, Default, Debug)]
+pub struct CloseGuard {
+    pub asking: bool,
+}
+
+pub fn plugin(app: &mut App) {
+    app.init_resource::<CloseGuard>()
+        .add_message::<QuitRequested>()
+        .add_systems(Update, on_quit_requests)
+        .add_systems(EguiPrimaryContextPass, ask);
+}
+
+fn on_quit_requests(
+    mut closes: MessageReader<WindowCloseRequested>,
+    mut quits: MessageReader<QuitRequested>,
+    session: Res<Session>,
+    mut guard: ResMut<CloseGuard>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let asked = closes.read().count() + quits.read().count() > 0;
+    if !asked {
+        return;
+    }
+    if session.editor.dirty {
+        guard.asking = true;
+    } else {
+        exit.write(AppExit::Success);
+    }
+}
+
+fn ask(
+    mut contexts: EguiContexts,
+    mut guard: ResMut<CloseGuard>,
+    session: Res<Session>,
+    mut dialogs: ResMut<FileDialogs>,
+    mut saves: MessageWriter<SaveProject>,
+    mut exit: MessageWriter<AppExit>,
+) -> Result {
+    if !guard.asking {
+        return Ok(());
+    }
+    let ctx = contexts.ctx_mut()?;
+    egui::Window::new("Unsaved changes")
+        .collapsible(false)
+        .resizable(false)
+        .anchor(egui::Align2::CENTER_CENTER, egui::vec2(0.0, 0.0))
+        .show(ctx, |ui| {
+            ui.label(format!("Save the changes to {} before closing?", session.project_name()));
+            ui.horizontal(|ui| {
+                if ui.button("Save").clicked() {
+                    dialogs.exit_after_save = true;
+                    saves.write(SaveProject { save_as: false });
+                    guard.asking = false;
+                }
+                if ui.button("Don't save").clicked() {
+                    exit.write(AppExit::Success);
+                }
+                if ui.button("Cancel").clicked() {
+                    guard.asking = false;
+                }
+            });
+        });
+    Ok(())
+}
