@@ -1,19 +1,51 @@
 //! Core hot paths: forward kinematics and raw transforms for a full pose (run every
-//! frame by the window), and parsing a model.
+//! frame by the window), parsing a model, and timeline sampling and project loading.
 
-use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
+
+use bevy::math::{Quat, Vec3};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use vrma_maker::core::humanoid::ALL_BONES;
 use vrma_maker::core::mannequin::{self, MannequinVariant};
 use vrma_maker::core::pose::Pose;
+use vrma_maker::core::project::Project;
+use vrma_maker::core::timeline::{Ease, FPS, Timeline};
+
+/// A pose with every one of the 55 bones rotated, hips moved and two expressions.
+fn full_pose(seed: f32) -> Pose {
+    let mut pose = Pose::default();
+    for (i, bone) in ALL_BONES.iter().enumerate() {
+        let a = seed + i as f32 * 0.1;
+        pose.set_rotation(
+            *bone,
+            Quat::from_euler(
+                bevy::math::EulerRot::YXZ,
+                a.sin() * 0.5,
+                a.cos() * 0.4,
+                (a * 1.3).sin() * 0.3,
+            ),
+        );
+    }
+    pose.hips = Some(Vec3::new(seed.sin() * 0.1, 0.9, 0.0));
+    pose.expressions.insert("happy".into(), seed.sin().abs());
+    pose.expressions.insert("aa".into(), seed.cos().abs());
+    pose
+}
+
+fn timeline(keys: usize, span: f32) -> Timeline {
+    let mut tl = Timeline::default();
+    for i in 0..keys {
+        let t = span * i as f32 / (keys.max(2) - 1) as f32;
+        tl.set_key(t, full_pose(i as f32));
+        tl.set_ease_at(t, Ease::ALL[i % 5]);
+    }
+    tl
+}
 
 fn bench(c: &mut Criterion) {
     let bytes = mannequin::build(MannequinVariant::Vrm1);
     let rig = vrma_maker::core::rig_from_bytes(&bytes).unwrap();
-    let mut pose = Pose::default();
-    for (i, bone) in ALL_BONES.iter().enumerate() {
-        pose.set_rotation(*bone, bevy::math::Quat::from_rotation_z(i as f32 * 0.01));
-    }
+    let pose = full_pose(0.3);
     c.bench_function("world_pose (55 bones)", |b| {
         b.iter(|| black_box(rig.world_pose(black_box(&pose))))
     });
@@ -23,6 +55,38 @@ fn bench(c: &mut Criterion) {
     c.bench_function("parse mannequin VRM", |b| {
         b.iter(|| black_box(vrma_maker::core::rig_from_bytes(&bytes).unwrap()))
     });
+
+    let rest = rig.hips_rest();
+    let tl = timeline(30, 60.0);
+    c.bench_function("sample one frame (55 bones, 30 keys)", |b| {
+        b.iter(|| black_box(tl.sample(black_box(31.7), rest)))
+    });
+    c.bench_function("sample every frame of 60 s (1800 frames, 30 keys)", |b| {
+        b.iter(|| {
+            for f in 0..=(60.0 * FPS) as usize {
+                black_box(tl.sample(f as f32 / FPS, rest));
+            }
+        })
+    });
+
+    let big = Project {
+        timeline: timeline(100_000, 100_000.0 / FPS),
+        ..Default::default()
+    };
+    let text = serde_json::to_string(&big.to_json()).unwrap();
+    let mut group = c.benchmark_group("100,000-key project");
+    group.sample_size(10);
+    group.bench_function("parse and validate", |b| {
+        b.iter_batched(
+            || serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+            |value| black_box(Project::from_json(&value, &mut Vec::new()).unwrap()),
+            BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("sample one frame", |b| {
+        b.iter(|| black_box(big.timeline.sample(black_box(1234.5), rest)))
+    });
+    group.finish();
 }
 
 criterion_group!(benches, bench);

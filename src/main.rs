@@ -12,6 +12,8 @@ fn main() -> ExitCode {
         return vrma_maker::app::run(vrma_maker::app::Launch {
             file: cli.file,
             screenshot: cli.screenshot,
+            exit_after: cli.exit_after,
+            save_on_exit: cli.save_on_exit,
         });
     };
     // A panic is a bug, but a user still gets one line and exit 1, not a backtrace.

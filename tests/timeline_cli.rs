@@ -278,3 +278,40 @@ fn malformed_projects_are_refused_by_the_cli() {
     ]);
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn a_100000_key_project_loads_and_samples() {
+    let dir = scratch("big-project");
+    let (v1, _) = mannequins(&dir);
+    let keys: Vec<Value> = (0..100_000)
+        .map(|i| {
+            let a = (i % 360) as f32 * 0.0174533 / 2.0;
+            json!({"id": i + 1, "t": i as f64 / 30.0, "ease": "LINEAR",
+                   "pose": {"bones": {"spine": [0.0, a.sin(), 0.0, a.cos()]}}})
+        })
+        .collect();
+    let project = dir.join("big.json");
+    std::fs::write(
+        &project,
+        json!({"v": 1, "fps": 30, "keys": keys}).to_string(),
+    )
+    .unwrap();
+    // Key 50,001 sits at 50000/30 s with a spine turn of (50000 % 360)° = 320°, i.e. -40°.
+    let out = json_stdout(&run(&[
+        "sample",
+        "--model",
+        v1.to_str().unwrap(),
+        "--project",
+        project.to_str().unwrap(),
+        "--times",
+        &format!("{}", 50_000.0f64 / 30.0),
+    ]));
+    let q = &out[0]["pose"]["bones"]["spine"];
+    let angle = 2.0 * q[1].as_f64().unwrap().atan2(q[3].as_f64().unwrap());
+    let expected = (50_000 % 360) as f64;
+    let got = angle.to_degrees().rem_euclid(360.0);
+    assert!(
+        (got - expected).abs() < 0.05,
+        "spine turned {got}°, expected {expected}°"
+    );
+}

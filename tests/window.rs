@@ -3,52 +3,9 @@
 
 mod common;
 
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::*;
-
-struct Xvfb(Child);
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_xvfb() -> Option<(Xvfb, String)> {
-    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    let display = format!(":{}", 100 + (std::process::id() % 300) * 8 + n);
-    let child = Command::new("Xvfb")
-        .args([
-            display.as_str(),
-            "-screen",
-            "0",
-            "1280x800x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    std::thread::sleep(Duration::from_millis(800));
-    Some((Xvfb(child), display))
-}
-
-fn wait_with_timeout(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if let Some(status) = child.try_wait().unwrap() {
-            return Some(status);
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    let _ = child.kill();
-    None
-}
 
 fn screenshot(args: &[&str], name: &str) -> image::RgbaImage {
     screenshot_and_log(args, name).0
@@ -97,15 +54,6 @@ fn covered_fraction(img: &image::RgbaImage, x0: u32, x1: u32, y0: u32, y1: u32) 
         }
     }
     hit as f64 / total as f64
-}
-
-fn have_display_stack() -> bool {
-    let xvfb = Command::new("sh")
-        .args(["-c", "command -v Xvfb"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    let vulkan = std::path::Path::new("/usr/share/vulkan/icd.d").is_dir();
-    xvfb && vulkan
 }
 
 #[test]

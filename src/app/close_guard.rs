@@ -59,7 +59,10 @@ fn ask(
         .resizable(false)
         .anchor(egui::Align2::CENTER_CENTER, egui::vec2(0.0, 0.0))
         .show(ctx, |ui| {
-            ui.label(format!("Save the changes to {} before closing?", session.project_name()));
+            ui.label(format!(
+                "Save the changes to {} before closing?",
+                session.project_name()
+            ));
             ui.horizontal(|ui| {
                 if ui.button("Save").clicked() {
                     dialogs.exit_after_save = true;

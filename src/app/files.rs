@@ -47,10 +47,17 @@ impl FileDialogs {
         std::thread::spawn(move || {
             let dialog = rfd::FileDialog::new();
             let path = match purpose {
-                DialogPurpose::OpenModel => dialog.add_filter("VRM model", &["vrm", "glb"]).pick_file(),
+                DialogPurpose::OpenModel => {
+                    dialog.add_filter("VRM model", &["vrm", "glb"]).pick_file()
+                }
                 DialogPurpose::LoadPose => dialog.add_filter("Pose", &["json"]).pick_file(),
-                DialogPurpose::SavePose => dialog.add_filter("Pose", &["json"]).set_file_name("pose.json").save_file(),
-                DialogPurpose::OpenProject => dialog.add_filter("VRMA Maker project", &["json"]).pick_file(),
+                DialogPurpose::SavePose => dialog
+                    .add_filter("Pose", &["json"])
+                    .set_file_name("pose.json")
+                    .save_file(),
+                DialogPurpose::OpenProject => dialog
+                    .add_filter("VRMA Maker project", &["json"])
+                    .pick_file(),
                 DialogPurpose::SaveProjectAs => dialog
                     .add_filter("VRMA Maker project", &["json"])
                     .set_file_name("animation.json")
@@ -94,7 +101,10 @@ pub fn plugin(app: &mut App) {
         exit_after_save: false,
     })
     .add_message::<SaveProject>()
-    .add_systems(Update, (collect_drops, save_project, handle_answers).chain());
+    .add_systems(
+        Update,
+        (collect_drops, save_project, handle_answers).chain(),
+    );
 }
 
 fn collect_drops(mut drops: MessageReader<FileDragAndDrop>, mut dialogs: ResMut<FileDialogs>) {
@@ -106,7 +116,8 @@ fn collect_drops(mut drops: MessageReader<FileDragAndDrop>, mut dialogs: ResMut<
 }
 
 fn is_json(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
 }
 
 /// A JSON file with keys (or fps / playhead) is a project; other JSON is a pose.
@@ -115,7 +126,11 @@ pub fn is_project_file(path: &Path) -> bool {
         return false;
     }
     match crate::cli::read_json(path) {
-        Ok(value) => value.get("keys").is_some() || value.get("fps").is_some() || value.get("playhead").is_some(),
+        Ok(value) => {
+            value.get("keys").is_some()
+                || value.get("fps").is_some()
+                || value.get("playhead").is_some()
+        }
         Err(_) => false, // the pose reader will say what is wrong with it
     }
 }
@@ -164,7 +179,11 @@ fn handle_answers(
     mut session: ResMut<Session>,
     mut exit: MessageWriter<AppExit>,
 ) {
-    let mut answers: Vec<Answer> = dialogs.receiver.lock().map(|r| r.try_iter().collect()).unwrap_or_default();
+    let mut answers: Vec<Answer> = dialogs
+        .receiver
+        .lock()
+        .map(|r| r.try_iter().collect())
+        .unwrap_or_default();
     if !answers.is_empty() {
         dialogs.open = false;
     }
@@ -201,7 +220,11 @@ fn handle_answers(
                 }
             }
             DialogPurpose::SaveProjectAs => {
-                let path = if is_json(&path) { path } else { path.with_extension("json") };
+                let path = if is_json(&path) {
+                    path
+                } else {
+                    path.with_extension("json")
+                };
                 finish_save(&mut session, &path, &mut dialogs, &mut banner, &mut exit);
             }
         }
@@ -212,7 +235,8 @@ fn handle_answers(
 pub fn read_pose(path: &Path, session: &Session) -> Result<(Pose, Vec<String>), String> {
     let value = crate::cli::read_json(path).map_err(|e| e.to_string())?;
     let mut warnings = Vec::new();
-    let mut pose = Pose::from_json(&value, &mut warnings).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut pose =
+        Pose::from_json(&value, &mut warnings).map_err(|e| format!("{}: {e}", path.display()))?;
     pose.retain_known_expressions(session.editor.expression_names(), &mut warnings);
     Ok((pose, warnings))
 }

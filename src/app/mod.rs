@@ -29,6 +29,10 @@ pub struct Launch {
     pub file: Option<PathBuf>,
     /// Testing: save a screenshot of the window here once the model shows, then exit.
     pub screenshot: Option<PathBuf>,
+    /// Testing: quit after this many seconds.
+    pub exit_after: Option<f32>,
+    /// Testing: save the project as it stands at exit here.
+    pub save_on_exit: Option<PathBuf>,
 }
 
 /// Opens the editor window. Returns when the window closes.
@@ -93,7 +97,11 @@ pub fn build_app(launch: Launch) -> App {
         files::plugin,
         screenshot::plugin,
     ));
-    app.add_plugins((timeline_panel::plugin, shortcuts::plugin, close_guard::plugin));
+    app.add_plugins((
+        timeline_panel::plugin,
+        shortcuts::plugin,
+        close_guard::plugin,
+    ));
     app
 }
 

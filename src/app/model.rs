@@ -147,22 +147,41 @@ fn prepare(source: &ModelSource) -> Result<Prepared, String> {
     match source {
         ModelSource::Mannequin => {
             let (bytes, editor) = mannequin_editor();
-            Ok(Prepared { bytes, editor, model_path: None, project_path: None, warnings: Vec::new() })
+            Ok(Prepared {
+                bytes,
+                editor,
+                model_path: None,
+                project_path: None,
+                warnings: Vec::new(),
+            })
         }
         ModelSource::File(path) => {
             let (bytes, editor) = read_model(path)?;
-            Ok(Prepared { bytes, editor, model_path: Some(path.clone()), project_path: None, warnings: Vec::new() })
+            Ok(Prepared {
+                bytes,
+                editor,
+                model_path: Some(path.clone()),
+                project_path: None,
+                warnings: Vec::new(),
+            })
         }
         ModelSource::Project(path) => {
             let mut warnings = Vec::new();
-            let project = Project::load(path, &mut warnings).map_err(|e| format!("Cannot open the project: {e}"))?;
+            let project = Project::load(path, &mut warnings)
+                .map_err(|e| format!("Cannot open the project: {e}"))?;
             let model_path = project.resolved_model_path(path);
             let (bytes, editor) = match &model_path {
                 Some(model) => read_model(model)?,
                 None => mannequin_editor(),
             };
             let editor = Editor::with_project(editor.rig, project, &mut warnings);
-            Ok(Prepared { bytes, editor, model_path, project_path: Some(path.clone()), warnings })
+            Ok(Prepared {
+                bytes,
+                editor,
+                model_path,
+                project_path: Some(path.clone()),
+                warnings,
+            })
         }
     }
 }
@@ -196,7 +215,10 @@ fn start_loading(
             }
         };
         if !prepared.warnings.is_empty() {
-            banner.notice = Some(format!("Opened with warnings: {}", prepared.warnings.join("; ")));
+            banner.notice = Some(format!(
+                "Opened with warnings: {}",
+                prepared.warnings.join("; ")
+            ));
         }
         // A newer request supersedes one still spawning.
         for e in &pending {
@@ -285,7 +307,11 @@ fn finish_loading(
         } else {
             p.project_path.take()
         };
-        *session = Session { editor, model_path: p.path.take(), project_path };
+        *session = Session {
+            editor,
+            model_path: p.path.take(),
+            project_path,
+        };
         selection.0 = None;
         *visibility = Visibility::Inherited;
         commands

@@ -33,7 +33,11 @@ pub struct PanelState {
 
 impl Default for PanelState {
     fn default() -> Self {
-        PanelState { grip_amount: 1.0, show_help: false, typed_path: String::new() }
+        PanelState {
+            grip_amount: 1.0,
+            show_help: false,
+            typed_path: String::new(),
+        }
     }
 }
 
@@ -54,7 +58,11 @@ fn toggle_help(keys: Res<ButtonInput<KeyCode>>, mut state: ResMut<PanelState>) {
 /// "VRMA Maker — walk.json* — Model title": the project, an unsaved mark, the model.
 pub fn window_title(session: &Session) -> String {
     let title = &session.editor.rig.model.title;
-    let model = if title.is_empty() { "untitled model" } else { title };
+    let model = if title.is_empty() {
+        "untitled model"
+    } else {
+        title
+    };
     let dirty = if session.editor.dirty { "*" } else { "" };
     format!("VRMA Maker — {}{dirty} — {model}", session.project_name())
 }
@@ -71,7 +79,11 @@ fn update_title(session: Res<Session>, mut window: Single<&mut Window, With<Prim
 
 /// Sends a slider's edit: previews while dragging, one undoable edit when released or
 /// when changed without a drag (a click, typed value).
-fn slider_edit(response: &egui::Response, edit: Option<Edit>, edits: &mut MessageWriter<EditRequest>) {
+fn slider_edit(
+    response: &egui::Response,
+    edit: Option<Edit>,
+    edits: &mut MessageWriter<EditRequest>,
+) {
     if let Some(edit) = edit {
         if response.dragged() {
             edits.write(EditRequest(Edit::Preview(Box::new(edit))));
@@ -104,7 +116,9 @@ fn draw_panels(
     let mut root = egui::Ui::new(
         ctx.clone(),
         "vrma-maker-root".into(),
-        egui::UiBuilder::new().layer_id(egui::LayerId::background()).max_rect(ctx.viewport_rect()),
+        egui::UiBuilder::new()
+            .layer_id(egui::LayerId::background())
+            .max_rect(ctx.viewport_rect()),
     );
 
     egui::Panel::top("menu").show(&mut root, |ui| {
@@ -156,11 +170,23 @@ fn draw_panels(
                 }
             });
             ui.menu_button("Edit", |ui| {
-                if ui.add_enabled(session.editor.history.can_undo(), egui::Button::new("Undo   Ctrl+Z")).clicked() {
+                if ui
+                    .add_enabled(
+                        session.editor.history.can_undo(),
+                        egui::Button::new("Undo   Ctrl+Z"),
+                    )
+                    .clicked()
+                {
                     edits.write(EditRequest(Edit::Undo));
                     ui.close();
                 }
-                if ui.add_enabled(session.editor.history.can_redo(), egui::Button::new("Redo   Ctrl+Y")).clicked() {
+                if ui
+                    .add_enabled(
+                        session.editor.history.can_redo(),
+                        egui::Button::new("Redo   Ctrl+Y"),
+                    )
+                    .clicked()
+                {
                     edits.write(EditRequest(Edit::Redo));
                     ui.close();
                 }
@@ -188,7 +214,11 @@ fn draw_panels(
 
     if let Some(error) = banner.error.clone() {
         egui::Panel::top("error-banner")
-            .frame(egui::Frame::new().fill(egui::Color32::from_rgb(120, 28, 28)).inner_margin(6.0))
+            .frame(
+                egui::Frame::new()
+                    .fill(egui::Color32::from_rgb(120, 28, 28))
+                    .inner_margin(6.0),
+            )
             .show(&mut root, |ui| {
                 ui.horizontal(|ui| {
                     ui.colored_label(egui::Color32::WHITE, format!("⚠ {error}"));
@@ -209,94 +239,139 @@ fn draw_panels(
     timeline_panel::draw(&mut root, &session, &mut timeline_ui, &mut edits);
 
     let editor = &session.editor;
-    egui::Panel::left("inspector").resizable(true).default_size(270.0).show(&mut root, |ui| {
-        egui::ScrollArea::vertical().id_salt("inspector-scroll").show(ui, |ui| {
-            ui.heading(if editor.rig.model.title.is_empty() { "Untitled model" } else { &editor.rig.model.title });
-            let source = session.model_path.as_ref().map_or("built-in mannequin".to_string(), |p| p.display().to_string());
-            ui.label(format!("VRM {}.x · {}", editor.rig.version().label(), source));
-            ui.separator();
-
-            ui.horizontal_wrapped(|ui| {
-                for (label, edit) in [("Reset pose", Edit::ResetPose), ("Mirror", Edit::Mirror), ("Arms down", Edit::ArmsDown)] {
-                    if ui.button(label).clicked() {
-                        edits.write(EditRequest(edit));
-                    }
-                }
-            });
-            ui.horizontal(|ui| {
-                ui.label("Grip");
-                ui.add(egui::Slider::new(&mut state.grip_amount, 0.0..=1.0));
-            });
-            ui.horizontal(|ui| {
-                for (label, side) in [
-                    ("Left", GripSide::One(Side::Left)),
-                    ("Right", GripSide::One(Side::Right)),
-                    ("Both", GripSide::Both),
-                ] {
-                    if ui.button(label).clicked() {
-                        edits.write(EditRequest(Edit::Grip { side, amount: state.grip_amount }));
-                    }
-                }
-            });
-            ui.separator();
-
-            if let Some(bone) = selection.0.filter(|b| editor.rig.has(*b)) {
-                ui.strong(format!("Selected: {bone}"));
-                if bone.is_eye() {
-                    ui.label("Eyes follow the gaze (look-at); they are not posed as bones.");
-                } else {
-                    let q = editor.pose.rotation(bone);
-                    let (x, y, z) = q.to_euler(EulerRot::XYZ);
-                    let mut angles = [x.to_degrees(), y.to_degrees(), z.to_degrees()];
-                    for i in 0..3 {
-                        ui.horizontal(|ui| {
-                            ui.label(["X", "Y", "Z"][i]);
-                            let response = ui.add(egui::Slider::new(&mut angles[i], -180.0..=180.0).suffix("°"));
-                            let edit = response.changed().then(|| Edit::Rotate {
-                                bone,
-                                rotation: Quat::from_euler(
-                                    EulerRot::XYZ,
-                                    angles[0].to_radians(),
-                                    angles[1].to_radians(),
-                                    angles[2].to_radians(),
-                                ),
-                            });
-                            slider_edit(&response, edit, &mut edits);
+    egui::Panel::left("inspector")
+        .resizable(true)
+        .default_size(270.0)
+        .show(&mut root, |ui| {
+            egui::ScrollArea::vertical()
+                .id_salt("inspector-scroll")
+                .show(ui, |ui| {
+                    ui.heading(if editor.rig.model.title.is_empty() {
+                        "Untitled model"
+                    } else {
+                        &editor.rig.model.title
+                    });
+                    let source = session
+                        .model_path
+                        .as_ref()
+                        .map_or("built-in mannequin".to_string(), |p| {
+                            p.display().to_string()
                         });
-                    }
-                    if ui.button("Reset bone").clicked() {
-                        edits.write(EditRequest(Edit::ResetBone(bone)));
-                    }
-                }
-                ui.separator();
-            }
+                    ui.label(format!(
+                        "VRM {}.x · {}",
+                        editor.rig.version().label(),
+                        source
+                    ));
+                    ui.separator();
 
-            ui.strong("Bones");
-            for bone in ALL_BONES.into_iter().filter(|b| editor.rig.has(*b)) {
-                let rotated = !is_identity(editor.pose.rotation(bone));
-                let text = if rotated { format!("{bone} •") } else { bone.to_string() };
-                if ui.selectable_label(selection.0 == Some(bone), text).clicked() {
-                    selection.0 = Some(bone);
-                }
-            }
-        });
-    });
+                    ui.horizontal_wrapped(|ui| {
+                        for (label, edit) in [
+                            ("Reset pose", Edit::ResetPose),
+                            ("Mirror", Edit::Mirror),
+                            ("Arms down", Edit::ArmsDown),
+                        ] {
+                            if ui.button(label).clicked() {
+                                edits.write(EditRequest(edit));
+                            }
+                        }
+                    });
+                    ui.horizontal(|ui| {
+                        ui.label("Grip");
+                        ui.add(egui::Slider::new(&mut state.grip_amount, 0.0..=1.0));
+                    });
+                    ui.horizontal(|ui| {
+                        for (label, side) in [
+                            ("Left", GripSide::One(Side::Left)),
+                            ("Right", GripSide::One(Side::Right)),
+                            ("Both", GripSide::Both),
+                        ] {
+                            if ui.button(label).clicked() {
+                                edits.write(EditRequest(Edit::Grip {
+                                    side,
+                                    amount: state.grip_amount,
+                                }));
+                            }
+                        }
+                    });
+                    ui.separator();
 
-    egui::Panel::right("expressions").resizable(true).default_size(210.0).show(&mut root, |ui| {
-        ui.heading("Expressions");
-        if editor.expression_names().is_empty() {
-            ui.label("This model has no expressions.");
-        }
-        egui::ScrollArea::vertical().id_salt("expressions-scroll").show(ui, |ui| {
-            for name in editor.expression_names() {
-                let mut value = editor.pose.expressions.get(name).copied().unwrap_or(0.0);
-                ui.label(name);
-                let response = ui.add(egui::Slider::new(&mut value, 0.0..=1.0));
-                let edit = response.changed().then(|| Edit::Expression { name: name.clone(), value });
-                slider_edit(&response, edit, &mut edits);
-            }
+                    if let Some(bone) = selection.0.filter(|b| editor.rig.has(*b)) {
+                        ui.strong(format!("Selected: {bone}"));
+                        if bone.is_eye() {
+                            ui.label(
+                                "Eyes follow the gaze (look-at); they are not posed as bones.",
+                            );
+                        } else {
+                            let q = editor.pose.rotation(bone);
+                            let (x, y, z) = q.to_euler(EulerRot::XYZ);
+                            let mut angles = [x.to_degrees(), y.to_degrees(), z.to_degrees()];
+                            for i in 0..3 {
+                                ui.horizontal(|ui| {
+                                    ui.label(["X", "Y", "Z"][i]);
+                                    let response = ui.add(
+                                        egui::Slider::new(&mut angles[i], -180.0..=180.0)
+                                            .suffix("°"),
+                                    );
+                                    let edit = response.changed().then(|| Edit::Rotate {
+                                        bone,
+                                        rotation: Quat::from_euler(
+                                            EulerRot::XYZ,
+                                            angles[0].to_radians(),
+                                            angles[1].to_radians(),
+                                            angles[2].to_radians(),
+                                        ),
+                                    });
+                                    slider_edit(&response, edit, &mut edits);
+                                });
+                            }
+                            if ui.button("Reset bone").clicked() {
+                                edits.write(EditRequest(Edit::ResetBone(bone)));
+                            }
+                        }
+                        ui.separator();
+                    }
+
+                    ui.strong("Bones");
+                    for bone in ALL_BONES.into_iter().filter(|b| editor.rig.has(*b)) {
+                        let rotated = !is_identity(editor.pose.rotation(bone));
+                        let text = if rotated {
+                            format!("{bone} •")
+                        } else {
+                            bone.to_string()
+                        };
+                        if ui
+                            .selectable_label(selection.0 == Some(bone), text)
+                            .clicked()
+                        {
+                            selection.0 = Some(bone);
+                        }
+                    }
+                });
         });
-    });
+
+    egui::Panel::right("expressions")
+        .resizable(true)
+        .default_size(210.0)
+        .show(&mut root, |ui| {
+            ui.heading("Expressions");
+            if editor.expression_names().is_empty() {
+                ui.label("This model has no expressions.");
+            }
+            egui::ScrollArea::vertical()
+                .id_salt("expressions-scroll")
+                .show(ui, |ui| {
+                    for name in editor.expression_names() {
+                        let mut value = editor.pose.expressions.get(name).copied().unwrap_or(0.0);
+                        ui.label(name);
+                        let response = ui.add(egui::Slider::new(&mut value, 0.0..=1.0));
+                        let edit = response.changed().then(|| Edit::Expression {
+                            name: name.clone(),
+                            value,
+                        });
+                        slider_edit(&response, edit, &mut edits);
+                    }
+                });
+        });
 
     let free = root.available_rect_before_wrap();
     let rect = bevy::math::Rect::new(free.min.x, free.min.y, free.max.x, free.max.y);
@@ -306,20 +381,24 @@ fn draw_panels(
 
     if state.show_help {
         let mut open = true;
-        egui::Window::new("Controls").open(&mut open).show(&ctx, |ui| {
-            egui::Grid::new("help-grid").striped(true).show(ui, |ui| {
-                for (key, action) in HELP {
-                    ui.strong(*key);
-                    ui.label(*action);
-                    ui.end_row();
-                }
+        egui::Window::new("Controls")
+            .open(&mut open)
+            .show(&ctx, |ui| {
+                egui::Grid::new("help-grid").striped(true).show(ui, |ui| {
+                    for (key, action) in HELP {
+                        ui.strong(*key);
+                        ui.label(*action);
+                        ui.end_row();
+                    }
+                });
             });
-        });
         state.show_help = open;
     }
 
     let pointer = ctx.pointer_latest_pos();
-    over_ui.0 = pointer.is_some_and(|p| !free.contains(p)) || ctx.is_pointer_over_egui() || ctx.egui_wants_pointer_input();
+    over_ui.0 = pointer.is_some_and(|p| !free.contains(p))
+        || ctx.is_pointer_over_egui()
+        || ctx.egui_wants_pointer_input();
     Ok(())
 }
 
@@ -338,8 +417,17 @@ pub const HELP: &[(&str, &str)] = &[
     ("Ctrl+S / Ctrl+Shift+S", "save the project / save as"),
     ("Ctrl+O", "open a project"),
     ("Ctrl+Q", "quit (asks to save unsaved changes)"),
-    ("Click / drag on the timeline", "move the playhead; drag a key to move it"),
-    ("Drop a .vrm on the window", "open that model (keys and pose carry over)"),
-    ("Drop a project or pose .json", "open the project / apply the pose"),
+    (
+        "Click / drag on the timeline",
+        "move the playhead; drag a key to move it",
+    ),
+    (
+        "Drop a .vrm on the window",
+        "open that model (keys and pose carry over)",
+    ),
+    (
+        "Drop a project or pose .json",
+        "open the project / apply the pose",
+    ),
     ("F1", "show / hide this help"),
 ];

@@ -1,5 +1,6 @@
-//! Testing aid: `--screenshot OUT.png` saves the window once the model is on screen,
-//! then exits (used by the real-window test under Xvfb).
+//! Testing aids: `--screenshot OUT.png` saves the window once the model is on screen,
+//! then exits; `--exit-after SECONDS` quits after a while and `--save-on-exit P.json`
+//! saves the project as it stands at exit (used by the real-window tests under Xvfb).
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
@@ -13,7 +14,47 @@ const SETTLE_FRAMES: u32 = 20;
 const MAX_FRAMES: u32 = 3000;
 
 pub fn plugin(app: &mut App) {
-    app.add_systems(Update, take_screenshot);
+    app.add_systems(Update, (take_screenshot, exit_after))
+        .add_systems(Last, save_on_exit);
+}
+
+fn exit_after(
+    launch: Res<Launch>,
+    time: Res<Time<Real>>,
+    mut exit: MessageWriter<AppExit>,
+    mut sent: Local<bool>,
+) {
+    if let Some(limit) = launch.exit_after
+        && !*sent
+        && time.elapsed_secs() >= limit
+    {
+        info!("--exit-after {limit}: quitting");
+        exit.write(AppExit::Success);
+        *sent = true;
+    }
+}
+
+fn save_on_exit(
+    launch: Res<Launch>,
+    mut exits: MessageReader<AppExit>,
+    session: Res<super::session::Session>,
+    mut saved: Local<bool>,
+) {
+    let Some(path) = &launch.save_on_exit else {
+        return;
+    };
+    if exits.read().count() == 0 || *saved {
+        return;
+    }
+    *saved = true;
+    match session
+        .editor
+        .project(session.model_path.clone())
+        .save(path)
+    {
+        Ok(()) => info!("project saved on exit to {}", path.display()),
+        Err(e) => error!("cannot save on exit: {e}"),
+    }
 }
 
 fn take_screenshot(

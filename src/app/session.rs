@@ -29,7 +29,10 @@ impl Session {
 
     /// Saves the work to `path` (atomically) and remembers it as the project file.
     pub fn save_to(&mut self, path: &std::path::Path) -> Result<(), String> {
-        self.editor.project(self.model_path.clone()).save(path).map_err(|e| e.to_string())?;
+        self.editor
+            .project(self.model_path.clone())
+            .save(path)
+            .map_err(|e| e.to_string())?;
         self.project_path = Some(path.to_path_buf());
         self.editor.dirty = false;
         Ok(())

@@ -67,12 +67,16 @@ fn shortcuts(
     let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
     let editor = &session.editor;
     for key in keys.get_just_pressed() {
-        let Some(shortcut) = shortcut_for(*key, ctrl, shift) else { continue };
+        let Some(shortcut) = shortcut_for(*key, ctrl, shift) else {
+            continue;
+        };
         let edit = match shortcut {
             Shortcut::Edit(EditShortcut::AddKey) => Edit::AddKey,
             Shortcut::Edit(EditShortcut::DeleteKey) => Edit::DeleteKey,
             Shortcut::Edit(EditShortcut::TogglePlay) => Edit::SetPlaying(!editor.playing),
-            Shortcut::Edit(EditShortcut::StepFrame(n)) => Edit::Seek((editor.playhead + n as f32 / FPS).max(0.0)),
+            Shortcut::Edit(EditShortcut::StepFrame(n)) => {
+                Edit::Seek((editor.playhead + n as f32 / FPS).max(0.0))
+            }
             Shortcut::Edit(EditShortcut::Undo) => Edit::Undo,
             Shortcut::Edit(EditShortcut::Redo) => Edit::Redo,
             Shortcut::Save { save_as } => {
@@ -99,17 +103,50 @@ mod tests {
     #[test]
     fn the_spec_keys_map_to_their_actions() {
         use EditShortcut::*;
-        assert_eq!(shortcut_for(KeyCode::KeyK, false, false), Some(Shortcut::Edit(AddKey)));
-        assert_eq!(shortcut_for(KeyCode::Space, false, false), Some(Shortcut::Edit(TogglePlay)));
-        assert_eq!(shortcut_for(KeyCode::ArrowLeft, false, false), Some(Shortcut::Edit(StepFrame(-1))));
-        assert_eq!(shortcut_for(KeyCode::ArrowRight, false, false), Some(Shortcut::Edit(StepFrame(1))));
-        assert_eq!(shortcut_for(KeyCode::Delete, false, false), Some(Shortcut::Edit(DeleteKey)));
-        assert_eq!(shortcut_for(KeyCode::KeyZ, true, false), Some(Shortcut::Edit(Undo)));
-        assert_eq!(shortcut_for(KeyCode::KeyY, true, false), Some(Shortcut::Edit(Redo)));
-        assert_eq!(shortcut_for(KeyCode::KeyZ, true, true), Some(Shortcut::Edit(Redo)));
-        assert_eq!(shortcut_for(KeyCode::KeyS, true, false), Some(Shortcut::Save { save_as: false }));
-        assert_eq!(shortcut_for(KeyCode::KeyS, true, true), Some(Shortcut::Save { save_as: true }));
-        assert_eq!(shortcut_for(KeyCode::KeyO, true, false), Some(Shortcut::OpenProject));
+        assert_eq!(
+            shortcut_for(KeyCode::KeyK, false, false),
+            Some(Shortcut::Edit(AddKey))
+        );
+        assert_eq!(
+            shortcut_for(KeyCode::Space, false, false),
+            Some(Shortcut::Edit(TogglePlay))
+        );
+        assert_eq!(
+            shortcut_for(KeyCode::ArrowLeft, false, false),
+            Some(Shortcut::Edit(StepFrame(-1)))
+        );
+        assert_eq!(
+            shortcut_for(KeyCode::ArrowRight, false, false),
+            Some(Shortcut::Edit(StepFrame(1)))
+        );
+        assert_eq!(
+            shortcut_for(KeyCode::Delete, false, false),
+            Some(Shortcut::Edit(DeleteKey))
+        );
+        assert_eq!(
+            shortcut_for(KeyCode::KeyZ, true, false),
+            Some(Shortcut::Edit(Undo))
+        );
+        assert_eq!(
+            shortcut_for(KeyCode::KeyY, true, false),
+            Some(Shortcut::Edit(Redo))
+        );
+        assert_eq!(
+            shortcut_for(KeyCode::KeyZ, true, true),
+            Some(Shortcut::Edit(Redo))
+        );
+        assert_eq!(
+            shortcut_for(KeyCode::KeyS, true, false),
+            Some(Shortcut::Save { save_as: false })
+        );
+        assert_eq!(
+            shortcut_for(KeyCode::KeyS, true, true),
+            Some(Shortcut::Save { save_as: true })
+        );
+        assert_eq!(
+            shortcut_for(KeyCode::KeyO, true, false),
+            Some(Shortcut::OpenProject)
+        );
         assert_eq!(shortcut_for(KeyCode::KeyZ, false, false), None);
     }
 }

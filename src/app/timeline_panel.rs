@@ -58,96 +58,152 @@ fn label_step(px_per_second: f32) -> f32 {
 }
 
 /// Draws the panel. Called from the panels system so the 3D view gets what is left.
-pub fn draw(root: &mut egui::Ui, session: &Session, ui_state: &mut TimelineUi, edits: &mut MessageWriter<EditRequest>) {
+pub fn draw(
+    root: &mut egui::Ui,
+    session: &Session,
+    ui_state: &mut TimelineUi,
+    edits: &mut MessageWriter<EditRequest>,
+) {
     let editor = &session.editor;
     let mut send = |edit: Edit| {
         edits.write(EditRequest(edit));
     };
-    egui::Panel::bottom("timeline").resizable(false).show(root, |ui| {
-        ui.add_space(4.0);
-        ui.horizontal(|ui| {
-            let playing = editor.playing;
-            if ui.button(if playing { "■ Stop" } else { "▶ Play" }).on_hover_text("Space").clicked() {
-                send(Edit::SetPlaying(!playing));
-            }
-            let mut settings: Settings = editor.settings;
-            if ui.checkbox(&mut settings.looping, "Loop").changed() {
-                send(Edit::ChangeSettings(settings));
-            }
-            ui.separator();
-            ui.label("Time");
-            let mut t = editor.playhead;
-            let time = ui.add(egui::DragValue::new(&mut t).speed(1.0 / FPS).range(0.0..=1e6).suffix(" s").max_decimals(3));
-            if time.changed() {
-                send(Edit::Seek(t));
-            }
-            ui.label(format!("frame {}", (editor.playhead * FPS).round() as i64));
-            ui.label("Length");
-            let end = editor.timeline.end();
-            let length = ui.add(
-                egui::DragValue::new(&mut settings.length)
-                    .speed(0.1)
-                    .range(end.max(1.0 / FPS)..=1e6)
-                    .suffix(" s")
-                    .max_decimals(2),
-            );
-            if length.changed() {
-                send(Edit::ChangeSettings(settings));
-            }
-            ui.separator();
-            if ui.button("+ Key").on_hover_text("K: add a key at the playhead").clicked() {
-                send(Edit::AddKey);
-            }
-            let key = editor.timeline.key_at(editor.playhead).filter(|_| !editor.playing);
-            ui.add_enabled_ui(key.is_some(), |ui| {
-                if ui.button("Delete key").on_hover_text("Delete").clicked() {
-                    send(Edit::DeleteKey);
+    egui::Panel::bottom("timeline")
+        .resizable(false)
+        .show(root, |ui| {
+            ui.add_space(4.0);
+            ui.horizontal(|ui| {
+                let playing = editor.playing;
+                if ui
+                    .button(if playing { "■ Stop" } else { "▶ Play" })
+                    .on_hover_text("Space")
+                    .clicked()
+                {
+                    send(Edit::SetPlaying(!playing));
                 }
-            });
-            if let Some(key) = key {
-                ui.label("Ease");
-                let mut ease = key.ease;
-                egui::ComboBox::from_id_salt("key-ease").selected_text(ease.name()).show_ui(ui, |ui| {
-                    for e in Ease::ALL {
-                        ui.selectable_value(&mut ease, e, e.name());
+                let mut settings: Settings = editor.settings;
+                if ui.checkbox(&mut settings.looping, "Loop").changed() {
+                    send(Edit::ChangeSettings(settings));
+                }
+                ui.separator();
+                ui.label("Time");
+                let mut t = editor.playhead;
+                let time = ui.add(
+                    egui::DragValue::new(&mut t)
+                        .speed(1.0 / FPS)
+                        .range(0.0..=1e6)
+                        .suffix(" s")
+                        .max_decimals(3),
+                );
+                if time.changed() {
+                    send(Edit::Seek(t));
+                }
+                ui.label(format!("frame {}", (editor.playhead * FPS).round() as i64));
+                ui.label("Length");
+                let end = editor.timeline.end();
+                let length = ui.add(
+                    egui::DragValue::new(&mut settings.length)
+                        .speed(0.1)
+                        .range(end.max(1.0 / FPS)..=1e6)
+                        .suffix(" s")
+                        .max_decimals(2),
+                );
+                if length.changed() {
+                    send(Edit::ChangeSettings(settings));
+                }
+                ui.separator();
+                if ui
+                    .button("+ Key")
+                    .on_hover_text("K: add a key at the playhead")
+                    .clicked()
+                {
+                    send(Edit::AddKey);
+                }
+                let key = editor
+                    .timeline
+                    .key_at(editor.playhead)
+                    .filter(|_| !editor.playing);
+                ui.add_enabled_ui(key.is_some(), |ui| {
+                    if ui.button("Delete key").on_hover_text("Delete").clicked() {
+                        send(Edit::DeleteKey);
                     }
                 });
-                if ease != key.ease {
-                    send(Edit::SetEase(ease));
+                if let Some(key) = key {
+                    ui.label("Ease");
+                    let mut ease = key.ease;
+                    egui::ComboBox::from_id_salt("key-ease")
+                        .selected_text(ease.name())
+                        .show_ui(ui, |ui| {
+                            for e in Ease::ALL {
+                                ui.selectable_value(&mut ease, e, e.name());
+                            }
+                        });
+                    if ease != key.ease {
+                        send(Edit::SetEase(ease));
+                    }
+                    ui.label("Key time");
+                    let mut kt = key.t;
+                    let response = ui.add(
+                        egui::DragValue::new(&mut kt)
+                            .speed(1.0 / FPS)
+                            .range(0.0..=1e6)
+                            .suffix(" s")
+                            .max_decimals(3),
+                    );
+                    let done =
+                        (response.changed() && !response.dragged()) || response.drag_stopped();
+                    if done && (snap(kt) - key.t).abs() > 1e-6 {
+                        send(Edit::MoveKey {
+                            from: key.t,
+                            to: kt,
+                        });
+                        send(Edit::Seek(kt));
+                    }
                 }
-                ui.label("Key time");
-                let mut kt = key.t;
-                let response = ui.add(egui::DragValue::new(&mut kt).speed(1.0 / FPS).range(0.0..=1e6).suffix(" s").max_decimals(3));
-                let done = (response.changed() && !response.dragged()) || response.drag_stopped();
-                if done && (snap(kt) - key.t).abs() > 1e-6 {
-                    send(Edit::MoveKey { from: key.t, to: kt });
-                    send(Edit::Seek(kt));
-                }
-            }
-            ui.separator();
-            ui.add_enabled_ui(editor.history.can_undo(), |ui| {
-                if ui.button("Undo").on_hover_text("Ctrl+Z").clicked() {
-                    send(Edit::Undo);
-                }
+                ui.separator();
+                ui.add_enabled_ui(editor.history.can_undo(), |ui| {
+                    if ui.button("Undo").on_hover_text("Ctrl+Z").clicked() {
+                        send(Edit::Undo);
+                    }
+                });
+                ui.add_enabled_ui(editor.history.can_redo(), |ui| {
+                    if ui
+                        .button("Redo")
+                        .on_hover_text("Ctrl+Y / Ctrl+Shift+Z")
+                        .clicked()
+                    {
+                        send(Edit::Redo);
+                    }
+                });
             });
-            ui.add_enabled_ui(editor.history.can_redo(), |ui| {
-                if ui.button("Redo").on_hover_text("Ctrl+Y / Ctrl+Shift+Z").clicked() {
-                    send(Edit::Redo);
-                }
-            });
+            ui.add_space(2.0);
+            ruler(ui, session, ui_state, &mut send);
+            ui.add_space(4.0);
         });
-        ui.add_space(2.0);
-        ruler(ui, session, ui_state, &mut send);
-        ui.add_space(4.0);
-    });
 }
 
-fn ruler(ui: &mut egui::Ui, session: &Session, ui_state: &mut TimelineUi, send: &mut impl FnMut(Edit)) {
+fn ruler(
+    ui: &mut egui::Ui,
+    session: &Session,
+    ui_state: &mut TimelineUi,
+    send: &mut impl FnMut(Edit),
+) {
     let editor = &session.editor;
     let width = ui.available_width();
-    let (rect, response) = ui.allocate_exact_size(egui::vec2(width, RULER_HEIGHT), egui::Sense::click_and_drag());
-    let length = editor.settings.length.max(editor.timeline.end()).max(1.0 / FPS);
-    let scale = Scale { left: rect.left() + 10.0, width: (rect.width() - 20.0).max(10.0), length };
+    let (rect, response) = ui.allocate_exact_size(
+        egui::vec2(width, RULER_HEIGHT),
+        egui::Sense::click_and_drag(),
+    );
+    let length = editor
+        .settings
+        .length
+        .max(editor.timeline.end())
+        .max(1.0 / FPS);
+    let scale = Scale {
+        left: rect.left() + 10.0,
+        width: (rect.width() - 20.0).max(10.0),
+        length,
+    };
     let painter = ui.painter_at(rect);
     let visuals = ui.visuals();
     painter.rect_filled(rect, 3.0, visuals.extreme_bg_color);
@@ -189,7 +245,11 @@ fn ruler(ui: &mut egui::Ui, session: &Session, ui_state: &mut TimelineUi, send: 
         let t = dragging.map_or(key.t, |d| d.to);
         let x = scale.x(t);
         let selected = ui_state.selected == Some(key.id);
-        let fill = if selected { egui::Color32::from_rgb(250, 210, 40) } else { egui::Color32::from_rgb(120, 190, 250) };
+        let fill = if selected {
+            egui::Color32::from_rgb(250, 210, 40)
+        } else {
+            egui::Color32::from_rgb(120, 190, 250)
+        };
         let r = 6.0;
         let diamond = vec![
             egui::pos2(x, key_y - r),
@@ -197,7 +257,11 @@ fn ruler(ui: &mut egui::Ui, session: &Session, ui_state: &mut TimelineUi, send: 
             egui::pos2(x, key_y + r),
             egui::pos2(x - r, key_y),
         ];
-        painter.add(egui::Shape::convex_polygon(diamond, fill, egui::Stroke::new(1.0, egui::Color32::BLACK)));
+        painter.add(egui::Shape::convex_polygon(
+            diamond,
+            fill,
+            egui::Stroke::new(1.0, egui::Color32::BLACK),
+        ));
         if key.ease != Ease::Linear {
             painter.text(
                 egui::pos2(x + r + 1.0, key_y - r - 1.0),
@@ -211,7 +275,10 @@ fn ruler(ui: &mut egui::Ui, session: &Session, ui_state: &mut TimelineUi, send: 
 
     // The playhead.
     let px = scale.x(editor.playhead.min(length));
-    painter.line_segment([egui::pos2(px, rect.top()), egui::pos2(px, rect.bottom())], egui::Stroke::new(2.0, egui::Color32::from_rgb(230, 60, 60)));
+    painter.line_segment(
+        [egui::pos2(px, rect.top()), egui::pos2(px, rect.bottom())],
+        egui::Stroke::new(2.0, egui::Color32::from_rgb(230, 60, 60)),
+    );
 
     // Interaction: press on a key selects it (and drags it); elsewhere scrubs.
     let key_under = |pos: egui::Pos2| {
@@ -224,44 +291,47 @@ fn ruler(ui: &mut egui::Ui, session: &Session, ui_state: &mut TimelineUi, send: 
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(_, k)| (k.id, k.t))
     };
-    if response.drag_started() || response.clicked() {
-        if let Some(pos) = response.interact_pointer_pos() {
-            match key_under(pos) {
-                Some((id, t)) => {
-                    ui_state.selected = Some(id);
-                    send(Edit::Seek(t));
-                    if response.drag_started() {
-                        ui_state.drag = Some(KeyDrag { from: t, to: t });
-                    }
+    if (response.drag_started() || response.clicked())
+        && let Some(pos) = response.interact_pointer_pos()
+    {
+        match key_under(pos) {
+            Some((id, t)) => {
+                ui_state.selected = Some(id);
+                send(Edit::Seek(t));
+                if response.drag_started() {
+                    ui_state.drag = Some(KeyDrag { from: t, to: t });
                 }
-                None => {
-                    ui_state.selected = None;
-                    send(Edit::Seek(snap(scale.t(pos.x))));
-                }
+            }
+            None => {
+                ui_state.selected = None;
+                send(Edit::Seek(snap(scale.t(pos.x))));
             }
         }
     }
-    if response.dragged() {
-        if let Some(pos) = response.interact_pointer_pos() {
-            match ui_state.drag.as_mut() {
-                Some(drag) => drag.to = snap(scale.t(pos.x)),
-                None => send(Edit::Seek(snap(scale.t(pos.x)))),
-            }
+    if response.dragged()
+        && let Some(pos) = response.interact_pointer_pos()
+    {
+        match ui_state.drag.as_mut() {
+            Some(drag) => drag.to = snap(scale.t(pos.x)),
+            None => send(Edit::Seek(snap(scale.t(pos.x)))),
         }
     }
-    if response.drag_stopped() {
-        if let Some(drag) = ui_state.drag.take() {
-            if (drag.to - drag.from).abs() > 1e-6 && editor.timeline.key_at(drag.to).is_none() {
-                send(Edit::MoveKey { from: drag.from, to: drag.to });
-                send(Edit::Seek(drag.to));
-            }
-        }
+    if response.drag_stopped()
+        && let Some(drag) = ui_state.drag.take()
+        && (drag.to - drag.from).abs() > 1e-6
+        && editor.timeline.key_at(drag.to).is_none()
+    {
+        send(Edit::MoveKey {
+            from: drag.from,
+            to: drag.to,
+        });
+        send(Edit::Seek(drag.to));
     }
     // A deleted or undone key is no longer selected.
-    if let Some(id) = ui_state.selected {
-        if editor.timeline.key_by_id(id).is_none() {
-            ui_state.selected = None;
-        }
+    if let Some(id) = ui_state.selected
+        && editor.timeline.key_by_id(id).is_none()
+    {
+        ui_state.selected = None;
     }
 }
 
@@ -271,7 +341,11 @@ mod tests {
 
     #[test]
     fn the_ruler_maps_time_and_x_both_ways() {
-        let s = Scale { left: 10.0, width: 600.0, length: 4.0 };
+        let s = Scale {
+            left: 10.0,
+            width: 600.0,
+            length: 4.0,
+        };
         assert_eq!(s.x(0.0), 10.0);
         assert_eq!(s.x(4.0), 610.0);
         assert!((s.t(s.x(1.5)) - 1.5).abs() < 1e-5);

@@ -16,10 +16,10 @@ use bevy_egui::{EguiGlobalSettings, PrimaryEguiContext};
 
 /// The render layer of the egui camera: nothing 3D lives there.
 const UI_LAYER: usize = 31;
-use bevy::window::PrimaryWindow;
 use super::session::Session;
 use crate::core::humanoid::Bone;
 use crate::core::pose::Pose;
+use bevy::window::PrimaryWindow;
 
 /// Orbit camera state: looks at `focus` from `distance`, turned by `yaw` / `pitch`.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
@@ -61,7 +61,10 @@ pub fn plugin(app: &mut App) {
             ..default()
         })
         .add_systems(Startup, spawn_camera_and_lights)
-        .add_systems(Update, (fit_viewport, frame_new_avatar, orbit_pan_zoom, draw_floor));
+        .add_systems(
+            Update,
+            (fit_viewport, frame_new_avatar, orbit_pan_zoom, draw_floor),
+        );
 }
 
 fn spawn_camera_and_lights(mut commands: Commands, mut egui_settings: ResMut<EguiGlobalSettings>) {
@@ -70,7 +73,11 @@ fn spawn_camera_and_lights(mut commands: Commands, mut egui_settings: ResMut<Egu
     egui_settings.auto_create_primary_context = false;
     commands.spawn((
         Camera3d::default(),
-        Camera { order: 1, clear_color: ClearColorConfig::None, ..default() },
+        Camera {
+            order: 1,
+            clear_color: ClearColorConfig::None,
+            ..default()
+        },
         RenderLayers::layer(UI_LAYER),
         PrimaryEguiContext,
     ));
@@ -207,24 +214,6 @@ fn draw_floor(mut gizmos: Gizmos) {
     gizmos.line(Vec3::ZERO, Vec3::Z * 0.3, Color::srgb(0.25, 0.4, 0.85));
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_default_framing_looks_at_the_front_of_the_avatar() {
-        let orbit = OrbitCamera::framing(1.7);
-        let t = orbit.transform();
-        assert!(
-            t.translation.z > 1.0,
-            "camera in front (+Z): {}",
-            t.translation
-        );
-        assert!((t.translation.x).abs() < 1e-5);
-        assert!(t.forward().z < 0.0);
-    }
-}
-
 /// Renders the 3D view only into the area the panels leave free, so framing and the
 /// centre of the view are where the user looks.
 fn fit_viewport(
@@ -240,14 +229,36 @@ fn fit_viewport(
     if max.x <= min.x + 8 || max.y <= min.y + 8 {
         return;
     }
-    let wanted = Viewport { physical_position: min, physical_size: max - min, ..default() };
+    let wanted = Viewport {
+        physical_position: min,
+        physical_size: max - min,
+        ..default()
+    };
     for mut camera in &mut cameras {
-        let same = camera
-            .viewport
-            .as_ref()
-            .is_some_and(|v| v.physical_position == wanted.physical_position && v.physical_size == wanted.physical_size);
+        let same = camera.viewport.as_ref().is_some_and(|v| {
+            v.physical_position == wanted.physical_position
+                && v.physical_size == wanted.physical_size
+        });
         if !same {
             camera.viewport = Some(wanted.clone());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_framing_looks_at_the_front_of_the_avatar() {
+        let orbit = OrbitCamera::framing(1.7);
+        let t = orbit.transform();
+        assert!(
+            t.translation.z > 1.0,
+            "camera in front (+Z): {}",
+            t.translation
+        );
+        assert!((t.translation.x).abs() < 1e-5);
+        assert!(t.forward().z < 0.0);
     }
 }

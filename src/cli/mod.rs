@@ -24,6 +24,12 @@ pub struct Cli {
     /// Testing: save a screenshot of the window once the model shows, then exit.
     #[arg(long, hide = true)]
     pub screenshot: Option<PathBuf>,
+    /// Testing: quit the window after this many seconds (no questions asked).
+    #[arg(long, value_name = "SECONDS")]
+    pub exit_after: Option<f32>,
+    /// Testing: save the project as it stands at exit to this file.
+    #[arg(long, value_name = "PROJECT.json")]
+    pub save_on_exit: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]

@@ -313,7 +313,9 @@ impl Editor {
             }
             Edit::ChangeSettings(settings) => {
                 if !settings.length.is_finite() || settings.length <= 0.0 || settings.length > 1e7 {
-                    return Err(LoadError::new("the timeline length must be a positive number of seconds"));
+                    return Err(LoadError::new(
+                        "the timeline length must be a positive number of seconds",
+                    ));
                 }
                 self.settings = settings;
                 self.dirty = true;

@@ -306,7 +306,7 @@ impl Key {
             .get("t")
             .and_then(Value::as_f64)
             .ok_or_else(|| LoadError::new(format!("{what}.t: expected a number")))?;
-        if !t.is_finite() || t < 0.0 || t > 1e7 {
+        if !t.is_finite() || !(0.0..=1e7).contains(&t) {
             return Err(LoadError::new(format!(
                 "{what}.t: {t} is not a valid time (0 to 10,000,000 s)"
             )));

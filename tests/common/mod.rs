@@ -3,7 +3,8 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_vrma-maker"))
@@ -107,4 +108,57 @@ pub fn json_stdout(out: &Output) -> serde_json::Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+/// An Xvfb server for one test, stopped when dropped.
+pub struct Xvfb(Child);
+
+impl Drop for Xvfb {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+pub fn start_xvfb() -> Option<(Xvfb, String)> {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let display = format!(":{}", 100 + (std::process::id() % 300) * 8 + n);
+    let child = Command::new("Xvfb")
+        .args([
+            display.as_str(),
+            "-screen",
+            "0",
+            "1280x800x24",
+            "-nolisten",
+            "tcp",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    std::thread::sleep(Duration::from_millis(800));
+    Some((Xvfb(child), display))
+}
+
+pub fn wait_with_timeout(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let _ = child.kill();
+    None
+}
+
+/// Xvfb and a Vulkan driver (lavapipe) are installed.
+pub fn have_display_stack() -> bool {
+    let xvfb = Command::new("sh")
+        .args(["-c", "command -v Xvfb"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let vulkan = std::path::Path::new("/usr/share/vulkan/icd.d").is_dir();
+    xvfb && vulkan
 }
