@@ -9,22 +9,23 @@ use common::*;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
+/// A key as the test writes it: time, ease, bone rotations, hips, "happy" weight.
+type RefKey<'a> = (f32, &'a str, Vec<(String, [f32; 4])>, Option<[f32; 3]>, f32);
+
 /// SPEC §4, written again from the text for the test (not the core's code).
 fn reference_sample(
-    keys: &[(f32, &str, Vec<(String, [f32; 4])>, Option<[f32; 3]>, f32)],
+    keys: &[RefKey<'_>],
     t: f32,
     rest_hips: Vec3,
 ) -> (Vec<(String, Quat)>, Vec3, f32) {
     let mut keys: Vec<_> = keys.iter().collect();
     keys.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let rot = |k: &(f32, &str, Vec<(String, [f32; 4])>, Option<[f32; 3]>, f32), bone: &str| {
+    let rot = |k: &RefKey<'_>, bone: &str| {
         k.2.iter()
             .find(|(b, _)| b == bone)
             .map_or(Quat::IDENTITY, |(_, q)| Quat::from_array(*q).normalize())
     };
-    let hips = |k: &(f32, &str, Vec<(String, [f32; 4])>, Option<[f32; 3]>, f32)| {
-        k.3.map_or(rest_hips, Vec3::from_array)
-    };
+    let hips = |k: &RefKey<'_>| k.3.map_or(rest_hips, Vec3::from_array);
     let bones: Vec<String> = keys
         .iter()
         .flat_map(|k| k.2.iter().map(|(b, _)| b.clone()))
@@ -68,7 +69,10 @@ const BONES: [&str; 5] = [
 ];
 const EASES: [&str; 5] = ["LINEAR", "IN-OUT", "IN", "OUT", "HOLD"];
 
-fn arb_key() -> impl Strategy<Value = (u32, usize, Vec<(usize, [f32; 4])>, Option<[f32; 3]>, f32)> {
+/// A random key: frame, ease index, (bone index, quaternion)s, hips, "happy" weight.
+type RawKey = (u32, usize, Vec<(usize, [f32; 4])>, Option<[f32; 3]>, f32);
+
+fn arb_key() -> impl Strategy<Value = RawKey> {
     (
         0u32..150,
         0usize..5,
