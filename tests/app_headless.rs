@@ -16,9 +16,11 @@ use bevy::prelude::*;
 use bevy::transform::TransformPlugin;
 use bevy::world_serialization::WorldSerializationPlugin;
 use common::*;
+use vrma_maker::app::close_guard::{CloseGuard, QuitRequested};
+use vrma_maker::app::files::SaveProject;
 use vrma_maker::app::model::{Avatar, LoadModel, MemoryAssets, ModelSource};
 use vrma_maker::app::session::{Banner, EditRequest, Session};
-use vrma_maker::app::{Launch, files, model, session};
+use vrma_maker::app::{Launch, close_guard, files, model, session};
 use vrma_maker::core::edit::Edit;
 use vrma_maker::core::humanoid::{ALL_BONES, Bone};
 use vrma_maker::core::vrm::VrmVersion;
@@ -46,9 +48,15 @@ fn headless_app() -> App {
         TransformPlugin,
     ));
     app.add_message::<FileDragAndDrop>();
+    app.add_message::<bevy::window::WindowCloseRequested>();
     app.insert_resource(MemoryAssets(memory));
     app.insert_resource(Launch::default());
-    app.add_plugins((session::plugin, model::plugin, files::plugin));
+    app.add_plugins((
+        session::plugin,
+        model::plugin,
+        files::plugin,
+        close_guard::plugin,
+    ));
     app.finish();
     app.cleanup();
     app
@@ -231,4 +239,119 @@ fn dropping_a_pose_file_applies_it_and_a_broken_one_changes_nothing() {
         error.contains("neck: quaternion has zero length"),
         "{error}"
     );
+}
+
+fn exits(app: &mut App) -> usize {
+    let world = app.world_mut();
+    world.resource_mut::<Messages<AppExit>>().drain().count()
+}
+
+#[test]
+fn a_project_opens_saves_and_guards_unsaved_changes_on_quit() {
+    let mut app = headless_app();
+    run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+    let dir = scratch("app-project");
+    let (model, _) = mannequins(&dir);
+    let project = dir.join("walk.json");
+    std::fs::write(
+        &project,
+        serde_json::json!({"v": 1, "fps": 30, "model": {"path": "mannequin.vrm"}, "playhead": 1.0,
+            "keys": [{"id": 1, "t": 0, "ease": "HOLD", "pose": {"bones": {"neck": [0.3, 0, 0, 0.95]}}},
+                     {"id": 2, "t": 2, "pose": {}}]})
+        .to_string(),
+    )
+    .unwrap();
+    assert!(model.exists());
+    // Dropping a project opens it: its model (relative to the project), keys, playhead.
+    drop_file(&mut app, &project);
+    run_until(&mut app, "the project", |w| {
+        w.resource::<Session>().project_path.is_some()
+    });
+    app.update();
+    {
+        let session = app.world().resource::<Session>();
+        assert_eq!(session.editor.timeline.keys().len(), 2);
+        assert_eq!(session.editor.playhead, 1.0);
+        assert!(
+            session.editor.pose.rotation(Bone::Neck).x > 0.25,
+            "HOLD keeps the first key's pose at 1 s"
+        );
+        assert!(!session.editor.dirty);
+        assert_eq!(
+            vrma_maker::app::panels::window_title(session),
+            "VRMA Maker — walk.json — VRMA Maker Mannequin"
+        );
+    }
+
+    // An edit marks it unsaved; quitting then asks instead of exiting.
+    app.world_mut().write_message(EditRequest(Edit::Mirror));
+    app.update();
+    assert!(app.world().resource::<Session>().editor.dirty);
+    assert!(
+        vrma_maker::app::panels::window_title(app.world().resource::<Session>())
+            .contains("walk.json*")
+    );
+    exits(&mut app);
+    app.world_mut().write_message(QuitRequested);
+    app.update();
+    assert!(
+        app.world().resource::<CloseGuard>().asking,
+        "unsaved changes: ask first"
+    );
+    assert_eq!(exits(&mut app), 0, "did not quit");
+
+    // Save writes the project atomically and clears the mark; quitting is then immediate.
+    app.world_mut().resource_mut::<CloseGuard>().asking = false;
+    app.world_mut()
+        .write_message(SaveProject { save_as: false });
+    app.update();
+    assert!(!app.world().resource::<Session>().editor.dirty);
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&project).unwrap()).unwrap();
+    assert_eq!(
+        saved["keys"].as_array().unwrap().len(),
+        3,
+        "the mirror at 1 s was written back as a key"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "no temporary files left behind");
+    app.world_mut().write_message(QuitRequested);
+    app.update();
+    assert_eq!(exits(&mut app), 1);
+}
+
+#[test]
+fn opening_another_model_keeps_the_keys() {
+    let mut app = headless_app();
+    run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+    for edit in [
+        Edit::AddKey,
+        Edit::Seek(1.0),
+        Edit::Mirror,
+        Edit::Rotate {
+            bone: Bone::Neck,
+            rotation: Quat::from_rotation_x(0.4),
+        },
+    ] {
+        app.world_mut().write_message(EditRequest(edit));
+    }
+    app.update();
+    let keys_before = app.world().resource::<Session>().editor.timeline.clone();
+    assert_eq!(keys_before.keys().len(), 2);
+    let dir = scratch("app-switch-model");
+    let (_, v0) = mannequins(&dir);
+    drop_file(&mut app, &v0);
+    run_until(&mut app, "the VRM 0.x model", |w| {
+        w.resource::<Session>().editor.rig.version() == VrmVersion::V0
+    });
+    let session = app.world().resource::<Session>();
+    assert_eq!(
+        session.editor.timeline, keys_before,
+        "normalized keys carry over to the new model"
+    );
+    assert!(session.editor.history.can_undo());
 }

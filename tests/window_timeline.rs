@@ -87,6 +87,13 @@ fn keyboard_shortcuts_edit_keys_and_the_project_saves_at_exit() {
     // 15 frames right → 0.5 s; K adds a key there.
     press(&["Right"; 15]);
     press(&["k"]);
+    std::thread::sleep(Duration::from_millis(500));
+    let title =
+        String::from_utf8_lossy(&xdotool(&display, &["getwindowname", &window]).stdout).to_string();
+    assert!(
+        title.contains("start.json*"),
+        "the title shows the project and the unsaved mark: {title}"
+    );
     // 15 more → 1.0 s; Delete removes the key there; Ctrl+Z brings it back.
     press(&["Right"; 15]);
     press(&["Delete"]);
