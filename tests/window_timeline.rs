@@ -97,7 +97,11 @@ fn keyboard_shortcuts_edit_keys_and_the_project_saves_at_exit() {
     // 15 more → 1.0 s; Delete removes the key there; Ctrl+Z brings it back.
     press(&["Right"; 15]);
     press(&["Delete"]);
-    press(&["ctrl+z"]);
+    xdotool(&display, &["keydown", "ctrl"]);
+    std::thread::sleep(Duration::from_millis(300));
+    press(&["z"]);
+    xdotool(&display, &["keyup", "ctrl"]);
+    std::thread::sleep(Duration::from_millis(300));
     // One frame back.
     press(&["Left"]);
 

@@ -63,8 +63,11 @@ fn shortcuts(
     if egui_input.is_some_and(|e| e.wants_any_keyboard_input()) {
         return;
     }
-    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
-    let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
+    // A modifier released in the same frame still counts: on a slow frame a quick chord
+    // (press Ctrl, tap Z, release Ctrl) arrives all at once.
+    let held = |a, b| keys.any_pressed([a, b]) || keys.any_just_released([a, b]);
+    let ctrl = held(KeyCode::ControlLeft, KeyCode::ControlRight);
+    let shift = held(KeyCode::ShiftLeft, KeyCode::ShiftRight);
     let editor = &session.editor;
     for key in keys.get_just_pressed() {
         let Some(shortcut) = shortcut_for(*key, ctrl, shift) else {
