@@ -3,6 +3,8 @@
 //! one line on stderr with exit code 1 (bad input) or 2 (usage).
 
 mod apply;
+mod export_vrma;
+mod import_anim;
 mod inspect;
 mod mannequin;
 mod sample;
@@ -63,6 +65,27 @@ pub enum Command {
         #[arg(long)]
         times: String,
     },
+    /// Export the project's timeline as a VRM Animation (.vrma).
+    ExportVrma {
+        #[arg(long)]
+        model: PathBuf,
+        #[arg(long)]
+        project: PathBuf,
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+    },
+    /// Import a .vrma or a humanoid glTF clip (.glb/.gltf) as a project with keys.
+    ImportAnim {
+        #[arg(long)]
+        model: PathBuf,
+        #[arg(long)]
+        anim: PathBuf,
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        /// Thin dense clips to at most this many keys per second.
+        #[arg(long)]
+        rate: Option<f32>,
+    },
     /// Write the built-in mannequin as a VRM file.
     Mannequin {
         #[arg(short = 'o', long = "output")]
@@ -88,6 +111,17 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, LoadError> {
             project,
             times,
         } => sample::run(&model, &project, &times).map(Some),
+        Command::ExportVrma {
+            model,
+            project,
+            output,
+        } => export_vrma::run(&model, &project, &output).map(Some),
+        Command::ImportAnim {
+            model,
+            anim,
+            output,
+            rate,
+        } => import_anim::run(&model, &anim, &output, rate).map(Some),
         Command::Mannequin { output, vrm0 } => mannequin::run(&output, vrm0).map(|()| None),
     }
 }

@@ -7,6 +7,7 @@ use bevy::math::{Mat4, Vec3};
 use serde_json::{Value, json};
 
 use super::glb;
+use super::gltf_buffer::BufferBuilder;
 use super::humanoid::{ALL_BONES, BONE_COUNT, Bone};
 
 /// Which file format to write the mannequin as.
@@ -383,103 +384,6 @@ impl MeshData {
             self.indices
                 .extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
         }
-    }
-}
-
-/// Accumulates the binary buffer, buffer views and accessors.
-#[derive(Default)]
-struct BufferBuilder {
-    bin: Vec<u8>,
-    views: Vec<Value>,
-    accessors: Vec<Value>,
-}
-
-impl BufferBuilder {
-    fn view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
-        while !self.bin.len().is_multiple_of(4) {
-            self.bin.push(0);
-        }
-        let mut view =
-            json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
-        if let Some(t) = target {
-            view["target"] = json!(t);
-        }
-        self.bin.extend_from_slice(bytes);
-        self.views.push(view);
-        self.views.len() - 1
-    }
-
-    fn accessor(
-        &mut self,
-        view: usize,
-        component: u32,
-        count: usize,
-        kind: &str,
-        extra: Value,
-    ) -> usize {
-        let mut acc =
-            json!({"bufferView": view, "componentType": component, "count": count, "type": kind});
-        if let Value::Object(map) = extra {
-            for (k, v) in map {
-                acc[k] = v;
-            }
-        }
-        self.accessors.push(acc);
-        self.accessors.len() - 1
-    }
-
-    fn vec3(&mut self, data: &[Vec3], target: Option<u32>) -> usize {
-        let bytes: Vec<u8> = data
-            .iter()
-            .flat_map(|v| v.to_array())
-            .flat_map(f32::to_le_bytes)
-            .collect();
-        let view = self.view(&bytes, target);
-        let min = data.iter().fold(Vec3::splat(f32::MAX), |a, b| a.min(*b));
-        let max = data.iter().fold(Vec3::splat(f32::MIN), |a, b| a.max(*b));
-        self.accessor(
-            view,
-            5126,
-            data.len(),
-            "VEC3",
-            json!({"min": min.to_array(), "max": max.to_array()}),
-        )
-    }
-
-    fn vec4_f32(&mut self, data: &[[f32; 4]]) -> usize {
-        let bytes: Vec<u8> = data
-            .iter()
-            .flatten()
-            .flat_map(|x| x.to_le_bytes())
-            .collect();
-        let view = self.view(&bytes, Some(34962));
-        self.accessor(view, 5126, data.len(), "VEC4", json!({}))
-    }
-
-    fn joints(&mut self, data: &[[u16; 4]]) -> usize {
-        let bytes: Vec<u8> = data
-            .iter()
-            .flatten()
-            .flat_map(|x| x.to_le_bytes())
-            .collect();
-        let view = self.view(&bytes, Some(34962));
-        self.accessor(view, 5123, data.len(), "VEC4", json!({}))
-    }
-
-    fn indices(&mut self, data: &[u16]) -> usize {
-        let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
-        let view = self.view(&bytes, Some(34963));
-        self.accessor(view, 5123, data.len(), "SCALAR", json!({}))
-    }
-
-    fn mat4(&mut self, data: &[Mat4]) -> usize {
-        let bytes: Vec<u8> = data
-            .iter()
-            .flat_map(|m| m.to_cols_array())
-            .flat_map(f32::to_le_bytes)
-            .collect();
-        let view = self.view(&bytes, None);
-        self.accessor(view, 5126, data.len(), "MAT4", json!({}))
     }
 }
 

@@ -3,6 +3,7 @@
 pub mod edit;
 pub mod expressions;
 pub mod glb;
+pub mod gltf_buffer;
 pub mod history;
 pub mod humanoid;
 pub mod mannequin;
@@ -12,6 +13,7 @@ pub mod project;
 pub mod rig;
 pub mod timeline;
 pub mod vrm;
+pub mod vrma;
 
 use std::fmt;
 use std::path::Path;

@@ -190,7 +190,7 @@ fn parse_node(index: usize, node: &Value, mesh_count: usize) -> Result<RawNode, 
     })
 }
 
-fn parse_nodes(root: &Value, mesh_count: usize) -> Result<Vec<RawNode>, LoadError> {
+pub(crate) fn parse_nodes(root: &Value, mesh_count: usize) -> Result<Vec<RawNode>, LoadError> {
     let empty = Vec::new();
     let list = field(root, "nodes")
         .and_then(Value::as_array)

@@ -34,102 +34,16 @@
 
 import { readFile } from 'node:fs/promises';
 import * as THREE from 'three';
-import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import {
-  VRMLoaderPlugin,
-  VRMMetaLoaderPlugin,
   VRMHumanBoneList,
   VRMHumanBoneParentMap,
   VRMExpressionPresetName,
 } from '@pixiv/three-vrm';
-
-// Keep stdout for our single JSON document only, and keep stderr to exactly one
-// line on failure: library chatter (three.js / three-vrm console.*) is buffered and
-// written to stderr only on success (or always, with VRM_FACTS_DEBUG=1).
-const chatter = [];
-console.log = console.info = console.debug = console.warn = console.error = (...a) => {
-  chatter.push(a.map((x) => (typeof x === 'string' ? x : String(x?.message ?? x))).join(' '));
-};
-const flushChatter = () => { if (chatter.length) process.stderr.write(chatter.join('\n') + '\n'); };
-
-// GLTFLoader touches `self` (self.URL) in its image path; Node has no `self`.
-if (typeof globalThis.self === 'undefined') globalThis.self = globalThis;
+// Shared with play_vrma.mjs: console capture, globalThis.self, texture stub,
+// VRM loading (meta license workaround) and the VRM 0.x frame conversion.
+import { fail, flushChatter, runMain, loadVRM, vrmVersion, posOut, posIn, quatIn } from './load_vrm.mjs';
 
 const PRESET_NAMES = new Set(Object.values(VRMExpressionPresetName));
-
-function fail(msg) {
-  const e = new Error(msg);
-  e.harness = true;
-  throw e;
-}
-
-// --- GLB helpers ------------------------------------------------------------
-
-// Read the JSON chunk of a GLB (used only to learn the VRM 1.0 license URL so the
-// meta plugin does not reject models whose license is not VRM Public License 1.0).
-function glbJson(buf) {
-  if (buf.length < 20 || buf.readUInt32LE(0) !== 0x46546c67) fail('not a GLB file (bad magic)');
-  const len0 = buf.readUInt32LE(12);
-  const type0 = buf.readUInt32LE(16);
-  if (type0 !== 0x4e4f534a || 20 + len0 > buf.length) fail('GLB: first chunk is not JSON');
-  return JSON.parse(buf.subarray(20, 20 + len0).toString('utf8'));
-}
-
-// Textures: there is no DOM/canvas/createImageBitmap in Node, so image decoding
-// would fail (GLTFLoader would log errors and yield null textures). This plugin
-// replaces GLTFParser.loadImageSource with a stub that returns an empty 1x1
-// THREE.Texture without decoding anything; the rest of loadTextureImage (sampler,
-// flipY, parser.associations) runs normally, so MToon / v0-compat material plugins
-// get real Texture objects. Pixel data is never needed for these facts.
-function textureStubPlugin(parser) {
-  parser.loadImageSource = function (sourceIndex) {
-    const tex = new THREE.Texture({ width: 1, height: 1, data: new Uint8Array(4) });
-    tex.name = parser.json.images?.[sourceIndex]?.name ?? '';
-    return Promise.resolve(tex);
-  };
-  return { name: 'VRMA_MAKER_node_texture_stub' };
-}
-
-async function loadVRM(file) {
-  const buf = await readFile(file);
-  const json = glbJson(buf);
-  const licenseUrl = json.extensions?.VRMC_vrm?.meta?.licenseUrl;
-  const acceptLicenseUrls = ['https://vrm.dev/licenses/1.0/'];
-  if (typeof licenseUrl === 'string') acceptLicenseUrls.push(licenseUrl);
-
-  const loader = new GLTFLoader();
-  loader.register(textureStubPlugin);
-  loader.register((parser) => new VRMLoaderPlugin(parser, {
-    metaPlugin: new VRMMetaLoaderPlugin(parser, { acceptLicenseUrls, acceptV0Meta: true }),
-  }));
-  const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
-  const gltf = await loader.parseAsync(ab, '');
-  const vrm = gltf.userData.vrm;
-  if (!vrm) fail('not a VRM (three-vrm found no VRM / VRMC_vrm extension)');
-  if (!vrm.humanoid) fail('VRM has no humanoid');
-  if (!vrm.meta) fail('VRM has no meta');
-  return vrm;
-}
-
-// --- frame conversion ---------------------------------------------------------
-
-function num(x) {
-  if (!Number.isFinite(x)) fail(`non-finite number in output: ${x}`);
-  return x === 0 ? 0 : x; // no -0
-}
-
-// three-vrm space -> VRM 1.0 frame
-function posOut(v, isV0) {
-  return isV0 ? [num(-v[0]), num(v[1]), num(-v[2])] : [num(v[0]), num(v[1]), num(v[2])];
-}
-
-// VRM 1.0 frame -> three-vrm space (the conversion is its own inverse)
-function posIn(a, isV0) {
-  return isV0 ? [-a[0], a[1], -a[2]] : [a[0], a[1], a[2]];
-}
-function quatIn(q, isV0) {
-  return isV0 ? [-q[0], q[1], -q[2], q[3]] : [q[0], q[1], q[2], q[3]];
-}
 
 // --- facts ----------------------------------------------------------------------
 
@@ -221,14 +135,7 @@ async function main() {
 
   const vrm = await loadVRM(modelPath);
   // Scene root must be identity for the frame conventions above.
-  vrm.scene.updateMatrixWorld(true);
-  if (!vrm.scene.matrixWorld.equals(new THREE.Matrix4())) fail('VRM scene root is not identity');
-  if (!vrm.humanoid.normalizedHumanBonesRoot.matrixWorld.equals(new THREE.Matrix4())) {
-    fail('normalized humanoid root is not identity');
-  }
-
-  const version = vrm.meta.metaVersion;
-  if (version !== '0' && version !== '1') fail(`unexpected metaVersion ${version}`);
+  const version = vrmVersion(vrm);
   const isV0 = version === '0';
   const title = (isV0 ? vrm.meta.title : vrm.meta.name) ?? null;
 
@@ -245,9 +152,4 @@ async function main() {
   flushChatter();
 }
 
-main().catch((e) => {
-  if (process.env.VRM_FACTS_DEBUG) flushChatter();
-  const msg = String(e?.message ?? e).replace(/\s+/g, ' ').trim();
-  process.stderr.write(`vrm_facts.mjs: ${msg}\n`);
-  process.exitCode = 1;
-});
+runMain('vrm_facts.mjs', main);

@@ -1,0 +1,210 @@
+//! Timeline → `.vrma` (SPEC §7): one node per humanoid bone (identity rest rotations,
+//! rest offsets), the timeline sampled at 30 fps with eases baked in, reduced within
+//! tolerance, key frames always kept; hips translation absolute; one node per
+//! expression with its weight in `translation.x`.
+
+use std::collections::BTreeSet;
+
+use bevy::math::{Quat, Vec3};
+use serde_json::{Map, Value, json};
+
+use super::EXTENSION;
+use super::reduce::{make_sign_continuous, reduce_positions, reduce_rotations, reduce_scalars};
+use crate::core::glb;
+use crate::core::gltf_buffer::BufferBuilder;
+use crate::core::humanoid::Bone;
+use crate::core::pose::Pose;
+use crate::core::rig::Rig;
+use crate::core::timeline::{FPS, Timeline, frame_of};
+use crate::core::vrm::PRESET_EXPRESSIONS;
+
+/// What an export wrote, for the user and for benchmarks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportStats {
+    /// Frames sampled (30 fps, first to last key).
+    pub frames: usize,
+    /// Keyframes written over all tracks after reduction.
+    pub written_keys: usize,
+    /// Keyframes naive sampling would write (every frame of every track).
+    pub naive_keys: usize,
+    pub tracks: usize,
+    pub duration: f32,
+}
+
+/// Samples the timeline at every frame. Without keys, `still` is the one frame.
+pub fn sample_frames(
+    rig: &Rig,
+    timeline: &Timeline,
+    still: &Pose,
+    progress: &mut dyn FnMut(f32),
+) -> Vec<Pose> {
+    let rest = rig.hips_rest();
+    let frames = frame_of(timeline.end()).max(0) as usize + 1;
+    let mut poses = Vec::with_capacity(frames);
+    for f in 0..frames {
+        let t = f as f32 / FPS;
+        let mut pose = timeline.sample(t, rest).unwrap_or_else(|| still.clone());
+        pose.hips.get_or_insert(rest);
+        poses.push(pose);
+        if f % 256 == 0 {
+            progress(f as f32 / frames as f32);
+        }
+    }
+    progress(1.0);
+    poses
+}
+
+/// Exports the timeline (or, without keys, the still pose) as VRMA bytes.
+pub fn export_vrma(
+    rig: &Rig,
+    timeline: &Timeline,
+    still: &Pose,
+    progress: &mut dyn FnMut(f32),
+) -> (Vec<u8>, ExportStats) {
+    let poses = sample_frames(rig, timeline, still, progress);
+    let frames = poses.len();
+    let mut required = vec![false; frames];
+    required[0] = true;
+    required[frames - 1] = true;
+    for key in timeline.keys() {
+        if let Some(slot) = required.get_mut(frame_of(key.t) as usize) {
+            *slot = true;
+        }
+    }
+    let times: Vec<f32> = (0..frames).map(|f| f as f32 / FPS).collect();
+
+    // Eye bones are the gaze's, not the animation's (the VRMA spec forbids them).
+    let bones: Vec<Bone> = rig
+        .order()
+        .iter()
+        .copied()
+        .filter(|b| !b.is_eye())
+        .collect();
+    let node_of = |bone: Bone| bones.iter().position(|b| *b == bone);
+    let mut nodes: Vec<Value> = bones
+        .iter()
+        .map(|&bone| {
+            let rb = rig.bone(bone).expect("ordered bones are present");
+            let children: Vec<usize> = bones
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| rig.bone(**c).and_then(|b| b.parent) == Some(bone))
+                .map(|(i, _)| i)
+                .collect();
+            let mut node = json!({"name": bone.name(), "translation": rb.rest_offset.to_array()});
+            if !children.is_empty() {
+                node["children"] = json!(children);
+            }
+            node
+        })
+        .collect();
+
+    let mut buffer = BufferBuilder::default();
+    let mut samplers = Vec::new();
+    let mut channels = Vec::new();
+    let mut written_keys = 0;
+    let mut add_track =
+        |buffer: &mut BufferBuilder, node: usize, path: &str, kept: &[usize], output: usize| {
+            let input: Vec<f32> = kept.iter().map(|&i| times[i]).collect();
+            let input = buffer.scalars(&input);
+            samplers.push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
+            channels.push(
+                json!({"sampler": samplers.len() - 1, "target": {"node": node, "path": path}}),
+            );
+            written_keys += kept.len();
+        };
+
+    for (node, &bone) in bones.iter().enumerate() {
+        let mut values: Vec<Quat> = poses.iter().map(|p| p.rotation(bone)).collect();
+        make_sign_continuous(&mut values);
+        let kept = reduce_rotations(&values, &required);
+        let output = buffer.quats(
+            &kept
+                .iter()
+                .map(|&i| values[i].normalize())
+                .collect::<Vec<_>>(),
+        );
+        add_track(&mut buffer, node, "rotation", &kept, output);
+    }
+    let hips_node = node_of(Bone::Hips).expect("hips is required");
+    let hips: Vec<Vec3> = poses
+        .iter()
+        .map(|p| p.hips.unwrap_or(rig.hips_rest()))
+        .collect();
+    let kept = reduce_positions(&hips, &required);
+    let output = buffer.vec3(&kept.iter().map(|&i| hips[i]).collect::<Vec<_>>(), None);
+    add_track(&mut buffer, hips_node, "translation", &kept, output);
+
+    // One node per expression that is non-zero somewhere.
+    let names: BTreeSet<&String> = poses
+        .iter()
+        .flat_map(|p| {
+            p.expressions
+                .iter()
+                .filter(|(_, w)| **w != 0.0)
+                .map(|(n, _)| n)
+        })
+        .collect();
+    let mut preset = Map::new();
+    let mut custom = Map::new();
+    let mut expression_nodes = Vec::new();
+    for name in names {
+        let node = nodes.len();
+        nodes.push(json!({"name": name, "translation": [0.0, 0.0, 0.0]}));
+        expression_nodes.push(node);
+        let weights: Vec<f32> = poses
+            .iter()
+            .map(|p| p.expressions.get(name).copied().unwrap_or(0.0))
+            .collect();
+        let kept = reduce_scalars(&weights, &required);
+        let output = buffer.vec3(
+            &kept
+                .iter()
+                .map(|&i| Vec3::new(weights[i], 0.0, 0.0))
+                .collect::<Vec<_>>(),
+            None,
+        );
+        add_track(&mut buffer, node, "translation", &kept, output);
+        let group = if PRESET_EXPRESSIONS.contains(&name.as_str()) {
+            &mut preset
+        } else {
+            &mut custom
+        };
+        group.insert(name.clone(), json!({"node": node}));
+    }
+
+    let human_bones: Map<String, Value> = bones
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.name().to_string(), json!({"node": i})))
+        .collect();
+    let tracks = channels.len();
+    let (bin, views, accessors, buffers) = buffer.finish();
+    let mut scene_nodes = vec![hips_node];
+    scene_nodes.extend(expression_nodes);
+    let root = json!({
+        "asset": {"version": "2.0", "generator": concat!("VRMA Maker ", env!("CARGO_PKG_VERSION"))},
+        "extensionsUsed": [EXTENSION],
+        "extensions": {EXTENSION: {
+            "specVersion": "1.0",
+            "humanoid": {"humanBones": human_bones},
+            "expressions": {"preset": preset, "custom": custom},
+        }},
+        "scene": 0,
+        "scenes": [{"nodes": scene_nodes}],
+        "nodes": nodes,
+        "animations": [{"name": "VRMA Maker", "samplers": samplers, "channels": channels}],
+        "accessors": accessors,
+        "bufferViews": views,
+        "buffers": buffers,
+    });
+    let bytes = glb::build(&serde_json::to_vec(&root).expect("JSON serialises"), &bin);
+    let stats = ExportStats {
+        frames,
+        written_keys,
+        naive_keys: frames * tracks,
+        tracks,
+        duration: times[frames - 1],
+    };
+    (bytes, stats)
+}

@@ -1,0 +1,596 @@
+//! `.vrma` files and humanoid glTF clips → editable keys, retargeted through the
+//! normalized rig (SPEC §11, seed 000): each bone's animated local rotation `q` becomes
+//! the normalized `P · q · W⁻¹` (P: its parent's world rest rotation, W: its own), which
+//! removes the source's rest pose and parent transforms; the hips path is taken into
+//! world space (so cm rigs under a 0.01 scale come out in metres) and scaled by the
+//! ratio of the target's to the source's rest hips height — as three-vrm-animation does.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use bevy::math::{Affine3A, Quat, Vec3};
+use serde_json::Value;
+
+use super::EXTENSION;
+use super::accessors::GltfData;
+use crate::core::LoadError;
+use crate::core::glb;
+use crate::core::humanoid::{ALL_BONES, Bone};
+use crate::core::math::slerp_shortest;
+use crate::core::pose::Pose;
+use crate::core::timeline::{Ease, FPS, Key, Timeline, frame_of, snap};
+use crate::core::vrm::{RawNode, parse_nodes};
+
+/// What kind of file is being imported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnimationKind {
+    /// A VRM Animation: the `VRMC_vrm_animation` extension is required.
+    Vrma,
+    /// A glTF clip on a humanoid skeleton (VRM or Mixamo bone names).
+    Clip,
+}
+
+impl AnimationKind {
+    pub fn from_path(path: &std::path::Path) -> AnimationKind {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("vrma") => AnimationKind::Vrma,
+            _ => AnimationKind::Clip,
+        }
+    }
+}
+
+/// The result of an import.
+#[derive(Clone, Debug)]
+pub struct Imported {
+    pub timeline: Timeline,
+    pub duration: f32,
+    /// Keyframe times in the source (all channels).
+    pub source_times: usize,
+    pub warnings: Vec<String>,
+}
+
+/// Mixamo bone names (after the `mixamorig:` prefix) → VRM bones.
+fn mixamo_bone(name: &str) -> Option<Bone> {
+    let (side, rest) = if let Some(r) = name.strip_prefix("Left") {
+        ("left", r)
+    } else if let Some(r) = name.strip_prefix("Right") {
+        ("right", r)
+    } else {
+        ("", name)
+    };
+    let base = match (side, rest) {
+        ("", "Hips") => "hips",
+        ("", "Spine") => "spine",
+        ("", "Spine1") => "chest",
+        ("", "Spine2") => "upperChest",
+        ("", "Neck") => "neck",
+        ("", "Head") => "head",
+        (_, "Shoulder") => "Shoulder",
+        (_, "Arm") => "UpperArm",
+        (_, "ForeArm") => "LowerArm",
+        (_, "Hand") => "Hand",
+        (_, "UpLeg") => "UpperLeg",
+        (_, "Leg") => "LowerLeg",
+        (_, "Foot") => "Foot",
+        (_, "ToeBase") => "Toes",
+        (_, "Eye") => "Eye",
+        (s, r) if !s.is_empty() && r.starts_with("Hand") => {
+            let r = &r[4..];
+            let (finger, joint) = r.split_at(r.len().saturating_sub(1));
+            let finger = match finger {
+                "Thumb" => "Thumb",
+                "Index" => "Index",
+                "Middle" => "Middle",
+                "Ring" => "Ring",
+                "Pinky" => "Little",
+                _ => return None,
+            };
+            let joint = match (finger, joint) {
+                ("Thumb", "1") => "Metacarpal",
+                ("Thumb", "2") => "Proximal",
+                ("Thumb", "3") => "Distal",
+                (_, "1") => "Proximal",
+                (_, "2") => "Intermediate",
+                (_, "3") => "Distal",
+                _ => return None,
+            };
+            return Bone::from_name(&format!("{s}{finger}{joint}"));
+        }
+        _ => return None,
+    };
+    if side.is_empty() {
+        Bone::from_name(base)
+    } else {
+        Bone::from_name(&format!("{side}{base}"))
+    }
+}
+
+/// A node name → bone: VRM names (any case), or Mixamo names with any `…:` prefix.
+fn bone_from_node_name(name: &str) -> Option<Bone> {
+    let short = name.rsplit(':').next().unwrap_or(name);
+    let short = short.strip_prefix("mixamorig_").unwrap_or(short);
+    crate::core::humanoid::ALL_BONES
+        .iter()
+        .copied()
+        .find(|b| b.name().eq_ignore_ascii_case(short))
+        .or_else(|| mixamo_bone(short))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Interpolation {
+    Linear,
+    Step,
+    Cubic,
+}
+
+/// One channel's keyframes.
+struct Track {
+    times: Vec<f32>,
+    /// Values per key; for cubic splines, (in-tangent, value, out-tangent) per key.
+    values: Vec<f32>,
+    width: usize,
+    interpolation: Interpolation,
+}
+
+impl Track {
+    fn value(&self, i: usize) -> &[f32] {
+        let stride = if self.interpolation == Interpolation::Cubic {
+            3
+        } else {
+            1
+        };
+        let at = (i * stride
+            + if self.interpolation == Interpolation::Cubic {
+                1
+            } else {
+                0
+            })
+            * self.width;
+        &self.values[at..at + self.width]
+    }
+
+    fn tangent(&self, i: usize, out: bool) -> &[f32] {
+        let at = (i * 3 + if out { 2 } else { 0 }) * self.width;
+        &self.values[at..at + self.width]
+    }
+
+    /// The track's value at `t` (held before the first and after the last key).
+    fn sample(&self, t: f32, quaternion: bool) -> Vec<f32> {
+        let n = self.times.len();
+        if t <= self.times[0] {
+            return self.value(0).to_vec();
+        }
+        if t >= self.times[n - 1] {
+            return self.value(n - 1).to_vec();
+        }
+        let b = self.times.partition_point(|&k| k <= t);
+        let a = b - 1;
+        let dt = self.times[b] - self.times[a];
+        let x = if dt > 0.0 {
+            (t - self.times[a]) / dt
+        } else {
+            0.0
+        };
+        match self.interpolation {
+            Interpolation::Step => self.value(a).to_vec(),
+            Interpolation::Linear if quaternion => {
+                let qa = Quat::from_slice(self.value(a));
+                let qb = Quat::from_slice(self.value(b));
+                slerp_shortest(qa.normalize(), qb.normalize(), x)
+                    .to_array()
+                    .to_vec()
+            }
+            Interpolation::Linear => self
+                .value(a)
+                .iter()
+                .zip(self.value(b))
+                .map(|(p, q)| p + (q - p) * x)
+                .collect(),
+            Interpolation::Cubic => {
+                let (x2, x3) = (x * x, x * x * x);
+                let (h00, h10, h01, h11) = (
+                    2.0 * x3 - 3.0 * x2 + 1.0,
+                    x3 - 2.0 * x2 + x,
+                    -2.0 * x3 + 3.0 * x2,
+                    x3 - x2,
+                );
+                let (pa, pb) = (self.value(a), self.value(b));
+                let (ma, mb) = (self.tangent(a, true), self.tangent(b, false));
+                let v: Vec<f32> = (0..self.width)
+                    .map(|c| h00 * pa[c] + h10 * dt * ma[c] + h01 * pb[c] + h11 * dt * mb[c])
+                    .collect();
+                if quaternion {
+                    Quat::from_slice(&v).normalize().to_array().to_vec()
+                } else {
+                    v
+                }
+            }
+        }
+    }
+}
+
+fn world_rest(nodes: &[RawNode]) -> Vec<Affine3A> {
+    let mut world = vec![Affine3A::IDENTITY; nodes.len()];
+    let mut stack: Vec<usize> = (0..nodes.len())
+        .filter(|&i| nodes[i].parent.is_none())
+        .collect();
+    while let Some(i) = stack.pop() {
+        let n = &nodes[i];
+        let local = Affine3A::from_scale_rotation_translation(n.scale, n.rotation, n.translation);
+        world[i] = n.parent.map_or(local, |p| world[p] * local);
+        stack.extend(n.children.iter().copied());
+    }
+    world
+}
+
+fn rotation_of(a: &Affine3A) -> Quat {
+    let (_, r, _) = a.to_scale_rotation_translation();
+    r.normalize()
+}
+
+/// Reads an animation file's buffers: the GLB's BIN chunk, or files next to a .gltf.
+fn buffers<'a>(root: &Value, bin: Option<&'a [u8]>, external: &'a [Vec<u8>]) -> Vec<&'a [u8]> {
+    let count = root
+        .get("buffers")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let mut ext = external.iter();
+    (0..count)
+        .map(|i| {
+            let has_uri = root["buffers"][i].get("uri").is_some();
+            match (i, has_uri, bin) {
+                (0, false, Some(bin)) => bin,
+                _ => ext.next().map_or(&[][..], |b| b.as_slice()),
+            }
+        })
+        .collect()
+}
+
+/// Imports an animation for a model whose rest hips are at `target_hips_rest`.
+/// `rate` thins dense clips to at most that many keys per second.
+pub fn import_animation(
+    bytes: &[u8],
+    external_buffers: &[Vec<u8>],
+    kind: AnimationKind,
+    target_hips_rest: Vec3,
+    rate: Option<f32>,
+) -> Result<Imported, LoadError> {
+    let split = glb::split(bytes)?;
+    let root: Value = serde_json::from_slice(split.json)
+        .map_err(|e| LoadError::new(format!("the glTF JSON is invalid: {e}")))?;
+    if !root.is_object() {
+        return Err(LoadError::new("the glTF JSON is not an object"));
+    }
+    let nodes = parse_nodes(&root, usize::MAX)?;
+    let data = GltfData {
+        root: &root,
+        buffers: buffers(&root, split.bin, external_buffers),
+    };
+    let mut warnings = Vec::new();
+
+    // Which node is which bone / expression.
+    let mut bone_node: BTreeMap<Bone, usize> = BTreeMap::new();
+    let mut expression_node: BTreeMap<usize, String> = BTreeMap::new();
+    match root.get("extensions").and_then(|e| e.get(EXTENSION)) {
+        Some(ext) => {
+            let bones = ext
+                .get("humanoid")
+                .and_then(|h| h.get("humanBones"))
+                .and_then(Value::as_object)
+                .ok_or_else(|| {
+                    LoadError::new(format!("{EXTENSION}.humanoid.humanBones is missing"))
+                })?;
+            for (name, entry) in bones {
+                let node = entry
+                    .get("node")
+                    .and_then(Value::as_u64)
+                    .map(|n| n as usize)
+                    .filter(|&n| n < nodes.len());
+                let node = node.ok_or_else(|| {
+                    LoadError::new(format!(
+                        "humanBones.{name}: node is missing or out of range"
+                    ))
+                })?;
+                match Bone::from_name(name) {
+                    Some(b) => {
+                        bone_node.insert(b, node);
+                    }
+                    None => warnings.push(format!("unknown humanoid bone '{name}' ignored")),
+                }
+            }
+            for group in ["preset", "custom"] {
+                let Some(map) = ext
+                    .get("expressions")
+                    .and_then(|e| e.get(group))
+                    .and_then(Value::as_object)
+                else {
+                    continue;
+                };
+                for (name, entry) in map {
+                    if let Some(node) = entry
+                        .get("node")
+                        .and_then(Value::as_u64)
+                        .map(|n| n as usize)
+                        .filter(|&n| n < nodes.len())
+                    {
+                        expression_node.insert(node, name.clone());
+                    }
+                }
+            }
+        }
+        None if kind == AnimationKind::Vrma => {
+            return Err(LoadError::new(format!(
+                "not a VRM Animation: the {EXTENSION} extension is missing"
+            )));
+        }
+        None => {
+            for (i, node) in nodes.iter().enumerate() {
+                if let Some(bone) = bone_from_node_name(&node.name) {
+                    bone_node.entry(bone).or_insert(i);
+                }
+            }
+        }
+    }
+    if !bone_node.contains_key(&Bone::Hips) {
+        return Err(LoadError::new(
+            "no humanoid skeleton found: no 'hips' bone (expected VRM humanoid or Mixamo bone names)",
+        ));
+    }
+
+    // Tracks per node and path.
+    let animation = root
+        .get("animations")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+        .ok_or_else(|| LoadError::new("the file has no animation"))?;
+    let empty = Vec::new();
+    let samplers = animation
+        .get("samplers")
+        .and_then(Value::as_array)
+        .unwrap_or(&empty);
+    let channels = animation
+        .get("channels")
+        .and_then(Value::as_array)
+        .unwrap_or(&empty);
+    let mut rotations: BTreeMap<usize, Track> = BTreeMap::new();
+    let mut translations: BTreeMap<usize, Track> = BTreeMap::new();
+    for (ci, channel) in channels.iter().enumerate() {
+        let what = format!("animation channel {ci}");
+        let target = channel
+            .get("target")
+            .ok_or_else(|| LoadError::new(format!("{what} has no target")))?;
+        let node = target
+            .get("node")
+            .and_then(Value::as_u64)
+            .map(|n| n as usize)
+            .ok_or_else(|| LoadError::new(format!("{what} has no target node")))?;
+        if node >= nodes.len() {
+            return Err(LoadError::new(format!(
+                "{what}: target node {node} is out of range"
+            )));
+        }
+        let path = target.get("path").and_then(Value::as_str).unwrap_or("");
+        match path {
+            "rotation" | "translation" => {}
+            "scale" if kind == AnimationKind::Vrma => {
+                return Err(LoadError::new(format!(
+                    "{what} animates scale, which VRMA does not allow"
+                )));
+            }
+            "scale" | "weights" => {
+                if !warnings.iter().any(|w: &String| w.contains(path)) {
+                    warnings.push(format!("{path} channels are ignored"));
+                }
+                continue;
+            }
+            other => {
+                return Err(LoadError::new(format!(
+                    "{what}: unknown target path '{other}'"
+                )));
+            }
+        }
+        let is_bone = bone_node.values().any(|&n| n == node);
+        let is_expression = expression_node.contains_key(&node);
+        if !(is_bone || is_expression) {
+            continue; // a node the humanoid does not use
+        }
+        let sampler_index = channel
+            .get("sampler")
+            .and_then(Value::as_u64)
+            .map(|s| s as usize);
+        let sampler = sampler_index
+            .and_then(|s| samplers.get(s))
+            .ok_or_else(|| LoadError::new(format!("{what}: sampler is missing or out of range")))?;
+        let interpolation = match sampler
+            .get("interpolation")
+            .and_then(Value::as_str)
+            .unwrap_or("LINEAR")
+        {
+            "LINEAR" => Interpolation::Linear,
+            "STEP" => Interpolation::Step,
+            "CUBICSPLINE" => Interpolation::Cubic,
+            other => {
+                return Err(LoadError::new(format!(
+                    "{what}: unknown interpolation '{other}'"
+                )));
+            }
+        };
+        let input = sampler
+            .get("input")
+            .and_then(Value::as_u64)
+            .map(|i| i as usize);
+        let output = sampler
+            .get("output")
+            .and_then(Value::as_u64)
+            .map(|i| i as usize);
+        let (Some(input), Some(output)) = (input, output) else {
+            return Err(LoadError::new(format!(
+                "{what}: sampler input or output is missing"
+            )));
+        };
+        let (times, _) = data.read_floats(input).map_err(|e| e.context(&what))?;
+        let (values, width) = data.read_floats(output).map_err(|e| e.context(&what))?;
+        let expected_width = if path == "rotation" { 4 } else { 3 };
+        let per_key = if interpolation == Interpolation::Cubic {
+            3
+        } else {
+            1
+        };
+        if width != expected_width
+            || values.len() != times.len() * per_key * width
+            || times.is_empty()
+        {
+            return Err(LoadError::new(format!(
+                "{what}: {} keyframe times but {} {path} values",
+                times.len(),
+                values.len() / width.max(1)
+            )));
+        }
+        if times.windows(2).any(|w| w[1] < w[0]) || times.iter().any(|t| *t < 0.0 || *t > 1e6) {
+            return Err(LoadError::new(format!(
+                "{what}: keyframe times must be increasing and non-negative"
+            )));
+        }
+        let track = Track {
+            times,
+            values,
+            width,
+            interpolation,
+        };
+        if path == "rotation" {
+            rotations.insert(node, track);
+        } else {
+            translations.insert(node, track);
+        }
+    }
+    if rotations.is_empty() && translations.is_empty() {
+        return Err(LoadError::new(
+            "the animation has no channels on humanoid bones",
+        ));
+    }
+
+    // Retargeting frames (rest pose of the source).
+    let world = world_rest(&nodes);
+    let hips_node = bone_node[&Bone::Hips];
+    let hips_parent = nodes[hips_node]
+        .parent
+        .map_or(Affine3A::IDENTITY, |p| world[p]);
+    let source_hips_rest = Vec3::from(world[hips_node].translation);
+    let hips_scale = if source_hips_rest.y.abs() > 1e-6 {
+        target_hips_rest.y / source_hips_rest.y
+    } else {
+        1.0
+    };
+
+    // Keys where the source has keys (snapped to frames), optionally thinned.
+    let all_times: BTreeSet<i64> = rotations
+        .values()
+        .chain(translations.values())
+        .flat_map(|t| t.times.iter().map(|&x| frame_of(x)))
+        .collect();
+    let source_times = all_times.len();
+    let mut frames: Vec<i64> = all_times.into_iter().collect();
+    if let Some(rate) = rate.filter(|r| r.is_finite() && *r > 0.0) {
+        let min_gap = (FPS / rate).round().max(1.0) as i64;
+        let last = *frames.last().expect("at least one time");
+        let mut thinned: Vec<i64> = Vec::new();
+        for f in frames {
+            if thinned.last().is_none_or(|&p| f - p >= min_gap) || f == last {
+                thinned.push(f);
+            }
+        }
+        frames = thinned;
+    }
+
+    let mut keys = Vec::with_capacity(frames.len());
+    for (i, &frame) in frames.iter().enumerate() {
+        let t = snap(frame as f32 / FPS);
+        let mut pose = Pose::default();
+        for bone in ALL_BONES {
+            let Some(&node) = bone_node.get(&bone) else {
+                continue;
+            };
+            if bone.is_eye() {
+                continue;
+            }
+            let local = rotations.get(&node).map_or(nodes[node].rotation, |track| {
+                Quat::from_slice(&track.sample(t, true))
+            });
+            let parent = nodes[node]
+                .parent
+                .map_or(Quat::IDENTITY, |p| rotation_of(&world[p]));
+            let normalized =
+                (parent * local.normalize() * rotation_of(&world[node]).inverse()).normalize();
+            pose.set_rotation(bone, normalized);
+        }
+        let local_hips = translations
+            .get(&hips_node)
+            .map_or(nodes[hips_node].translation, |track| {
+                Vec3::from_slice(&track.sample(t, false))
+            });
+        pose.hips = Some(hips_parent.transform_point3(local_hips) * hips_scale);
+        for (node, name) in &expression_node {
+            if let Some(track) = translations.get(node) {
+                pose.expressions
+                    .insert(name.clone(), track.sample(t, false)[0].clamp(0.0, 1.0));
+            }
+        }
+        keys.push(Key {
+            id: i as u64 + 1,
+            t,
+            ease: Ease::Linear,
+            pose,
+        });
+    }
+    let duration = keys.last().map_or(0.0, |k| k.t);
+    let timeline = Timeline::from_keys(keys)?;
+    Ok(Imported {
+        timeline,
+        duration,
+        source_times,
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mixamo_names_map_to_vrm_bones() {
+        assert_eq!(bone_from_node_name("mixamorig:Hips"), Some(Bone::Hips));
+        assert_eq!(
+            bone_from_node_name("mixamorig:Spine2"),
+            Some(Bone::UpperChest)
+        );
+        assert_eq!(
+            bone_from_node_name("mixamorig:LeftForeArm"),
+            Some(Bone::LeftLowerArm)
+        );
+        assert_eq!(
+            bone_from_node_name("mixamorig:RightUpLeg"),
+            Some(Bone::RightUpperLeg)
+        );
+        assert_eq!(
+            bone_from_node_name("mixamorig:LeftHandThumb1"),
+            Some(Bone::LeftThumbMetacarpal)
+        );
+        assert_eq!(
+            bone_from_node_name("mixamorig:RightHandPinky3"),
+            Some(Bone::RightLittleDistal)
+        );
+        assert_eq!(
+            bone_from_node_name("mixamorig:LeftToeBase"),
+            Some(Bone::LeftToes)
+        );
+        assert_eq!(
+            bone_from_node_name("leftUpperArm"),
+            Some(Bone::LeftUpperArm)
+        );
+        assert_eq!(bone_from_node_name("mixamorig:HeadTop_End"), None);
+    }
+}
