@@ -20,7 +20,7 @@ use vrma_maker::app::close_guard::{CloseGuard, QuitRequested};
 use vrma_maker::app::files::SaveProject;
 use vrma_maker::app::model::{Avatar, LoadModel, MemoryAssets, ModelSource};
 use vrma_maker::app::session::{Banner, EditRequest, Session};
-use vrma_maker::app::{Launch, close_guard, files, model, session};
+use vrma_maker::app::{Launch, close_guard, files, model, session, vrma_files};
 use vrma_maker::core::edit::Edit;
 use vrma_maker::core::humanoid::{ALL_BONES, Bone};
 use vrma_maker::core::vrm::VrmVersion;
@@ -56,6 +56,7 @@ fn headless_app() -> App {
         model::plugin,
         files::plugin,
         close_guard::plugin,
+        vrma_files::plugin,
     ));
     app.finish();
     app.cleanup();
@@ -354,4 +355,80 @@ fn opening_another_model_keeps_the_keys() {
         "normalized keys carry over to the new model"
     );
     assert!(session.editor.history.can_undo());
+}
+
+#[test]
+fn export_vrma_runs_in_the_background_and_import_replaces_keys_undoably() {
+    use vrma_maker::app::files::{DialogPurpose, FileDialogs};
+    use vrma_maker::app::vrma_files::ExportJob;
+    let mut app = headless_app();
+    run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+    for edit in [
+        Edit::Rotate {
+            bone: Bone::Spine,
+            rotation: Quat::from_rotation_y(0.3),
+        },
+        Edit::AddKey,
+        Edit::Seek(1.0),
+        Edit::Rotate {
+            bone: Bone::Spine,
+            rotation: Quat::from_rotation_y(-0.3),
+        },
+        Edit::Expression {
+            name: "happy".into(),
+            value: 1.0,
+        },
+    ] {
+        app.world_mut().write_message(EditRequest(edit));
+    }
+    app.update();
+    let dir = scratch("app-vrma");
+    let out = dir.join("anim"); // the extension is added
+    app.world_mut()
+        .resource_mut::<FileDialogs>()
+        .answer(DialogPurpose::ExportVrma, out.clone());
+    app.update();
+    run_until(&mut app, "the export", |w| {
+        w.resource::<ExportJob>().progress().is_none()
+    });
+    let notice = app
+        .world()
+        .resource::<Banner>()
+        .notice
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        notice.contains("Exported"),
+        "{notice} / {:?}",
+        app.world().resource::<Banner>().error
+    );
+    let written = dir.join("anim.vrma");
+    assert!(written.exists());
+
+    // Clear the keys, then import the file back: the keys return; one undo clears them.
+    app.world_mut().write_message(EditRequest(Edit::Seek(0.0)));
+    app.world_mut().write_message(EditRequest(Edit::DeleteKey));
+    app.world_mut().write_message(EditRequest(Edit::Seek(1.0)));
+    app.world_mut().write_message(EditRequest(Edit::DeleteKey));
+    app.update();
+    assert!(app.world().resource::<Session>().editor.timeline.is_empty());
+    app.world_mut()
+        .resource_mut::<FileDialogs>()
+        .answer(DialogPurpose::ImportAnimation, written);
+    app.update();
+    app.update();
+    let session = app.world().resource::<Session>();
+    let keys = session.editor.timeline.keys();
+    assert!(
+        keys.len() >= 2 && (keys.last().unwrap().t - 1.0).abs() < 1e-6,
+        "{} keys",
+        keys.len()
+    );
+    assert_eq!(
+        keys.last().unwrap().pose.expressions.get("happy"),
+        Some(&1.0)
+    );
+    app.world_mut().write_message(EditRequest(Edit::Undo));
+    app.update();
+    assert!(app.world().resource::<Session>().editor.timeline.is_empty());
 }

@@ -20,6 +20,8 @@ pub enum DialogPurpose {
     SavePose,
     OpenProject,
     SaveProjectAs,
+    ExportVrma,
+    ImportAnimation,
 }
 
 type Answer = (DialogPurpose, Option<PathBuf>);
@@ -57,6 +59,13 @@ impl FileDialogs {
                     .save_file(),
                 DialogPurpose::OpenProject => dialog
                     .add_filter("VRMA Maker project", &["json"])
+                    .pick_file(),
+                DialogPurpose::ExportVrma => dialog
+                    .add_filter("VRM Animation", &["vrma"])
+                    .set_file_name("animation.vrma")
+                    .save_file(),
+                DialogPurpose::ImportAnimation => dialog
+                    .add_filter("Animation (VRMA, glTF clip)", &["vrma", "glb", "gltf"])
                     .pick_file(),
                 DialogPurpose::SaveProjectAs => dialog
                     .add_filter("VRMA Maker project", &["json"])
@@ -178,6 +187,7 @@ fn handle_answers(
     mut banner: ResMut<Banner>,
     mut session: ResMut<Session>,
     mut exit: MessageWriter<AppExit>,
+    mut export_job: ResMut<super::vrma_files::ExportJob>,
 ) {
     let mut answers: Vec<Answer> = dialogs
         .receiver
@@ -218,6 +228,12 @@ fn handle_answers(
                     Ok(()) => banner.notice = Some(format!("Pose saved to {}", path.display())),
                     Err(e) => banner.error(format!("Cannot save {}: {e}", path.display())),
                 }
+            }
+            DialogPurpose::ExportVrma => {
+                super::vrma_files::start_export(&mut export_job, &session, path, &mut banner);
+            }
+            DialogPurpose::ImportAnimation => {
+                super::vrma_files::import_file(&path, &session, &mut edits, &mut banner);
             }
             DialogPurpose::SaveProjectAs => {
                 let path = if is_json(&path) {

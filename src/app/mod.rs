@@ -12,6 +12,7 @@ pub mod session;
 pub mod shortcuts;
 pub mod timeline_panel;
 pub mod viewport;
+pub mod vrma_files;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -101,6 +102,7 @@ pub fn build_app(launch: Launch) -> App {
         timeline_panel::plugin,
         shortcuts::plugin,
         close_guard::plugin,
+        vrma_files::plugin,
     ));
     app
 }

@@ -111,6 +111,7 @@ fn draw_panels(
     mut dialogs: ResMut<FileDialogs>,
     mut saves: MessageWriter<SaveProject>,
     mut quits: MessageWriter<QuitRequested>,
+    export_job: Res<super::vrma_files::ExportJob>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?.clone();
     let mut root = egui::Ui::new(
@@ -134,6 +135,15 @@ fn draw_panels(
                 }
                 if ui.button("Save project as…   Ctrl+Shift+S").clicked() {
                     saves.write(SaveProject { save_as: true });
+                    ui.close();
+                }
+                ui.separator();
+                if ui.button("Export VRMA…").clicked() {
+                    dialogs.open(DialogPurpose::ExportVrma);
+                    ui.close();
+                }
+                if ui.button("Import animation (VRMA, glTF clip)…").clicked() {
+                    dialogs.open(DialogPurpose::ImportAnimation);
                     ui.close();
                 }
                 ui.separator();
@@ -230,6 +240,9 @@ fn draw_panels(
     }
 
     egui::Panel::bottom("status").show(&mut root, |ui| {
+        if let Some(p) = export_job.progress() {
+            ui.add(egui::ProgressBar::new(p).text(format!("Exporting VRMA… {:.0}%", p * 100.0)));
+        }
         let notice = banner.notice.clone().unwrap_or_else(|| {
             "Click a marker: select · Right drag: orbit · Middle / Shift+right drag: pan · Wheel: zoom · F1: help".into()
         });

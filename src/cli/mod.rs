@@ -152,3 +152,8 @@ pub fn open_editor(
     }
     Ok(editor)
 }
+
+/// Reads an animation file (and a .gltf's buffers beside it).
+pub fn import_animation_file(path: &std::path::Path) -> Result<(Vec<u8>, Vec<Vec<u8>>), LoadError> {
+    import_anim::read_animation(path)
+}

@@ -69,6 +69,8 @@ pub enum Edit {
     Preview(Box<Edit>),
     /// Finish a drag started with [`Edit::Preview`].
     EndGesture,
+    /// Replace all keys (importing an animation); one undoable step.
+    ReplaceKeys(Box<Timeline>),
     /// Start or stop playback (not undoable).
     SetPlaying(bool),
     /// Change the editor settings (pin feet, keep angle, loop, length; not undoable).
@@ -371,6 +373,17 @@ impl Editor {
                     return Err(LoadError::new("move_key: 'from' must be a finite number"));
                 }
                 self.timeline.move_key(from, to)?;
+                self.follow_playhead();
+            }
+            Edit::ReplaceKeys(timeline) => {
+                let mut timeline = *timeline;
+                let known = self.expression_names.clone();
+                let mut warnings = Vec::new();
+                for pose in timeline.poses_mut() {
+                    pose.retain_known_expressions(&known, &mut warnings);
+                }
+                self.timeline.replace_keys(timeline);
+                self.settings.length = self.settings.length.max(self.timeline.end());
                 self.follow_playhead();
             }
             other => return Err(LoadError::new(format!("{other:?} is not a key edit"))),

@@ -11,10 +11,13 @@
 //   * hips moved to a model-space position (world.hips must equal it),
 //   * a random pose on every bone, checked against forward kinematics computed
 //     here from `bones` (parent/rest) alone, all in the VRM 1.0 frame.
+// - play_vrma.mjs: every vrma on debug_robot (1.0) and EmissionMigration (0.x):
+//   unit quaternions, identical rotations on both models, hips scaled by the rest
+//   hips height ratio, test.vrma arm/expression values, no wrap at t = duration.
 // Prints a summary; exit 0 if all checks pass.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readdirSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,6 +108,60 @@ const bad = spawnSync(process.execPath, [path.join(here, 'vrm_facts.mjs'), path.
 check(bad.status === 1 && bad.stdout === '' && bad.stderr.trim().split('\n').length === 1,
   `vrm_facts on a .vrma fails cleanly: ${bad.stderr.trim()}`);
 
+// ---- play_vrma: every vrma on one VRM 1.0 and one VRM 0.x model
+const play = (model, anim, times) => JSON.parse(execFileSync(process.execPath,
+  [path.join(here, 'play_vrma.mjs'), model, anim, times],
+  { stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 256 << 20 }));
+const m1 = path.join(fixtures, 'vrm1', 'debug_robot.vrm');
+const m0 = path.join(fixtures, 'vrm0', 'EmissionMigration_v0.106.0.vrm');
+const hipsRest = { [m1]: facts(m1).hips_rest, [m0]: facts(m0).hips_rest };
+const qdist = (a, b) => Math.min(Math.hypot(...a.map((x, i) => x - b[i])), Math.hypot(...a.map((x, i) => x + b[i])));
+for (const anim of list('vrma', '.vrma')) {
+  const name = path.basename(anim);
+  const hasHipsTranslation = vrmaHasHipsTranslation(anim);
+  for (const times of ['keys', '[0, 0.5, 1, 1000]']) {
+    const o1 = play(m1, anim, times), o0 = play(m0, anim, times);
+    let normErr = 0, rotDiff = 0, hipsErr = 0, nonIdentity = 0;
+    for (let i = 0; i < o1.samples.length; i++) {
+      const s1 = o1.samples[i], s0 = o0.samples[i];
+      for (const s of [s0, s1]) for (const q of Object.values(s.bones)) normErr = Math.max(normErr, Math.abs(Math.hypot(...q) - 1));
+      for (const [b, q] of Object.entries(s1.bones)) {
+        if (Math.abs(q[3]) < 0.9999) nonIdentity++;
+        if (s0.bones[b]) rotDiff = Math.max(rotDiff, qdist(q, s0.bones[b]));
+      }
+      if (hasHipsTranslation) {
+        // three-vrm-animation scales hips translation by (model rest hips y / VRMA rest hips y)
+        const k = hipsRest[m0][1] / hipsRest[m1][1];
+        hipsErr = Math.max(hipsErr, dist(s0.hips, s1.hips.map((x) => x * k)));
+      } else {
+        hipsErr = Math.max(hipsErr, dist(s1.hips, hipsRest[m1]), dist(s0.hips, hipsRest[m0]));
+      }
+    }
+    check(o1.vrm_version === '1' && o0.vrm_version === '0' && o1.duration === o0.duration
+      && o1.samples.length > 0 && o1.samples.length === o0.samples.length
+      && normErr < 1e-5 && rotDiff < 1e-6 && hipsErr < 1e-5 && (name === 'nop.vrma' || nonIdentity > 0),
+    `play_vrma ${name} ${times}: ${o1.samples.length} samples, |q|-1 ${normErr.toExponential(1)}, `
+      + `v0 vs v1 rot ${rotDiff.toExponential(1)}, hips ${hipsErr.toExponential(1)}, non-identity ${nonIdentity}`);
+  }
+}
+{
+  const anim = path.join(fixtures, 'vrma', 'test.vrma');
+  const o = play(m1, anim, '[0.5, 1.25, 1.5, 3]');
+  const [s05, s125, s15, s3] = o.samples;
+  const h = Math.SQRT1_2;
+  check(qdist(s05.bones.rightUpperArm, [0, 0, h, h]) < 1e-5 && s125.expr.happy === 0.5 && s15.expr.happy === 1
+    && Math.abs(s3.expr.happy) < 1e-3 && s3.t === 3,
+  `play_vrma test.vrma: rightUpperArm +90deg Z at 0.5 s, happy 0.5 / 1 at 1.25 / 1.5 s, t=duration samples the end`);
+  const twist = path.join(fixtures, 'vrma', 'hips_spine_twisting.vrma');
+  const k = play(m1, twist, 'keys');
+  const last = k.samples.at(-1);
+  check(last.t === k.duration && qdist(last.bones.hips, k.samples[0].bones.hips) > 0.1,
+    'play_vrma: the last key (t = duration) is not wrapped to t = 0');
+  const r = spawnSync(process.execPath, [path.join(here, 'play_vrma.mjs'), m1, m1, '[0]'], { encoding: 'utf8' });
+  check(r.status === 1 && r.stdout === '' && r.stderr.trim().split('\n').length === 1,
+    `play_vrma with a .vrm as animation fails cleanly: ${r.stderr.trim()}`);
+}
+
 rmSync(tmp, { recursive: true, force: true });
 console.log(failures ? `${failures} FAILED` : 'all ok');
 process.exitCode = failures ? 1 : 0;
@@ -132,5 +189,11 @@ function forwardKinematics(B, pose) {
   };
   Object.keys(B).forEach(visit);
   return Object.fromEntries(Object.entries(world).map(([k, v]) => [k, v.toArray()]));
+}
+function vrmaHasHipsTranslation(file) {
+  const buf = readFileSync(file);
+  const j = JSON.parse(buf.subarray(20, 20 + buf.readUInt32LE(12)).toString('utf8'));
+  const hips = j.extensions?.VRMC_vrm_animation?.humanoid?.humanBones?.hips?.node;
+  return (j.animations ?? []).some((a) => a.channels.some((c) => c.target.node === hips && c.target.path === 'translation'));
 }
 function fmt(a) { return `[${a.map((x) => x.toFixed(3)).join(', ')}]`; }
