@@ -10,6 +10,8 @@ use vrma_maker::core::mannequin::{self, MannequinVariant};
 use vrma_maker::core::pose::Pose;
 use vrma_maker::core::project::Project;
 use vrma_maker::core::timeline::{Ease, FPS, Timeline};
+use vrma_maker::core::vrma::export::export_vrma;
+use vrma_maker::core::vrma::import::{AnimationKind, import_animation};
 
 /// A pose with every one of the 55 bones rotated, hips moved and two expressions.
 fn full_pose(seed: f32) -> Pose {
@@ -66,6 +68,33 @@ fn bench(c: &mut Criterion) {
             for f in 0..=(60.0 * FPS) as usize {
                 black_box(tl.sample(f as f32 / FPS, rest));
             }
+        })
+    });
+
+    // VRMA export of a 60 s, 30-key timeline (55 bones, two expressions).
+    let still = Pose::default();
+    let (bytes60, stats) = export_vrma(&rig, &tl, &still, &mut |_| {});
+    eprintln!(
+        "export 60 s / 30 keys: {} keyframes written instead of {} ({:.1}x smaller), {} bytes",
+        stats.written_keys,
+        stats.naive_keys,
+        stats.naive_keys as f64 / stats.written_keys as f64,
+        bytes60.len()
+    );
+    c.bench_function("export VRMA (60 s, 30 keys, 55 bones, expressions)", |b| {
+        b.iter(|| black_box(export_vrma(&rig, &tl, &still, &mut |_| {})))
+    });
+    // Import of a dense 60 s clip: a key on every frame.
+    let dense = timeline(1801, 60.0);
+    let (dense_bytes, dense_stats) = export_vrma(&rig, &dense, &still, &mut |_| {});
+    eprintln!(
+        "dense clip: {} keyframes, {} bytes",
+        dense_stats.written_keys,
+        dense_bytes.len()
+    );
+    c.bench_function("import VRMA (dense 60 s clip, 1801 frames)", |b| {
+        b.iter(|| {
+            black_box(import_animation(&dense_bytes, &[], AnimationKind::Vrma, rest, None).unwrap())
         })
     });
 

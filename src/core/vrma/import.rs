@@ -527,12 +527,11 @@ pub fn import_animation(
                 (parent * local.normalize() * rotation_of(&world[node]).inverse()).normalize();
             pose.set_rotation(bone, normalized);
         }
-        let local_hips = translations
-            .get(&hips_node)
-            .map_or(nodes[hips_node].translation, |track| {
-                Vec3::from_slice(&track.sample(t, false))
-            });
-        pose.hips = Some(hips_parent.transform_point3(local_hips) * hips_scale);
+        // Without a hips translation track the model's own rest hips stay (as in
+        // three-vrm-animation), whatever the source's rest height.
+        pose.hips = translations.get(&hips_node).map(|track| {
+            hips_parent.transform_point3(Vec3::from_slice(&track.sample(t, false))) * hips_scale
+        });
         for (node, name) in &expression_node {
             if let Some(track) = translations.get(node) {
                 pose.expressions

@@ -4,6 +4,7 @@
 
 use bevy::math::{Quat, Vec3};
 
+#[cfg(test)]
 use crate::core::math::{angle_between, slerp_shortest};
 
 /// Rotation tolerance (radians).
@@ -46,10 +47,50 @@ fn keep_frames(
 
 /// Reduces a rotation track. The track should be sign-continuous already.
 pub fn reduce_rotations(values: &[Quat], required: &[bool]) -> Vec<usize> {
-    keep_frames(values.len(), required, ROTATION_TOLERANCE, |i, k, j| {
-        let w = (k - i) as f32 / (j - i) as f32;
-        angle_between(slerp_shortest(values[i], values[j], w), values[k])
-    })
+    // The chord between two unit quaternions, |q - v| = 2·sin(angle / 4), measures small
+    // angles precisely in f32 (a dot product near 1 does not) and costs no trigonometry;
+    // the slerp set-up is shared by the whole span.
+    let max_chord_sq = (2.0 * (ROTATION_TOLERANCE * 0.25).sin()).powi(2);
+    let len = values.len();
+    if len <= 2 {
+        return (0..len).collect();
+    }
+    let span_fits = |i: usize, j: usize| {
+        let a = values[i];
+        let b = if a.dot(values[j]) < 0.0 {
+            -values[j]
+        } else {
+            values[j]
+        };
+        let dot = a.dot(b).clamp(-1.0, 1.0);
+        let nearly_equal = dot > 0.9995;
+        let theta = dot.acos();
+        let sin = theta.sin();
+        (i + 1..j).all(|k| {
+            let t = (k - i) as f32 / (j - i) as f32;
+            let q = if nearly_equal {
+                (a * (1.0 - t) + b * t).normalize()
+            } else {
+                (a * (((1.0 - t) * theta).sin() / sin) + b * ((t * theta).sin() / sin)).normalize()
+            };
+            let v = values[k];
+            let chord = if q.dot(v) < 0.0 { q + v } else { q - v };
+            chord.length_squared() <= max_chord_sq
+        })
+    };
+    let mut kept = vec![0];
+    let (mut start, mut end) = (0, 1);
+    while end < len {
+        let next = end + 1;
+        if next < len && !required[end] && span_fits(start, next) {
+            end = next;
+        } else {
+            kept.push(end);
+            start = end;
+            end += 1;
+        }
+    }
+    kept
 }
 
 /// Reduces a position track.
