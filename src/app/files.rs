@@ -188,7 +188,13 @@ fn handle_answers(
     mut session: ResMut<Session>,
     mut exit: MessageWriter<AppExit>,
     mut export_job: ResMut<super::vrma_files::ExportJob>,
+    panel: Option<Res<super::panels::PanelState>>,
 ) {
+    let panel = panel.map(|p| p.import_rate).unwrap_or(0.0);
+    let panel = super::panels::PanelState {
+        import_rate: panel,
+        ..Default::default()
+    };
     let mut answers: Vec<Answer> = dialogs
         .receiver
         .lock()
@@ -233,7 +239,8 @@ fn handle_answers(
                 super::vrma_files::start_export(&mut export_job, &session, path, &mut banner);
             }
             DialogPurpose::ImportAnimation => {
-                super::vrma_files::import_file(&path, &session, &mut edits, &mut banner);
+                let rate = Some(panel.import_rate).filter(|r| *r > 0.0);
+                super::vrma_files::import_file(&path, &session, rate, &mut edits, &mut banner);
             }
             DialogPurpose::SaveProjectAs => {
                 let path = if is_json(&path) {

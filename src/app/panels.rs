@@ -29,6 +29,8 @@ pub struct PanelState {
     pub show_help: bool,
     /// A typed path, for machines where no native file dialog is available.
     pub typed_path: String,
+    /// Keys per second when importing a dense clip (0 = a key at every source key).
+    pub import_rate: f32,
 }
 
 impl Default for PanelState {
@@ -37,6 +39,7 @@ impl Default for PanelState {
             grip_amount: 1.0,
             show_help: false,
             typed_path: String::new(),
+            import_rate: 0.0,
         }
     }
 }
@@ -146,6 +149,11 @@ fn draw_panels(
                     dialogs.open(DialogPurpose::ImportAnimation);
                     ui.close();
                 }
+                ui.horizontal(|ui| {
+                    ui.label("Import keys per second");
+                    ui.add(egui::DragValue::new(&mut state.import_rate).range(0.0..=30.0).speed(0.5))
+                        .on_hover_text("0 = a key wherever the source has one; otherwise thin dense clips to this rate");
+                });
                 ui.separator();
                 if ui.button("Open model…").clicked() {
                     dialogs.open(DialogPurpose::OpenModel);

@@ -90,6 +90,7 @@ fn finish_export(mut job: ResMut<ExportJob>, mut banner: ResMut<Banner>) {
 pub fn import_file(
     path: &Path,
     session: &Session,
+    rate: Option<f32>,
     edits: &mut MessageWriter<EditRequest>,
     banner: &mut Banner,
 ) {
@@ -99,7 +100,7 @@ pub fn import_file(
             &external,
             AnimationKind::from_path(path),
             session.editor.rig.hips_rest(),
-            None,
+            rate,
         )
         .map_err(|e| e.context(path.display()))
     });
