@@ -190,11 +190,7 @@ fn handle_answers(
     mut export_job: ResMut<super::vrma_files::ExportJob>,
     panel: Option<Res<super::panels::PanelState>>,
 ) {
-    let panel = panel.map(|p| p.import_rate).unwrap_or(0.0);
-    let panel = super::panels::PanelState {
-        import_rate: panel,
-        ..Default::default()
-    };
+    let import_rate = panel.map_or(0.0, |p| p.import_rate);
     let mut answers: Vec<Answer> = dialogs
         .receiver
         .lock()
@@ -239,7 +235,7 @@ fn handle_answers(
                 super::vrma_files::start_export(&mut export_job, &session, path, &mut banner);
             }
             DialogPurpose::ImportAnimation => {
-                let rate = Some(panel.import_rate).filter(|r| *r > 0.0);
+                let rate = Some(import_rate).filter(|r| *r > 0.0);
                 super::vrma_files::import_file(&path, &session, rate, &mut edits, &mut banner);
             }
             DialogPurpose::SaveProjectAs => {
