@@ -2,12 +2,13 @@
 //! of an edit script — becomes an [`Edit`] applied by [`Editor::apply`], so that later
 //! write-back to keys, undo and pinning behave the same everywhere.
 
-use bevy::math::Quat;
+use bevy::math::{Quat, Vec3};
 use serde_json::{Map, Value, json};
 
 use super::LoadError;
 use super::history::History;
 use super::humanoid::{ALL_BONES, Bone, Side};
+use super::ik::{self, FootPins, Limb};
 use super::pose::{Pose, PoseDirections, read_floats, read_quat};
 use super::project::{Project, Settings};
 use super::rig::Rig;
@@ -49,6 +50,24 @@ pub enum Edit {
     },
     /// Replace the whole pose (applying a library pose, loading a pose file).
     SetPose(Box<Pose>),
+    /// Move a hand or foot to a model-space target with two-bone IK.
+    Ik {
+        end: Bone,
+        target: Vec3,
+        keep_angle: bool,
+    },
+    /// Swing an elbow or knee towards a point, hand or foot fixed.
+    Pole {
+        limb: Limb,
+        point: Vec3,
+    },
+    /// Set the hips position and/or normalized rotation (absolute); with `pin_feet` the
+    /// legs re-solve to where the feet were when the edit (or drag) began.
+    MoveHips {
+        to: Option<Vec3>,
+        rotate: Option<Quat>,
+        pin_feet: bool,
+    },
     /// Move the playhead (snapped to a frame); with keys, the pose follows. Not undoable.
     Seek(f32),
     /// Add (or overwrite) the key at the playhead with the current pose.
@@ -69,6 +88,8 @@ pub enum Edit {
     Preview(Box<Edit>),
     /// Finish a drag started with [`Edit::Preview`].
     EndGesture,
+    /// Abandon a drag: everything returns exactly to how it was before it began.
+    CancelGesture,
     /// Replace all keys (importing an animation); one undoable step.
     ReplaceKeys(Box<Timeline>),
     /// Start or stop playback (not undoable).
@@ -90,6 +111,9 @@ impl Edit {
                 | Edit::Grip { .. }
                 | Edit::Expression { .. }
                 | Edit::SetPose(_)
+                | Edit::Ik { .. }
+                | Edit::Pole { .. }
+                | Edit::MoveHips { .. }
         )
     }
 }
@@ -110,6 +134,8 @@ pub struct Editor {
     pub dirty: bool,
     /// The snapshot taken when a drag began.
     gesture_start: Option<String>,
+    /// Where the feet were when the current drag began (pinned feet).
+    gesture_pins: Option<FootPins>,
     expression_names: Vec<String>,
 }
 
@@ -129,6 +155,7 @@ impl Editor {
             history: History::default(),
             dirty: false,
             gesture_start: None,
+            gesture_pins: None,
             expression_names: names,
         }
     }
@@ -304,6 +331,9 @@ impl Editor {
                 if !inner.is_pose_edit() {
                     return Err(LoadError::new("only pose edits can be previewed"));
                 }
+                if self.gesture_start.is_none() {
+                    self.gesture_pins = FootPins::capture(&self.rig, &self.pose);
+                }
                 let start = self.gesture_start.take().unwrap_or_else(|| self.snapshot());
                 let result = self.change_pose(*inner);
                 self.gesture_start = Some(start);
@@ -323,7 +353,15 @@ impl Editor {
                 self.dirty = true;
                 Ok(())
             }
+            Edit::CancelGesture => {
+                self.gesture_pins = None;
+                if let Some(start) = self.gesture_start.take() {
+                    self.restore(&start);
+                }
+                Ok(())
+            }
             Edit::EndGesture => {
+                self.gesture_pins = None;
                 if let Some(start) = self.gesture_start.take() {
                     self.history.record(start);
                     self.write_back();
@@ -448,6 +486,33 @@ impl Editor {
                 }
                 self.pose = *pose;
             }
+            Edit::Ik {
+                end,
+                target,
+                keep_angle,
+            } => {
+                let mut pose = self.pose.clone();
+                ik::reach(&self.rig, &mut pose, end, target, keep_angle)?;
+                self.pose = pose;
+            }
+            Edit::Pole { limb, point } => {
+                let mut pose = self.pose.clone();
+                ik::drag_pole(&self.rig, &mut pose, limb, point)?;
+                self.pose = pose;
+            }
+            Edit::MoveHips {
+                to,
+                rotate,
+                pin_feet,
+            } => {
+                let pins = if pin_feet {
+                    self.gesture_pins
+                        .or_else(|| FootPins::capture(&self.rig, &self.pose))
+                } else {
+                    None
+                };
+                ik::move_hips(&self.rig, &mut self.pose, to, rotate, pins.as_ref())?;
+            }
             other => return Err(LoadError::new(format!("{other:?} is not a pose edit"))),
         }
         Ok(())
@@ -503,7 +568,6 @@ fn op_bone(step: &Map<String, Value>) -> Result<Bone, LoadError> {
 }
 
 /// Ops that the SPEC names but later parts of the editor bring.
-const LATER_OPS: [&str; 3] = ["ik", "pole", "move_hips"];
 
 /// Parses one script step.
 pub fn parse_step(value: &Value) -> Result<Edit, LoadError> {
@@ -566,10 +630,58 @@ pub fn parse_step(value: &Value) -> Result<Edit, LoadError> {
         },
         "undo" => Edit::Undo,
         "redo" => Edit::Redo,
-        later if LATER_OPS.contains(&later) => {
-            return Err(LoadError::new(format!(
-                "op '{later}' is not available in this version"
-            )));
+        "ik" => {
+            let name = op_str(step, "end")?;
+            let end = Bone::from_name(name)
+                .ok_or_else(|| LoadError::new(format!("unknown bone '{name}'")))?;
+            let keep_angle = match step.get("keep_angle") {
+                None => true,
+                Some(v) => v
+                    .as_bool()
+                    .ok_or_else(|| LoadError::new("'keep_angle' must be true or false"))?,
+            };
+            Edit::Ik {
+                end,
+                target: step_vec3(step, "target")?,
+                keep_angle,
+            }
+        }
+        "pole" => {
+            let name = op_str(step, "chain")?;
+            let limb = Limb::from_name(name).ok_or_else(|| {
+                LoadError::new(format!(
+                    "unknown chain '{name}' (leftArm, rightArm, leftLeg or rightLeg)"
+                ))
+            })?;
+            Edit::Pole {
+                limb,
+                point: step_vec3(step, "point")?,
+            }
+        }
+        "move_hips" => {
+            let to = if step.contains_key("to") {
+                Some(step_vec3(step, "to")?)
+            } else {
+                None
+            };
+            let rotate = match step.get("rotate") {
+                None => None,
+                Some(q) => Some(read_quat(q, "'rotate'")?),
+            };
+            let pin_feet = match step.get("pin_feet") {
+                None => true,
+                Some(v) => v
+                    .as_bool()
+                    .ok_or_else(|| LoadError::new("'pin_feet' must be true or false"))?,
+            };
+            if to.is_none() && rotate.is_none() {
+                return Err(LoadError::new("move_hips needs 'to' and/or 'rotate'"));
+            }
+            Edit::MoveHips {
+                to,
+                rotate,
+                pin_feet,
+            }
         }
         other => return Err(LoadError::new(format!("unknown op '{other}'"))),
     })
@@ -835,5 +947,37 @@ mod tests {
                 ed.apply(Edit::Undo).unwrap();
             }
         }
+    }
+
+    #[test]
+    fn a_hips_drag_pins_the_feet_where_the_drag_began_and_cancel_restores_exactly() {
+        let mut ed = editor(MannequinVariant::Vrm1);
+        let before = ed.snapshot();
+        let feet = |ed: &Editor| {
+            let w = ed.rig.world_pose(&ed.pose);
+            [
+                w[Bone::LeftFoot.index()].unwrap().0,
+                w[Bone::RightFoot.index()].unwrap().0,
+            ]
+        };
+        let start = feet(&ed);
+        let rest = ed.rig.hips_rest();
+        for i in 1..=20 {
+            let to = rest - bevy::math::Vec3::Y * (i as f32 * 0.01);
+            ed.apply(Edit::Preview(Box::new(Edit::MoveHips {
+                to: Some(to),
+                rotate: None,
+                pin_feet: true,
+            })))
+            .unwrap();
+            let now = feet(&ed);
+            assert!(
+                now[0].distance(start[0]) < 1e-5 && now[1].distance(start[1]) < 1e-5,
+                "step {i}"
+            );
+        }
+        ed.apply(Edit::CancelGesture).unwrap();
+        assert_eq!(ed.snapshot(), before, "cancel restores exactly");
+        assert!(!ed.history.can_undo(), "a cancelled drag records nothing");
     }
 }

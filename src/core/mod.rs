@@ -6,6 +6,7 @@ pub mod glb;
 pub mod gltf_buffer;
 pub mod history;
 pub mod humanoid;
+pub mod ik;
 pub mod mannequin;
 pub mod math;
 pub mod pose;
