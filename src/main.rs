@@ -14,6 +14,7 @@ fn main() -> ExitCode {
             screenshot: cli.screenshot,
             exit_after: cli.exit_after,
             save_on_exit: cli.save_on_exit,
+            select: cli.select,
         });
     };
     // A panic is a bug, but a user still gets one line and exit 1, not a backtrace.

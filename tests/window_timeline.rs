@@ -1,5 +1,6 @@
-//! The timeline through the real window: keyboard shortcuts typed with xdotool under
-//! Xvfb (frame steps, K, Delete, Ctrl+Z), and the project saved at exit shows them.
+//! The real window driven with xdotool under Xvfb: the timeline shortcuts (frame steps,
+//! K, Delete, Ctrl+Z) and modal posing (G with the mouse, R cancelled with Esc); the
+//! project saved at exit shows what was done.
 
 mod common;
 
@@ -142,4 +143,146 @@ fn keyboard_shortcuts_edit_keys_and_the_project_saves_at_exit() {
             < -0.15,
         "the restored key keeps its pose"
     );
+}
+
+fn world_of(model: &std::path::Path, pose: &Value, dir: &std::path::Path) -> Value {
+    let script = dir.join("pose-script.json");
+    std::fs::write(&script, json!([{"op": "pose", "pose": pose}]).to_string()).unwrap();
+    json_stdout(&run(&[
+        "apply",
+        "--model",
+        model.to_str().unwrap(),
+        "--script",
+        script.to_str().unwrap(),
+    ]))["world"]
+        .clone()
+}
+
+#[test]
+fn g_moves_the_hand_by_ik_and_a_cancelled_r_changes_nothing() {
+    if !required_or_skip(
+        "Xvfb, a Vulkan driver and xdotool",
+        have_display_stack() && have_xdotool(),
+    ) {
+        return;
+    }
+    let dir = scratch("window-posing");
+    let (model, _) = mannequins(&dir);
+    let out = dir.join("saved.json");
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let log = std::fs::File::create(dir.join("log.txt")).unwrap();
+    let mut app = bin()
+        .arg(&model)
+        .args([
+            "--select",
+            "leftHand",
+            "--exit-after",
+            "30",
+            "--save-on-exit",
+        ])
+        .arg(&out)
+        .env("DISPLAY", &display)
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let window = loop {
+        let found = xdotool(&display, &["search", "--name", "VRMA Maker"]);
+        if let Some(id) = String::from_utf8_lossy(&found.stdout)
+            .lines()
+            .next()
+            .map(str::to_string)
+        {
+            break id;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no window appeared"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    std::thread::sleep(Duration::from_secs(5));
+    xdotool(&display, &["windowfocus", "--sync", &window]);
+    let pause = || std::thread::sleep(Duration::from_millis(400));
+    // Put the pointer in the empty view above the left arm, then G and drag down-right.
+    xdotool(&display, &["mousemove", "--window", &window, "820", "120"]);
+    pause();
+    xdotool(&display, &["key", "g"]);
+    pause();
+    for step in 1..=6 {
+        xdotool(
+            &display,
+            &[
+                "mousemove",
+                "--window",
+                &window,
+                &(820 + step * 6).to_string(),
+                &(120 + step * 15).to_string(),
+            ],
+        );
+        pause();
+    }
+    xdotool(&display, &["click", "1"]);
+    pause();
+    // R, swing the mouse around, lock Z, then Esc: nothing may change.
+    xdotool(&display, &["key", "r"]);
+    pause();
+    xdotool(&display, &["mousemove", "--window", &window, "700", "300"]);
+    pause();
+    xdotool(&display, &["key", "z"]);
+    pause();
+    xdotool(&display, &["mousemove", "--window", &window, "600", "200"]);
+    pause();
+    xdotool(&display, &["key", "Escape"]);
+    pause();
+
+    let status = wait_with_timeout(&mut app, Duration::from_secs(90));
+    let log = std::fs::read_to_string(dir.join("log.txt")).unwrap_or_default();
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "the app did not exit cleanly: {status:?}\n{log}"
+    );
+    let saved: Value =
+        serde_json::from_slice(&std::fs::read(&out).expect("project saved at exit")).unwrap();
+    let rest = world_of(&model, &json!({"v": 1}), &dir);
+    let posed = world_of(&model, &saved["pose"], &dir);
+    let (y0, y1) = (
+        rest["leftHand"][1].as_f64().unwrap(),
+        posed["leftHand"][1].as_f64().unwrap(),
+    );
+    assert!(
+        y1 < y0 - 0.05,
+        "dragging down lowered the hand by IK: {y0} -> {y1}\n{}",
+        saved["pose"]
+    );
+    for bone in ["leftUpperArm", "leftLowerArm"] {
+        assert!(
+            saved["pose"]["bones"].get(bone).is_some(),
+            "{bone} turned to follow the hand"
+        );
+    }
+    // The shoulder (chain root) stays; the cancelled rotation left the hand's rotation alone.
+    let d: f64 = (0..3)
+        .map(|i| {
+            (rest["leftUpperArm"][i].as_f64().unwrap() - posed["leftUpperArm"][i].as_f64().unwrap())
+                .abs()
+        })
+        .sum();
+    assert!(d < 1e-5);
+    assert!(saved["pose"]["bones"].get("rightHand").is_none());
+    // Keep-angle IK left the hand's world rotation at rest, and the cancelled R did not
+    // change it: upper arm · forearm · hand is still the identity.
+    let q = |b: &str| {
+        saved["pose"]["bones"]
+            .get(b)
+            .map_or(bevy::math::Quat::IDENTITY, |v| {
+                bevy::math::Quat::from_array([0, 1, 2, 3].map(|i| v[i].as_f64().unwrap() as f32))
+            })
+    };
+    let hand_world = q("leftShoulder") * q("leftUpperArm") * q("leftLowerArm") * q("leftHand");
+    let angle =
+        vrma_maker::core::math::angle_between(hand_world, bevy::math::Quat::IDENTITY).to_degrees();
+    assert!(angle < 0.01, "the hand turned by {angle}°");
 }

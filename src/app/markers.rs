@@ -45,6 +45,11 @@ fn marker_colour(bone: Bone, selected: bool) -> Color {
         Bone::LeftHand | Bone::RightHand | Bone::LeftFoot | Bone::RightFoot
     ) {
         Color::srgb(0.2, 0.9, 0.95)
+    } else if matches!(
+        bone,
+        Bone::LeftLowerArm | Bone::RightLowerArm | Bone::LeftLowerLeg | Bone::RightLowerLeg
+    ) {
+        Color::srgb(0.95, 0.85, 0.2)
     } else {
         Color::srgb(0.85, 0.85, 0.9)
     }
@@ -101,7 +106,7 @@ pub fn bone_under_cursor(
         .map(|(_, b)| b)
 }
 
-fn pick_marker(
+pub fn pick_marker(
     buttons: Res<ButtonInput<MouseButton>>,
     over_ui: Res<PointerOverUi>,
     window: Single<&Window, With<PrimaryWindow>>,
@@ -109,8 +114,14 @@ fn pick_marker(
     session: Res<Session>,
     visible: Res<MarkersVisible>,
     mut selection: ResMut<Selection>,
+    posing: Res<super::posing::Posing>,
 ) {
-    if !buttons.just_pressed(MouseButton::Left) || over_ui.0 || !visible.0 {
+    // A gizmo drag or a modal operation owns the click.
+    if !buttons.just_pressed(MouseButton::Left)
+        || over_ui.0
+        || !visible.0
+        || posing.active.is_some()
+    {
         return;
     }
     let Some(cursor) = window.cursor_position() else {

@@ -7,6 +7,7 @@ pub mod files;
 pub mod markers;
 pub mod model;
 pub mod panels;
+pub mod posing;
 pub mod screenshot;
 pub mod session;
 pub mod shortcuts;
@@ -34,6 +35,8 @@ pub struct Launch {
     pub exit_after: Option<f32>,
     /// Testing: save the project as it stands at exit here.
     pub save_on_exit: Option<PathBuf>,
+    /// Testing: the bone selected at start.
+    pub select: Option<String>,
 }
 
 /// Opens the editor window. Returns when the window closes.
@@ -103,6 +106,7 @@ pub fn build_app(launch: Launch) -> App {
         shortcuts::plugin,
         close_guard::plugin,
         vrma_files::plugin,
+        posing::plugin,
     ));
     app
 }

@@ -312,7 +312,9 @@ fn finish_loading(
             model_path: p.path.take(),
             project_path,
         };
-        selection.0 = None;
+        if selection.0.is_some_and(|b| !session.editor.rig.has(b)) {
+            selection.0 = None;
+        }
         *visibility = Visibility::Inherited;
         commands
             .entity(entity)

@@ -314,6 +314,16 @@ fn draw_panels(
                             }
                         }
                     });
+                    let mut settings = editor.settings;
+                    let pin = ui
+                        .checkbox(&mut settings.pin_feet, "Pin feet")
+                        .on_hover_text("Moving the hips keeps the feet in place");
+                    let keep = ui
+                        .checkbox(&mut settings.keep_angle, "Keep hand/foot angle")
+                        .on_hover_text("IK keeps the hand's or foot's world rotation");
+                    if pin.changed() || keep.changed() {
+                        edits.write(EditRequest(Edit::ChangeSettings(settings)));
+                    }
                     ui.separator();
 
                     if let Some(bone) = selection.0.filter(|b| editor.rig.has(*b)) {
@@ -426,6 +436,24 @@ fn draw_panels(
 /// Every key and mouse action (the F1 overlay).
 pub const HELP: &[(&str, &str)] = &[
     ("Left click on a marker", "select that bone"),
+    (
+        "G",
+        "move the selection: hands/feet by IK, elbows/knees swing (pole), hips (feet pinned)",
+    ),
+    ("R", "rotate the selected bone about the view axis"),
+    (
+        "X / Y / Z (during G or R)",
+        "lock to that world axis; press again to release",
+    ),
+    (
+        "Click / Enter",
+        "confirm the move or rotation (one undo step)",
+    ),
+    ("Right click / Esc", "cancel it: everything returns exactly"),
+    (
+        "Drag a gizmo arrow / ring",
+        "move along / rotate about that axis",
+    ),
     ("Right drag", "orbit the camera"),
     ("Middle drag / Shift + right drag", "pan"),
     ("Mouse wheel", "zoom"),

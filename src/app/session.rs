@@ -71,6 +71,7 @@ pub fn plugin(app: &mut App) {
         project_path: None,
     })
     .init_resource::<Selection>()
+    .add_systems(Startup, select_at_start)
     .init_resource::<Banner>()
     .add_message::<EditRequest>()
     .add_systems(Update, (apply_edits, play).chain());
@@ -86,6 +87,13 @@ pub fn apply_edits(
         if let Err(e) = session.editor.apply(edit.clone()) {
             banner.error(e.to_string());
         }
+    }
+}
+
+/// Testing aid: `--select BONE` starts with that bone selected.
+fn select_at_start(launch: Option<Res<super::Launch>>, mut selection: ResMut<Selection>) {
+    if let Some(bone) = launch.and_then(|l| l.select.as_deref().and_then(Bone::from_name)) {
+        selection.0 = Some(bone);
     }
 }
 

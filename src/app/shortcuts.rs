@@ -59,8 +59,9 @@ fn shortcuts(
     mut saves: MessageWriter<SaveProject>,
     mut quits: MessageWriter<QuitRequested>,
     mut dialogs: ResMut<FileDialogs>,
+    posing: Res<super::posing::Posing>,
 ) {
-    if egui_input.is_some_and(|e| e.wants_any_keyboard_input()) {
+    if egui_input.is_some_and(|e| e.wants_any_keyboard_input()) || posing.active.is_some() {
         return;
     }
     // A modifier released in the same frame still counts: on a slow frame a quick chord

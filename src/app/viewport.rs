@@ -163,8 +163,12 @@ fn orbit_pan_zoom(
     motion: Res<AccumulatedMouseMotion>,
     scroll: Res<AccumulatedMouseScroll>,
     over_ui: Res<PointerOverUi>,
+    posing: Res<super::posing::Posing>,
     mut cameras: Query<(&mut OrbitCamera, &mut Transform)>,
 ) {
+    if posing.active.is_some() {
+        return; // the right button cancels a modal operation instead
+    }
     let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
     let orbiting = buttons.pressed(MouseButton::Right) && !shift;
     let panning =

@@ -32,6 +32,9 @@ pub struct Cli {
     /// Testing: save the project as it stands at exit to this file.
     #[arg(long, value_name = "PROJECT.json")]
     pub save_on_exit: Option<PathBuf>,
+    /// Testing: start with this bone selected.
+    #[arg(long, hide = true)]
+    pub select: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]

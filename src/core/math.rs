@@ -1,6 +1,6 @@
 //! Small rotation helpers shared by interpolation, IK and export.
 
-use bevy::math::Quat;
+use bevy::math::{Quat, Vec3};
 
 /// Spherical interpolation along the shorter arc: `b` is negated when `a·b < 0`, so
 /// the result never swings the long way round (SPEC §4).
@@ -25,10 +25,41 @@ pub fn angle_between(a: Quat, b: Quat) -> f32 {
     2.0 * d.xyz().length().atan2(d.w.abs())
 }
 
+/// Where a ray (origin, unit direction) meets the plane through `point` with `normal`;
+/// `None` when the ray runs along the plane or points away from it.
+pub fn ray_plane(origin: Vec3, dir: Vec3, point: Vec3, normal: Vec3) -> Option<Vec3> {
+    let denom = dir.dot(normal);
+    if denom.abs() < 1e-6 {
+        return None;
+    }
+    let t = (point - origin).dot(normal) / denom;
+    (t >= 0.0).then(|| origin + dir * t)
+}
+
+/// The point on the line through `point` along unit `axis` that is closest to the ray
+/// (what dragging along a locked axis follows); `None` when they are parallel.
+pub fn ray_axis(origin: Vec3, dir: Vec3, point: Vec3, axis: Vec3) -> Option<Vec3> {
+    let w = origin - point;
+    let b = dir.dot(axis);
+    let denom = 1.0 - b * b;
+    if denom.abs() < 1e-6 {
+        return None;
+    }
+    let s = (b * dir.dot(w) - axis.dot(w)) / -denom;
+    Some(point + axis * s)
+}
+
+/// Signed angle from screen vector `a` to `b` (radians, counter-clockwise on screen
+/// where y grows downwards).
+pub fn screen_angle(a: bevy::math::Vec2, b: bevy::math::Vec2) -> f32 {
+    // Screen y points down, so the usual perp-dot gives clockwise as positive; negate.
+    -(a.perp_dot(b)).atan2(a.dot(b))
+}
+
 /// Strategies shared by the core's property tests.
 #[cfg(test)]
 pub(crate) mod testing {
-    use bevy::math::Quat;
+    use bevy::math::{Quat, Vec3};
     use proptest::prelude::*;
 
     /// Any unit quaternion (both signs, all angles).
@@ -80,5 +111,27 @@ mod tests {
         let a = Quat::from_rotation_y(0.3);
         let q = slerp_shortest(a, -a, 0.5);
         assert!(angle_between(q, a) < 1e-4);
+    }
+
+    #[test]
+    fn rays_meet_planes_and_axes_where_expected() {
+        let hit = ray_plane(Vec3::new(0.0, 1.0, 5.0), Vec3::NEG_Z, Vec3::ZERO, Vec3::Z).unwrap();
+        assert!(hit.distance(Vec3::new(0.0, 1.0, 0.0)) < 1e-6);
+        assert!(
+            ray_plane(Vec3::new(0.0, 1.0, 5.0), Vec3::Z, Vec3::ZERO, Vec3::Z).is_none(),
+            "behind"
+        );
+        // A ray looking down -Z at x = 0.3 passes closest to the X axis line at x = 0.3.
+        let p = ray_axis(Vec3::new(0.3, 0.2, 5.0), Vec3::NEG_Z, Vec3::ZERO, Vec3::X).unwrap();
+        assert!(p.distance(Vec3::new(0.3, 0.0, 0.0)) < 1e-6);
+        assert!(
+            ray_axis(Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::X).is_none(),
+            "parallel"
+        );
+        let quarter = screen_angle(bevy::math::Vec2::X, bevy::math::Vec2::new(0.0, -1.0));
+        assert!(
+            (quarter - std::f32::consts::FRAC_PI_2).abs() < 1e-6,
+            "right to up is counter-clockwise"
+        );
     }
 }

@@ -1,0 +1,410 @@
+//! Posing in the viewport: Blender-style modal G (move) and R (rotate) with X/Y/Z axis
+//! locks, and a transform gizmo on the selection (arrows to move along an axis, rings to
+//! rotate about one) that starts the same operations by dragging. Moving a hand or foot
+//! is IK, an elbow or knee a pole drag, the hips a hips move (feet pinned when set);
+//! rotating works on any bone. Every step is an `Edit::Preview`; confirming is one
+//! `EndGesture` (one undo step, written back to the key), cancelling restores exactly.
+
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+use bevy_egui::input::EguiWantsInput;
+
+use super::markers::MarkerGizmos;
+use super::panels::PointerOverUi;
+use super::session::{Banner, EditRequest, Selection, Session};
+use super::viewport::OrbitCamera;
+use crate::core::edit::Edit;
+use crate::core::humanoid::Bone;
+use crate::core::ik::Limb;
+use crate::core::math::{ray_axis, ray_plane, screen_angle};
+
+/// Move or rotate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    Move,
+    Rotate,
+}
+
+/// A modal operation in progress.
+#[derive(Clone, Copy, Debug)]
+pub struct ActiveOp {
+    pub kind: OpKind,
+    pub bone: Bone,
+    /// World axis lock (X, Y or Z), if any.
+    pub axis: Option<Vec3>,
+    /// Started by dragging a gizmo handle: releasing the button confirms.
+    pub from_gizmo: bool,
+    start_cursor: Vec2,
+    start_position: Vec3,
+    start_world_rotation: Quat,
+    parent_world_rotation: Quat,
+}
+
+/// The posing state shared with the other viewport tools.
+#[derive(Resource, Default, Debug)]
+pub struct Posing {
+    pub active: Option<ActiveOp>,
+}
+
+pub fn plugin(app: &mut App) {
+    app.init_resource::<Posing>().add_systems(
+        Update,
+        (start_from_keys, start_from_gizmo, update_op, draw_gizmo)
+            .chain()
+            .before(super::markers::pick_marker),
+    );
+}
+
+const AXES: [(Vec3, Color); 3] = [
+    (Vec3::X, Color::srgb(0.95, 0.3, 0.3)),
+    (Vec3::Y, Color::srgb(0.4, 0.9, 0.3)),
+    (Vec3::Z, Color::srgb(0.3, 0.5, 1.0)),
+];
+
+/// Whether G can move this bone (IK ends, elbows/knees, hips).
+pub fn movable(bone: Bone) -> bool {
+    bone == Bone::Hips || Limb::ending_at(bone).is_some() || Limb::bending_at(bone).is_some()
+}
+
+/// The cursor in window coordinates and the view ray through it.
+fn cursor_ray(
+    window: &Window,
+    camera: &Camera,
+    transform: &GlobalTransform,
+) -> Option<(Vec2, Ray3d)> {
+    let cursor = window.cursor_position()?;
+    let origin = camera.logical_viewport_rect().map_or(Vec2::ZERO, |r| r.min);
+    let ray = camera.viewport_to_world(transform, cursor - origin).ok()?;
+    Some((cursor, ray))
+}
+
+fn to_screen(camera: &Camera, transform: &GlobalTransform, p: Vec3) -> Option<Vec2> {
+    let origin = camera.logical_viewport_rect().map_or(Vec2::ZERO, |r| r.min);
+    camera
+        .world_to_viewport(transform, p)
+        .ok()
+        .map(|s| s + origin)
+}
+
+/// Gizmo size in world units: about the same on screen at any zoom.
+fn gizmo_size(camera_position: Vec3, at: Vec3) -> f32 {
+    camera_position.distance(at) * 0.08
+}
+
+fn begin(
+    session: &Session,
+    kind: OpKind,
+    bone: Bone,
+    axis: Option<Vec3>,
+    cursor: Vec2,
+    from_gizmo: bool,
+) -> Option<ActiveOp> {
+    let world = session.editor.rig.world_pose(&session.editor.pose);
+    let (position, rotation) = world[bone.index()]?;
+    let parent = session.editor.rig.bone(bone).and_then(|b| b.parent);
+    let parent_world_rotation = parent
+        .and_then(|p| world[p.index()])
+        .map_or(Quat::IDENTITY, |(_, r)| r);
+    Some(ActiveOp {
+        kind,
+        bone,
+        axis,
+        from_gizmo,
+        start_cursor: cursor,
+        start_position: position,
+        start_world_rotation: rotation,
+        parent_world_rotation,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn start_from_keys(
+    keys: Res<ButtonInput<KeyCode>>,
+    egui_input: Option<Res<EguiWantsInput>>,
+    window: Single<&Window, With<PrimaryWindow>>,
+    session: Res<Session>,
+    selection: Res<Selection>,
+    mut posing: ResMut<Posing>,
+    mut banner: ResMut<Banner>,
+) {
+    if posing.active.is_some() || egui_input.is_some_and(|e| e.wants_any_keyboard_input()) {
+        return;
+    }
+    if keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]) {
+        return;
+    }
+    let kind = if keys.just_pressed(KeyCode::KeyG) {
+        OpKind::Move
+    } else if keys.just_pressed(KeyCode::KeyR) {
+        OpKind::Rotate
+    } else {
+        return;
+    };
+    let Some(bone) = selection.0 else {
+        banner.notice = Some("Select a bone first (click its marker)".into());
+        return;
+    };
+    if kind == OpKind::Move && !movable(bone) {
+        banner.notice = Some(format!(
+            "G moves hands, feet, elbows, knees and the hips; rotate {bone} with R"
+        ));
+        return;
+    }
+    if bone.is_eye() {
+        banner.notice = Some("Eyes follow the gaze and are not posed".into());
+        return;
+    }
+    let Some(cursor) = window.cursor_position() else {
+        return;
+    };
+    posing.active = begin(&session, kind, bone, None, cursor, false);
+}
+
+/// Dragging a gizmo arrow moves along it; dragging a ring rotates about its axis.
+#[allow(clippy::too_many_arguments)]
+fn start_from_gizmo(
+    buttons: Res<ButtonInput<MouseButton>>,
+    over_ui: Res<PointerOverUi>,
+    window: Single<&Window, With<PrimaryWindow>>,
+    cameras: Query<(&Camera, &GlobalTransform), With<OrbitCamera>>,
+    session: Res<Session>,
+    selection: Res<Selection>,
+    mut posing: ResMut<Posing>,
+) {
+    if posing.active.is_some() || over_ui.0 || !buttons.just_pressed(MouseButton::Left) {
+        return;
+    }
+    let (Some(bone), Some(cursor)) = (selection.0, window.cursor_position()) else {
+        return;
+    };
+    let Ok((camera, transform)) = cameras.single() else {
+        return;
+    };
+    let Some((at, _)) = session.editor.rig.world_pose(&session.editor.pose)[bone.index()] else {
+        return;
+    };
+    if bone.is_eye() {
+        return;
+    }
+    let size = gizmo_size(transform.translation(), at);
+    let Some(centre) = to_screen(camera, transform, at) else {
+        return;
+    };
+    let near_segment = |a: Vec2, b: Vec2| {
+        let ab = b - a;
+        let t = ((cursor - a).dot(ab) / ab.length_squared().max(1e-6)).clamp(0.0, 1.0);
+        (a + ab * t).distance(cursor)
+    };
+    if movable(bone) {
+        for (axis, _) in AXES {
+            let Some(tip) = to_screen(camera, transform, at + axis * size) else {
+                continue;
+            };
+            // Skip the arrow's base so clicks on the marker itself still select.
+            let base = centre + (tip - centre) * 0.25;
+            if near_segment(base, tip) <= 7.0 {
+                posing.active = begin(&session, OpKind::Move, bone, Some(axis), cursor, true);
+                return;
+            }
+        }
+    }
+    for (axis, _) in AXES {
+        let (u, v) = axis.any_orthonormal_pair();
+        let hit = (0..48).any(|i| {
+            let a = i as f32 / 48.0 * std::f32::consts::TAU;
+            let p = at + (u * a.cos() + v * a.sin()) * size * 0.8;
+            to_screen(camera, transform, p).is_some_and(|s| s.distance(cursor) <= 6.0)
+        });
+        if hit {
+            posing.active = begin(&session, OpKind::Rotate, bone, Some(axis), cursor, true);
+            return;
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn update_op(
+    keys: Res<ButtonInput<KeyCode>>,
+    buttons: Res<ButtonInput<MouseButton>>,
+    window: Single<&Window, With<PrimaryWindow>>,
+    cameras: Query<(&Camera, &GlobalTransform), With<OrbitCamera>>,
+    session: Res<Session>,
+    mut posing: ResMut<Posing>,
+    mut edits: MessageWriter<EditRequest>,
+    mut banner: ResMut<Banner>,
+) {
+    let Some(mut op) = posing.active else { return };
+    // Axis locks: press X / Y / Z, press the same again to release.
+    for (key, axis) in [
+        (KeyCode::KeyX, Vec3::X),
+        (KeyCode::KeyY, Vec3::Y),
+        (KeyCode::KeyZ, Vec3::Z),
+    ] {
+        if keys.just_pressed(key) {
+            op.axis = if op.axis == Some(axis) {
+                None
+            } else {
+                Some(axis)
+            };
+        }
+    }
+    let cancel = keys.just_pressed(KeyCode::Escape) || buttons.just_pressed(MouseButton::Right);
+    let confirm = keys.just_pressed(KeyCode::Enter)
+        || keys.just_pressed(KeyCode::NumpadEnter)
+        || if op.from_gizmo {
+            buttons.just_released(MouseButton::Left)
+        } else {
+            buttons.just_pressed(MouseButton::Left)
+        };
+    if cancel {
+        edits.write(EditRequest(Edit::CancelGesture));
+        posing.active = None;
+        banner.notice = Some("Cancelled".into());
+        return;
+    }
+    let Ok((camera, transform)) = cameras.single() else {
+        return;
+    };
+    if let Some((cursor, ray)) = cursor_ray(&window, camera, transform) {
+        let settings = session.editor.settings;
+        let edit = match op.kind {
+            OpKind::Move => {
+                let start_ray = camera
+                    .viewport_to_world(
+                        transform,
+                        op.start_cursor
+                            - camera.logical_viewport_rect().map_or(Vec2::ZERO, |r| r.min),
+                    )
+                    .ok();
+                let project = |origin: Vec3, dir: Vec3| match op.axis {
+                    Some(axis) => ray_axis(origin, dir, op.start_position, axis),
+                    None => ray_plane(origin, dir, op.start_position, *transform.forward()),
+                };
+                let offset = start_ray
+                    .and_then(|s| project(s.origin, *s.direction))
+                    .zip(project(ray.origin, *ray.direction))
+                    .map(|(a, b)| b - a);
+                offset.map(|offset| {
+                    let point = op.start_position + offset;
+                    if op.bone == Bone::Hips {
+                        Edit::MoveHips {
+                            to: Some(point),
+                            rotate: None,
+                            pin_feet: settings.pin_feet,
+                        }
+                    } else if let Some(limb) = Limb::bending_at(op.bone) {
+                        Edit::Pole { limb, point }
+                    } else {
+                        Edit::Ik {
+                            end: op.bone,
+                            target: point,
+                            keep_angle: settings.keep_angle,
+                        }
+                    }
+                })
+            }
+            OpKind::Rotate => to_screen(camera, transform, op.start_position).map(|centre| {
+                let angle = screen_angle(op.start_cursor - centre, cursor - centre);
+                // About the locked axis, or the view axis (towards the viewer).
+                let axis = op.axis.unwrap_or(-*transform.forward());
+                let facing = if axis.dot(-*transform.forward()) < 0.0 {
+                    -1.0
+                } else {
+                    1.0
+                };
+                let world = Quat::from_axis_angle(axis, angle * facing) * op.start_world_rotation;
+                let local = (op.parent_world_rotation.inverse() * world).normalize();
+                if op.bone == Bone::Hips {
+                    Edit::MoveHips {
+                        to: None,
+                        rotate: Some(local),
+                        pin_feet: settings.pin_feet,
+                    }
+                } else {
+                    Edit::Rotate {
+                        bone: op.bone,
+                        rotation: local,
+                    }
+                }
+            }),
+        };
+        if let Some(edit) = edit {
+            edits.write(EditRequest(Edit::Preview(Box::new(edit))));
+        }
+    }
+    let axis_name = match op.axis {
+        Some(a) if a == Vec3::X => "X",
+        Some(a) if a == Vec3::Y => "Y",
+        Some(_) => "Z",
+        None => "free",
+    };
+    let verb = if op.kind == OpKind::Move {
+        "Move"
+    } else {
+        "Rotate"
+    };
+    banner.notice = Some(format!(
+        "{verb} {} · axis {axis_name} (X/Y/Z to lock) · click or Enter: confirm · right click or Esc: cancel",
+        op.bone
+    ));
+    if confirm {
+        edits.write(EditRequest(Edit::EndGesture));
+        posing.active = None;
+        banner.notice = Some(format!("{verb} {} done", op.bone));
+    } else {
+        posing.active = Some(op);
+    }
+}
+
+fn draw_gizmo(
+    session: Res<Session>,
+    selection: Res<Selection>,
+    posing: Res<Posing>,
+    visible: Res<super::markers::MarkersVisible>,
+    cameras: Query<&GlobalTransform, With<OrbitCamera>>,
+    mut gizmos: Gizmos<MarkerGizmos>,
+) {
+    if !visible.0 {
+        return;
+    }
+    let Some(bone) = posing.active.map(|op| op.bone).or(selection.0) else {
+        return;
+    };
+    let Some((at, _)) = session.editor.rig.world_pose(&session.editor.pose)[bone.index()] else {
+        return;
+    };
+    let Ok(camera) = cameras.single() else { return };
+    let size = gizmo_size(camera.translation(), at);
+    if let Some(op) = posing.active {
+        if let Some(axis) = op.axis {
+            let colour = AXES
+                .iter()
+                .find(|(a, _)| *a == axis)
+                .map_or(Color::WHITE, |(_, c)| *c);
+            gizmos.line(
+                op.start_position - axis * 50.0,
+                op.start_position + axis * 50.0,
+                colour,
+            );
+        }
+        return;
+    }
+    if bone.is_eye() {
+        return;
+    }
+    if movable(bone) {
+        for (axis, colour) in AXES {
+            gizmos.arrow(at + axis * size * 0.25, at + axis * size, colour);
+        }
+    }
+    for (axis, colour) in AXES {
+        let rotation = Quat::from_rotation_arc(Vec3::Z, axis);
+        gizmos
+            .circle(
+                Isometry3d::new(at, rotation),
+                size * 0.8,
+                colour.with_alpha(0.7),
+            )
+            .resolution(48);
+    }
+}
