@@ -58,6 +58,43 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(vrma_maker::core::rig_from_bytes(&bytes).unwrap()))
     });
 
+    // IK: one two-bone solve; one frame of a hips drag with both feet pinned.
+    let ik_pose = Pose::default();
+    let shoulder = rig
+        .world_position(&ik_pose, vrma_maker::core::humanoid::Bone::LeftUpperArm)
+        .unwrap();
+    let target = shoulder + Vec3::new(0.25, -0.3, 0.2);
+    c.bench_function("IK: one two-bone solve", |b| {
+        b.iter(|| {
+            let mut p = ik_pose.clone();
+            vrma_maker::core::ik::reach(
+                &rig,
+                &mut p,
+                vrma_maker::core::humanoid::Bone::LeftHand,
+                black_box(target),
+                true,
+            )
+            .unwrap();
+            black_box(p)
+        })
+    });
+    let pins = vrma_maker::core::ik::FootPins::capture(&rig, &ik_pose).unwrap();
+    let hips_to = rig.hips_rest() - Vec3::Y * 0.2;
+    c.bench_function("IK: hips drag frame, both feet pinned", |b| {
+        b.iter(|| {
+            let mut p = ik_pose.clone();
+            vrma_maker::core::ik::move_hips(
+                &rig,
+                &mut p,
+                Some(black_box(hips_to)),
+                Some(Quat::from_rotation_y(0.3)),
+                Some(&pins),
+            )
+            .unwrap();
+            black_box(p)
+        })
+    });
+
     let rest = rig.hips_rest();
     let tl = timeline(30, 60.0);
     c.bench_function("sample one frame (55 bones, 30 keys)", |b| {

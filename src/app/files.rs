@@ -180,6 +180,7 @@ fn finish_save(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn handle_answers(
     mut dialogs: ResMut<FileDialogs>,
     mut loads: MessageWriter<LoadModel>,

@@ -106,6 +106,7 @@ pub fn bone_under_cursor(
         .map(|(_, b)| b)
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn pick_marker(
     buttons: Res<ButtonInput<MouseButton>>,
     over_ui: Res<PointerOverUi>,

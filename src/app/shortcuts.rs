@@ -51,6 +51,7 @@ pub fn shortcut_for(key: KeyCode, ctrl: bool, shift: bool) -> Option<Shortcut> {
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn shortcuts(
     keys: Res<ButtonInput<KeyCode>>,
     egui_input: Option<Res<EguiWantsInput>>,

@@ -567,8 +567,6 @@ fn op_bone(step: &Map<String, Value>) -> Result<Bone, LoadError> {
     Bone::from_name(name).ok_or_else(|| LoadError::new(format!("unknown bone '{name}'")))
 }
 
-/// Ops that the SPEC names but later parts of the editor bring.
-
 /// Parses one script step.
 pub fn parse_step(value: &Value) -> Result<Edit, LoadError> {
     let step = value

@@ -59,7 +59,7 @@ pub fn screen_angle(a: bevy::math::Vec2, b: bevy::math::Vec2) -> f32 {
 /// Strategies shared by the core's property tests.
 #[cfg(test)]
 pub(crate) mod testing {
-    use bevy::math::{Quat, Vec3};
+    use bevy::math::Quat;
     use proptest::prelude::*;
 
     /// Any unit quaternion (both signs, all angles).
