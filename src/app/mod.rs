@@ -11,6 +11,7 @@ pub mod posing;
 pub mod screenshot;
 pub mod session;
 pub mod shortcuts;
+pub mod still;
 pub mod timeline_panel;
 pub mod viewport;
 pub mod vrma_files;
@@ -112,7 +113,7 @@ pub fn build_app(launch: Launch) -> App {
 }
 
 /// Bevy panics when there is no Vulkan driver or no display; say what to install instead.
-fn install_friendly_panic_hook() {
+pub(crate) fn install_friendly_panic_hook() {
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let msg = info

@@ -7,6 +7,7 @@ mod export_vrma;
 mod import_anim;
 mod inspect;
 mod mannequin;
+mod render_png;
 mod sample;
 
 use std::path::PathBuf;
@@ -89,6 +90,28 @@ pub enum Command {
         #[arg(long)]
         rate: Option<f32>,
     },
+    /// Render a pose as a transparent PNG, without a window.
+    RenderPng {
+        #[arg(long)]
+        model: PathBuf,
+        /// A pose JSON file.
+        #[arg(long, conflicts_with_all = ["project", "time"])]
+        pose: Option<PathBuf>,
+        /// A project, with --time.
+        #[arg(long, requires = "time")]
+        project: Option<PathBuf>,
+        /// Seconds into the project's timeline.
+        #[arg(long, requires = "project")]
+        time: Option<f32>,
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        /// Image size in pixels.
+        #[arg(long, default_value = "1024x1365")]
+        size: String,
+        /// front, side or three-quarter.
+        #[arg(long, default_value = "front")]
+        camera: String,
+    },
     /// Write the built-in mannequin as a VRM file.
     Mannequin {
         #[arg(short = 'o', long = "output")]
@@ -125,6 +148,24 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, LoadError> {
             output,
             rate,
         } => import_anim::run(&model, &anim, &output, rate).map(Some),
+        Command::RenderPng {
+            model,
+            pose,
+            project,
+            time,
+            output,
+            size,
+            camera,
+        } => render_png::run(
+            &model,
+            pose.as_deref(),
+            project.as_deref(),
+            time,
+            &output,
+            &size,
+            &camera,
+        )
+        .map(Some),
         Command::Mannequin { output, vrm0 } => mannequin::run(&output, vrm0).map(|()| None),
     }
 }

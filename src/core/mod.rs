@@ -2,6 +2,7 @@
 
 pub mod edit;
 pub mod expressions;
+pub mod framing;
 pub mod glb;
 pub mod gltf_buffer;
 pub mod history;

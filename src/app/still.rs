@@ -1,0 +1,346 @@
+//! Transparent PNG stills (SPEC §6): the avatar alone rendered off-screen into an image
+//! with a fully transparent background — no markers, gizmos or floor (those live on
+//! another render layer) — from a preset camera framed to fit the posed figure, or from
+//! the current view. Used by File ▸ Export PNG… and by `vrma-maker render-png`, which
+//! runs the same plugins with no window.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bevy::app::ScheduleRunnerPlugin;
+use bevy::asset::io::AssetSourceBuilder;
+use bevy::asset::io::memory::{Dir, MemoryAssetReader};
+use bevy::camera::RenderTarget;
+use bevy::prelude::*;
+use bevy::render::RenderPlugin;
+use bevy::render::render_resource::TextureFormat;
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
+use bevy::window::ExitCondition;
+use bevy::winit::WinitPlugin;
+
+use super::model::{Avatar, AvatarShown};
+use super::session::{Banner, Session};
+use crate::core::edit::Edit;
+use crate::core::framing::{CameraPreset, figure_points, fit};
+use crate::core::pose::Pose;
+
+/// Vertical field of view of still cameras.
+const STILL_FOV: f32 = 30.0;
+
+/// Where a still is seen from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StillView {
+    Preset(CameraPreset),
+    /// The editor's current camera.
+    Current(Transform),
+}
+
+/// One still to render.
+#[derive(Clone, Debug)]
+pub struct StillRequest {
+    pub size: UVec2,
+    pub view: StillView,
+    pub output: PathBuf,
+}
+
+/// Stills waiting to be rendered (one at a time).
+#[derive(Resource, Default)]
+pub struct StillQueue {
+    pub pending: Vec<StillRequest>,
+    active: Option<ActiveStill>,
+    /// Quit after the queue empties (the CLI).
+    pub exit_when_done: bool,
+    /// Results of finished stills: Ok(path) or Err(message).
+    pub finished: Vec<Result<PathBuf, String>>,
+}
+
+struct ActiveStill {
+    request: StillRequest,
+    camera: Entity,
+    frames: u32,
+    captured: bool,
+}
+
+/// Captured images, handed from the observer to the queue.
+#[derive(Resource, Default)]
+struct Captures(Vec<(Entity, Result<image::RgbaImage, String>)>);
+
+pub fn plugin(app: &mut App) {
+    app.init_resource::<StillQueue>()
+        .init_resource::<Captures>()
+        .add_systems(Update, (start_still, finish_still).chain());
+}
+
+fn camera_transform(session: &Session, request: &StillRequest) -> Transform {
+    match request.view {
+        StillView::Current(transform) => transform,
+        StillView::Preset(preset) => {
+            let aspect = request.size.x as f32 / request.size.y.max(1) as f32;
+            let points = figure_points(&session.editor.rig, &session.editor.pose);
+            let (eye, target) = fit(&points, preset.direction(), STILL_FOV.to_radians(), aspect);
+            Transform::from_translation(eye).looking_at(target, Vec3::Y)
+        }
+    }
+}
+
+fn start_still(
+    mut queue: ResMut<StillQueue>,
+    session: Res<Session>,
+    avatars: Query<(), With<Avatar>>,
+    mut images: ResMut<Assets<Image>>,
+    mut commands: Commands,
+) {
+    if queue.active.is_some() || queue.pending.is_empty() || avatars.is_empty() {
+        return;
+    }
+    let request = queue.pending.remove(0);
+    let size = request.size.max(UVec2::ONE);
+    let target = images.add(Image::new_target_texture(
+        size.x,
+        size.y,
+        TextureFormat::Rgba8UnormSrgb,
+        None,
+    ));
+    let camera = commands
+        .spawn((
+            Camera3d::default(),
+            Camera {
+                order: -1,
+                clear_color: ClearColorConfig::Custom(Color::NONE),
+                ..default()
+            },
+            RenderTarget::Image(target.clone().into()),
+            Projection::from(PerspectiveProjection {
+                fov: STILL_FOV.to_radians(),
+                near: 0.02,
+                ..default()
+            }),
+            // No multisampling: edges stay straight alpha (no premultiplied fringes).
+            Msaa::Off,
+            camera_transform(&session, &request),
+            StillCamera(target),
+        ))
+        .id();
+    queue.active = Some(ActiveStill {
+        request,
+        camera,
+        frames: 0,
+        captured: false,
+    });
+}
+
+/// The off-screen camera of a still, and its target image.
+#[derive(Component)]
+struct StillCamera(Handle<Image>);
+
+fn finish_still(
+    mut queue: ResMut<StillQueue>,
+    mut captures: ResMut<Captures>,
+    cameras: Query<&StillCamera>,
+    mut commands: Commands,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let Some(active) = queue.active.as_mut() else {
+        if queue.exit_when_done && queue.pending.is_empty() && !queue.finished.is_empty() {
+            let failed = queue.finished.iter().any(|r| r.is_err());
+            exit.write(if failed {
+                AppExit::error()
+            } else {
+                AppExit::Success
+            });
+        }
+        return;
+    };
+    active.frames += 1;
+    // A few frames for the pipelines and the skinned pose to settle, then capture.
+    if active.frames == 4 && !active.captured {
+        active.captured = true;
+        if let Ok(StillCamera(target)) = cameras.get(active.camera) {
+            let owner = active.camera;
+            commands.spawn(Screenshot::image(target.clone())).observe(
+                move |captured: On<ScreenshotCaptured>, mut captures: ResMut<Captures>| {
+                    let image = captured
+                        .image
+                        .clone()
+                        .try_into_dynamic()
+                        .map(|d| d.to_rgba8())
+                        .map_err(|e| e.to_string());
+                    captures.0.push((owner, image));
+                },
+            );
+        }
+    }
+    let Some(index) = captures
+        .0
+        .iter()
+        .position(|(owner, _)| *owner == active.camera)
+    else {
+        if active.frames > 600 {
+            let path = active.request.output.clone();
+            commands.entity(active.camera).despawn();
+            queue.active = None;
+            queue
+                .finished
+                .push(Err(format!("rendering {} timed out", path.display())));
+        }
+        return;
+    };
+    let (_, image) = captures.0.remove(index);
+    let request = active.request.clone();
+    commands.entity(active.camera).despawn();
+    queue.active = None;
+    let result = image
+        .and_then(|img| save_png(&img, &request.output))
+        .map(|()| request.output.clone());
+    queue.finished.push(result);
+}
+
+/// Writes an RGBA PNG atomically.
+pub fn save_png(image: &image::RgbaImage, path: &std::path::Path) -> Result<(), String> {
+    let mut bytes = Vec::new();
+    image::DynamicImage::ImageRgba8(image.clone())
+        .write_to(
+            &mut std::io::Cursor::new(&mut bytes),
+            image::ImageFormat::Png,
+        )
+        .map_err(|e| format!("cannot encode the PNG: {e}"))?;
+    crate::core::write_atomic(path, &bytes)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Reports finished stills in the window.
+pub fn report_stills(mut queue: ResMut<StillQueue>, mut banner: ResMut<Banner>) {
+    for result in queue.finished.drain(..) {
+        match result {
+            Ok(path) => banner.notice = Some(format!("Saved {}", path.display())),
+            Err(e) => banner.error(e),
+        }
+    }
+}
+
+/// Lights for the windowless renderer (the window's come with the viewport).
+fn headless_lights(mut commands: Commands) {
+    commands.insert_resource(GlobalAmbientLight {
+        brightness: 400.0,
+        ..default()
+    });
+    commands.spawn((
+        DirectionalLight {
+            illuminance: 6000.0,
+            shadow_maps_enabled: false,
+            ..default()
+        },
+        Transform::from_xyz(1.5, 3.0, 2.5).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    commands.spawn((
+        DirectionalLight {
+            illuminance: 1500.0,
+            shadow_maps_enabled: false,
+            ..default()
+        },
+        Transform::from_xyz(-2.0, 1.0, -2.0).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+}
+
+/// The pose to show once the model is on screen (the CLI).
+#[derive(Resource)]
+struct PoseToShow(Option<Pose>, StillRequest);
+
+fn show_pose_then_render(
+    mut shown: MessageReader<AvatarShown>,
+    mut to_show: ResMut<PoseToShow>,
+    mut session: ResMut<Session>,
+    mut queue: ResMut<StillQueue>,
+    banner: Res<Banner>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    // A model Bevy could not load: say so and stop instead of waiting forever.
+    if let Some(error) = banner.error.clone() {
+        queue.finished.push(Err(error));
+        exit.write(AppExit::error());
+        return;
+    }
+    if shown.read().count() == 0 {
+        return;
+    }
+    if let Some(pose) = to_show.0.take() {
+        // The same edit path as everywhere; applied now so the framing sees the pose.
+        if let Err(e) = session.editor.apply(Edit::SetPose(Box::new(pose))) {
+            queue.finished.push(Err(e.to_string()));
+            exit.write(AppExit::error());
+            return;
+        }
+    }
+    queue.pending.push(to_show.1.clone());
+}
+
+/// Renders one still without a window: the model file, a pose, the size and view.
+pub fn render_headless(
+    model: PathBuf,
+    pose: Option<Pose>,
+    request: StillRequest,
+) -> Result<(), String> {
+    super::install_friendly_panic_hook();
+    let memory = Dir::default();
+    let reader_root = memory.clone();
+    let mut app = App::new();
+    app.register_asset_source(
+        "mem",
+        AssetSourceBuilder::new(move || {
+            Box::new(MemoryAssetReader {
+                root: reader_root.clone(),
+            })
+        }),
+    );
+    app.add_plugins((
+        DefaultPlugins
+            .set(WindowPlugin {
+                primary_window: None,
+                exit_condition: ExitCondition::DontExit,
+                ..default()
+            })
+            .set(RenderPlugin {
+                synchronous_pipeline_compilation: true,
+                ..default()
+            })
+            .set(bevy::log::LogPlugin {
+                filter: "error".into(),
+                ..default()
+            })
+            .disable::<WinitPlugin>(),
+        ScheduleRunnerPlugin::run_loop(Duration::from_millis(2)),
+    ));
+    app.insert_resource(super::model::MemoryAssets(memory));
+    app.insert_resource(super::Launch {
+        file: Some(model),
+        ..default()
+    });
+    app.add_plugins((super::session::plugin, super::model::plugin, plugin));
+    let queue = StillQueue {
+        exit_when_done: true,
+        ..default()
+    };
+    app.insert_resource(queue);
+    app.insert_resource(PoseToShow(pose, request));
+    // `App::run` hands the world to the runner; the outcome comes back through this.
+    let outcome: Arc<Mutex<Option<Result<PathBuf, String>>>> = Arc::default();
+    let sink = outcome.clone();
+    app.add_systems(Startup, headless_lights)
+        .add_systems(Update, show_pose_then_render)
+        .add_systems(Last, move |queue: Res<StillQueue>| {
+            if let (Some(first), Ok(mut slot)) = (queue.finished.first(), sink.lock()) {
+                slot.get_or_insert_with(|| first.clone());
+            }
+        });
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| app.run()));
+    if ran.is_err() {
+        return Err("rendering failed (see the message above)".into());
+    }
+    let result = outcome.lock().ok().and_then(|mut o| o.take());
+    match result {
+        Some(Ok(_)) => Ok(()),
+        Some(Err(e)) => Err(e),
+        None => Err("the model could not be shown".into()),
+    }
+}

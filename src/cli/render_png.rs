@@ -1,0 +1,87 @@
+//! `vrma-maker render-png --model M (--pose POSE.json | --project P --time T) -o OUT.png
+//! [--size WxH] [--camera front|side|three-quarter]`: a transparent still, no window.
+
+use std::path::Path;
+
+use bevy::math::UVec2;
+use serde_json::{Value, json};
+
+use crate::app::still::{StillRequest, StillView, render_headless};
+use crate::core::LoadError;
+use crate::core::framing::CameraPreset;
+use crate::core::pose::Pose;
+
+/// Parses `1024x1365`: 1 to 8192 pixels each way.
+pub fn parse_size(text: &str) -> Result<UVec2, LoadError> {
+    let bad = || {
+        LoadError::new(format!(
+            "--size: '{text}' is not WIDTHxHEIGHT (1 to 8192 pixels each)"
+        ))
+    };
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let (w, h): (u32, u32) = (
+        w.trim().parse().map_err(|_| bad())?,
+        h.trim().parse().map_err(|_| bad())?,
+    );
+    if !(1..=8192).contains(&w) || !(1..=8192).contains(&h) {
+        return Err(bad());
+    }
+    Ok(UVec2::new(w, h))
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    model: &Path,
+    pose: Option<&Path>,
+    project: Option<&Path>,
+    time: Option<f32>,
+    output: &Path,
+    size: &str,
+    camera: &str,
+) -> Result<Value, LoadError> {
+    let size = parse_size(size)?;
+    let preset = CameraPreset::from_name(camera).ok_or_else(|| {
+        LoadError::new(format!(
+            "--camera: '{camera}' is not front, side or three-quarter"
+        ))
+    })?;
+    // Everything is validated before any rendering starts.
+    let editor = super::open_editor(model, project)?;
+    let still_pose = match (pose, project, time) {
+        (Some(path), None, None) => {
+            let mut warnings = Vec::new();
+            let mut pose = Pose::from_json(&super::read_json(path)?, &mut warnings)
+                .map_err(|e| e.context(path.display()))?;
+            pose.retain_known_expressions(editor.expression_names(), &mut warnings);
+            for w in warnings {
+                eprintln!("warning: {w}");
+            }
+            pose
+        }
+        (None, Some(_), Some(t)) => {
+            if !t.is_finite() || t < 0.0 {
+                return Err(LoadError::new(
+                    "--time must be a non-negative number of seconds",
+                ));
+            }
+            editor
+                .timeline
+                .sample(t, editor.rig.hips_rest())
+                .unwrap_or_else(|| editor.pose.clone())
+        }
+        _ => {
+            return Err(LoadError::new(
+                "give either --pose POSE.json, or --project P.json with --time T",
+            ));
+        }
+    };
+    let request = StillRequest {
+        size,
+        view: StillView::Preset(preset),
+        output: output.to_path_buf(),
+    };
+    render_headless(model.to_path_buf(), Some(still_pose), request).map_err(LoadError::new)?;
+    Ok(
+        json!({"output": output.display().to_string(), "width": size.x, "height": size.y, "camera": camera}),
+    )
+}

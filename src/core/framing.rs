@@ -1,0 +1,138 @@
+//! Framing a posed avatar for stills and thumbnails: a camera on a preset side, at the
+//! distance where every point of the figure fits the frame.
+
+use bevy::math::Vec3;
+
+use super::humanoid::ALL_BONES;
+use super::pose::Pose;
+use super::rig::Rig;
+
+/// Where a still's camera looks from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CameraPreset {
+    /// From the front (+Z, the avatar faces the camera).
+    Front,
+    /// From the avatar's left side (+X).
+    Side,
+    /// Between front and left side, a little from above.
+    ThreeQuarter,
+}
+
+impl CameraPreset {
+    pub fn from_name(name: &str) -> Option<CameraPreset> {
+        match name {
+            "front" => Some(CameraPreset::Front),
+            "side" => Some(CameraPreset::Side),
+            "three-quarter" => Some(CameraPreset::ThreeQuarter),
+            _ => None,
+        }
+    }
+
+    /// Unit vector from the avatar towards the camera.
+    pub fn direction(self) -> Vec3 {
+        match self {
+            CameraPreset::Front => Vec3::new(0.0, 0.05, 1.0).normalize(),
+            CameraPreset::Side => Vec3::new(1.0, 0.05, 0.0).normalize(),
+            CameraPreset::ThreeQuarter => Vec3::new(0.7, 0.25, 0.7).normalize(),
+        }
+    }
+}
+
+/// Points that bound the posed figure: every bone, padded by the body's thickness
+/// (bones are centre lines) and a head's height above the head bone.
+pub fn figure_points(rig: &Rig, pose: &Pose) -> Vec<Vec3> {
+    let world = rig.world_pose(pose);
+    let head_rest = rig
+        .world_position(&Pose::default(), super::humanoid::Bone::Head)
+        .map_or(1.5, |p| p.y);
+    let pad = (head_rest * 0.08).clamp(0.02, 1.0);
+    let mut points = Vec::new();
+    for bone in ALL_BONES {
+        let Some((p, r)) = world[bone.index()] else {
+            continue;
+        };
+        let extra = if bone == super::humanoid::Bone::Head {
+            r * Vec3::Y * pad * 2.6
+        } else {
+            Vec3::ZERO
+        };
+        for offset in [
+            Vec3::X,
+            Vec3::NEG_X,
+            Vec3::Y,
+            Vec3::NEG_Y,
+            Vec3::Z,
+            Vec3::NEG_Z,
+        ] {
+            points.push(p + extra + offset * pad);
+        }
+        points.push(p + extra);
+    }
+    points
+}
+
+/// Camera eye and target so that all `points` fit a perspective view with vertical
+/// field of view `fov_y` (radians) and `aspect` (width / height), with a 5% margin.
+pub fn fit(points: &[Vec3], direction: Vec3, fov_y: f32, aspect: f32) -> (Vec3, Vec3) {
+    let (min, max) = points.iter().fold(
+        (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+        |(a, b), p| (a.min(*p), b.max(*p)),
+    );
+    let centre = if points.is_empty() {
+        Vec3::ZERO
+    } else {
+        (min + max) * 0.5
+    };
+    let back = direction.normalize();
+    let right = Vec3::Y.cross(back).try_normalize().unwrap_or(Vec3::X);
+    let up = back.cross(right);
+    let tan_y = (fov_y * 0.5).tan() * 0.95;
+    let tan_x = tan_y * aspect.max(1e-3);
+    let distance = points
+        .iter()
+        .map(|p| {
+            let rel = *p - centre;
+            let depth_offset = rel.dot(back);
+            (rel.dot(up).abs() / tan_y).max(rel.dot(right).abs() / tan_x) + depth_offset
+        })
+        .fold(0.1f32, f32::max);
+    (centre + back * distance, centre)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_point_lands_inside_the_frame() {
+        let points = [
+            Vec3::new(-0.8, 0.0, 0.1),
+            Vec3::new(0.8, 1.7, -0.2),
+            Vec3::new(0.2, 0.9, 0.4),
+        ];
+        for preset in [
+            CameraPreset::Front,
+            CameraPreset::Side,
+            CameraPreset::ThreeQuarter,
+        ] {
+            let (fov, aspect) = (30f32.to_radians(), 0.75);
+            let (eye, target) = fit(&points, preset.direction(), fov, aspect);
+            let forward = (target - eye).normalize();
+            let right = forward.cross(Vec3::Y).normalize();
+            let up = right.cross(forward);
+            for p in points {
+                let rel = p - eye;
+                let depth = rel.dot(forward);
+                assert!(depth > 0.0);
+                assert!(
+                    (rel.dot(up) / depth).abs() <= (fov * 0.5).tan() + 1e-4,
+                    "{preset:?} vertical"
+                );
+                assert!(
+                    (rel.dot(right) / depth).abs() <= (fov * 0.5).tan() * aspect + 1e-4,
+                    "{preset:?} horizontal"
+                );
+            }
+        }
+    }
+}
