@@ -15,6 +15,7 @@ fn main() -> ExitCode {
             exit_after: cli.exit_after,
             save_on_exit: cli.save_on_exit,
             select: cli.select,
+            export_png: cli.export_png,
         });
     };
     // A panic is a bug, but a user still gets one line and exit 1, not a backtrace.

@@ -169,3 +169,63 @@ fn without_a_vulkan_driver_the_window_says_what_to_install() {
         "{stderr}"
     );
 }
+
+#[test]
+fn export_png_from_the_window_shows_only_the_avatar() {
+    if !required_or_skip(
+        "Xvfb and a Vulkan driver (mesa-vulkan-drivers)",
+        have_display_stack(),
+    ) {
+        return;
+    }
+    let dir = scratch("window-png");
+    let (model, _) = mannequins(&dir);
+    let from_window = dir.join("window.png");
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    // A selected bone shows the gizmo and every marker is drawn: none may reach the PNG.
+    let status = bin()
+        .arg(&model)
+        .args(["--select", "leftHand", "--exit-after", "12", "--export-png"])
+        .arg(&from_window)
+        .env("DISPLAY", &display)
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let window_png = image::open(&from_window)
+        .expect("the window exported the PNG")
+        .to_rgba8();
+    // The same still from the command line (no window, no overlays at all).
+    let pose = dir.join("rest.json");
+    std::fs::write(&pose, "{\"v\":1}").unwrap();
+    let from_cli = dir.join("cli.png");
+    let out = run(&[
+        "render-png",
+        "--model",
+        model.to_str().unwrap(),
+        "--pose",
+        pose.to_str().unwrap(),
+        "-o",
+        from_cli.to_str().unwrap(),
+        "--size",
+        "240x320",
+        "--camera",
+        "front",
+    ]);
+    assert!(out.status.success());
+    let cli_png = image::open(&from_cli).unwrap().to_rgba8();
+    assert_eq!(window_png.dimensions(), cli_png.dimensions());
+    let differing = window_png
+        .pixels()
+        .zip(cli_png.pixels())
+        .filter(|(a, b)| a[3] != b[3])
+        .count();
+    assert_eq!(
+        differing, 0,
+        "the window's PNG silhouette matches the overlay-free render"
+    );
+    assert_eq!(window_png.get_pixel(0, 0)[3], 0);
+}

@@ -22,6 +22,7 @@ pub enum DialogPurpose {
     SaveProjectAs,
     ExportVrma,
     ImportAnimation,
+    ExportPng,
 }
 
 type Answer = (DialogPurpose, Option<PathBuf>);
@@ -63,6 +64,10 @@ impl FileDialogs {
                 DialogPurpose::ExportVrma => dialog
                     .add_filter("VRM Animation", &["vrma"])
                     .set_file_name("animation.vrma")
+                    .save_file(),
+                DialogPurpose::ExportPng => dialog
+                    .add_filter("PNG image", &["png"])
+                    .set_file_name("pose.png")
                     .save_file(),
                 DialogPurpose::ImportAnimation => dialog
                     .add_filter("Animation (VRMA, glTF clip)", &["vrma", "glb", "gltf"])
@@ -190,6 +195,10 @@ fn handle_answers(
     mut exit: MessageWriter<AppExit>,
     mut export_job: ResMut<super::vrma_files::ExportJob>,
     panel: Option<Res<super::panels::PanelState>>,
+    (png, mut stills): (
+        Option<Res<super::still::PngSettings>>,
+        Option<ResMut<super::still::StillQueue>>,
+    ),
 ) {
     let import_rate = panel.map_or(0.0, |p| p.import_rate);
     let mut answers: Vec<Answer> = dialogs
@@ -234,6 +243,25 @@ fn handle_answers(
             }
             DialogPurpose::ExportVrma => {
                 super::vrma_files::start_export(&mut export_job, &session, path, &mut banner);
+            }
+            DialogPurpose::ExportPng => {
+                let path = if path
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("png"))
+                {
+                    path
+                } else {
+                    path.with_extension("png")
+                };
+                let settings = png.as_deref().copied().unwrap_or_default();
+                if let Some(queue) = stills.as_mut() {
+                    queue.pending.push(super::still::StillRequest {
+                        size: settings.size,
+                        view: settings.view,
+                        output: path,
+                    });
+                    banner.notice = Some("Rendering the PNG…".into());
+                }
             }
             DialogPurpose::ImportAnimation => {
                 let rate = Some(import_rate).filter(|r| *r > 0.0);

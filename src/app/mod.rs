@@ -38,6 +38,8 @@ pub struct Launch {
     pub save_on_exit: Option<PathBuf>,
     /// Testing: the bone selected at start.
     pub select: Option<String>,
+    /// Testing: export a PNG through the window's path once the model shows.
+    pub export_png: Option<PathBuf>,
 }
 
 /// Opens the editor window. Returns when the window closes.
@@ -108,7 +110,9 @@ pub fn build_app(launch: Launch) -> App {
         close_guard::plugin,
         vrma_files::plugin,
         posing::plugin,
+        still::plugin,
     ));
+    app.add_systems(Update, still::report_stills);
     app
 }
 

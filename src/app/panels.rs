@@ -31,6 +31,8 @@ pub struct PanelState {
     pub typed_path: String,
     /// Keys per second when importing a dense clip (0 = a key at every source key).
     pub import_rate: f32,
+    /// The Export PNG window is open.
+    pub show_png: bool,
 }
 
 impl Default for PanelState {
@@ -40,6 +42,7 @@ impl Default for PanelState {
             show_help: false,
             typed_path: String::new(),
             import_rate: 0.0,
+            show_png: false,
         }
     }
 }
@@ -115,6 +118,7 @@ fn draw_panels(
     mut saves: MessageWriter<SaveProject>,
     mut quits: MessageWriter<QuitRequested>,
     export_job: Res<super::vrma_files::ExportJob>,
+    mut png: ResMut<super::still::PngSettings>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?.clone();
     let mut root = egui::Ui::new(
@@ -154,6 +158,10 @@ fn draw_panels(
                     ui.add(egui::DragValue::new(&mut state.import_rate).range(0.0..=30.0).speed(0.5))
                         .on_hover_text("0 = a key wherever the source has one; otherwise thin dense clips to this rate");
                 });
+                if ui.button("Export PNG…").clicked() {
+                    state.show_png = true;
+                    ui.close();
+                }
                 ui.separator();
                 if ui.button("Open model…").clicked() {
                     dialogs.open(DialogPurpose::OpenModel);
@@ -408,6 +416,54 @@ fn draw_panels(
     let rect = bevy::math::Rect::new(free.min.x, free.min.y, free.max.x, free.max.y);
     if view_rect.0 != Some(rect) {
         view_rect.0 = Some(rect);
+    }
+
+    if state.show_png {
+        let mut open = true;
+        egui::Window::new("Export PNG")
+            .open(&mut open)
+            .collapsible(false)
+            .show(&ctx, |ui| {
+                ui.label("The avatar alone on a transparent background.");
+                ui.horizontal(|ui| {
+                    ui.label("Size");
+                    ui.add(
+                        egui::DragValue::new(&mut png.size.x)
+                            .range(1..=8192)
+                            .suffix(" px"),
+                    );
+                    ui.label("×");
+                    ui.add(
+                        egui::DragValue::new(&mut png.size.y)
+                            .range(1..=8192)
+                            .suffix(" px"),
+                    );
+                });
+                use super::still::StillView;
+                use crate::core::framing::CameraPreset;
+                let label = |v: StillView| match v {
+                    StillView::CurrentCamera => "Current view",
+                    StillView::Preset(CameraPreset::Front) => "Front",
+                    StillView::Preset(CameraPreset::Side) => "Side",
+                    StillView::Preset(CameraPreset::ThreeQuarter) => "Three-quarter",
+                };
+                egui::ComboBox::from_label("Camera")
+                    .selected_text(label(png.view))
+                    .show_ui(ui, |ui| {
+                        for view in [
+                            StillView::CurrentCamera,
+                            StillView::Preset(CameraPreset::Front),
+                            StillView::Preset(CameraPreset::Side),
+                            StillView::Preset(CameraPreset::ThreeQuarter),
+                        ] {
+                            ui.selectable_value(&mut png.view, view, label(view));
+                        }
+                    });
+                if ui.button("Export…").clicked() {
+                    dialogs.open(DialogPurpose::ExportPng);
+                }
+            });
+        state.show_png = open;
     }
 
     if state.show_help {

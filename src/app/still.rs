@@ -32,8 +32,24 @@ const STILL_FOV: f32 = 30.0;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum StillView {
     Preset(CameraPreset),
-    /// The editor's current camera.
-    Current(Transform),
+    /// The editor's current camera, as it is when the still renders.
+    CurrentCamera,
+}
+
+/// The window's Export PNG settings.
+#[derive(Resource, Clone, Copy, Debug, PartialEq)]
+pub struct PngSettings {
+    pub size: UVec2,
+    pub view: StillView,
+}
+
+impl Default for PngSettings {
+    fn default() -> Self {
+        PngSettings {
+            size: UVec2::new(1024, 1365),
+            view: StillView::Preset(CameraPreset::Front),
+        }
+    }
 }
 
 /// One still to render.
@@ -67,14 +83,20 @@ struct ActiveStill {
 struct Captures(Vec<(Entity, Result<image::RgbaImage, String>)>);
 
 pub fn plugin(app: &mut App) {
+    app.add_systems(Update, export_at_start);
     app.init_resource::<StillQueue>()
+        .init_resource::<PngSettings>()
         .init_resource::<Captures>()
         .add_systems(Update, (start_still, finish_still).chain());
 }
 
-fn camera_transform(session: &Session, request: &StillRequest) -> Transform {
+fn camera_transform(
+    session: &Session,
+    request: &StillRequest,
+    current: Option<Transform>,
+) -> Transform {
     match request.view {
-        StillView::Current(transform) => transform,
+        StillView::CurrentCamera => current.unwrap_or_default(),
         StillView::Preset(preset) => {
             let aspect = request.size.x as f32 / request.size.y.max(1) as f32;
             let points = figure_points(&session.editor.rig, &session.editor.pose);
@@ -90,12 +112,19 @@ fn start_still(
     avatars: Query<(), With<Avatar>>,
     mut images: ResMut<Assets<Image>>,
     mut commands: Commands,
+    editor_camera: Query<(&Transform, &Projection), With<super::viewport::OrbitCamera>>,
 ) {
     if queue.active.is_some() || queue.pending.is_empty() || avatars.is_empty() {
         return;
     }
     let request = queue.pending.remove(0);
     let size = request.size.max(UVec2::ONE);
+    let current = editor_camera.iter().next();
+    let fov = match (request.view, current) {
+        (StillView::CurrentCamera, Some((_, Projection::Perspective(p)))) => p.fov,
+        _ => STILL_FOV.to_radians(),
+    };
+    let transform = camera_transform(&session, &request, current.map(|(t, _)| *t));
     let target = images.add(Image::new_target_texture(
         size.x,
         size.y,
@@ -112,13 +141,13 @@ fn start_still(
             },
             RenderTarget::Image(target.clone().into()),
             Projection::from(PerspectiveProjection {
-                fov: STILL_FOV.to_radians(),
+                fov,
                 near: 0.02,
                 ..default()
             }),
             // No multisampling: edges stay straight alpha (no premultiplied fringes).
             Msaa::Off,
-            camera_transform(&session, &request),
+            transform,
             StillCamera(target),
         ))
         .id();
@@ -343,4 +372,25 @@ pub fn render_headless(
         Some(Err(e)) => Err(e),
         None => Err("the model could not be shown".into()),
     }
+}
+
+/// Testing aid (`--export-png`): queue one still through the window's own path.
+fn export_at_start(
+    launch: Option<Res<super::Launch>>,
+    mut shown: MessageReader<AvatarShown>,
+    mut queue: ResMut<StillQueue>,
+    mut done: Local<bool>,
+) {
+    let Some(path) = launch.and_then(|l| l.export_png.clone()) else {
+        return;
+    };
+    if *done || shown.read().count() == 0 {
+        return;
+    }
+    *done = true;
+    queue.pending.push(StillRequest {
+        size: UVec2::new(240, 320),
+        view: StillView::Preset(CameraPreset::Front),
+        output: path,
+    });
 }

@@ -16,6 +16,8 @@ use bevy_egui::{EguiGlobalSettings, PrimaryEguiContext};
 
 /// The render layer of the egui camera: nothing 3D lives there.
 const UI_LAYER: usize = 31;
+/// The render layer of markers, gizmos and the floor grid.
+pub const OVERLAY_LAYER: usize = 2;
 use super::session::Session;
 use crate::core::humanoid::Bone;
 use crate::core::pose::Pose;
@@ -61,6 +63,7 @@ pub fn plugin(app: &mut App) {
             ..default()
         })
         .add_systems(Startup, spawn_camera_and_lights)
+        .add_systems(Startup, put_overlays_on_their_layer)
         .add_systems(
             Update,
             (fit_viewport, frame_new_avatar, orbit_pan_zoom, draw_floor),
@@ -91,6 +94,8 @@ fn spawn_camera_and_lights(mut commands: Commands, mut egui_settings: ResMut<Egu
         }),
         orbit.transform(),
         orbit,
+        // The scene plus the editing overlays; stills and thumbnails see the scene only.
+        RenderLayers::from_layers(&[0, OVERLAY_LAYER]),
     ));
     commands.spawn((
         DirectionalLight {
@@ -265,4 +270,17 @@ mod tests {
         assert!((t.translation.x).abs() < 1e-5);
         assert!(t.forward().z < 0.0);
     }
+}
+
+/// Floor grid and markers draw on the overlay layer, which off-screen stills never see.
+fn put_overlays_on_their_layer(mut store: ResMut<GizmoConfigStore>) {
+    let layers = RenderLayers::layer(OVERLAY_LAYER);
+    store
+        .config_mut::<DefaultGizmoConfigGroup>()
+        .0
+        .render_layers = layers.clone();
+    store
+        .config_mut::<super::markers::MarkerGizmos>()
+        .0
+        .render_layers = layers;
 }

@@ -36,6 +36,10 @@ pub struct Cli {
     /// Testing: start with this bone selected.
     #[arg(long, hide = true)]
     pub select: Option<String>,
+    /// Testing: once the model shows, export a 240x320 front PNG here (the window's
+    /// Export PNG path).
+    #[arg(long, hide = true)]
+    pub export_png: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
