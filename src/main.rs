@@ -16,6 +16,7 @@ fn main() -> ExitCode {
             save_on_exit: cli.save_on_exit,
             select: cli.select,
             export_png: cli.export_png,
+            library_save: cli.library_save,
         });
     };
     // A panic is a bug, but a user still gets one line and exit 1, not a backtrace.

@@ -259,6 +259,7 @@ fn handle_answers(
                         size: settings.size,
                         view: settings.view,
                         output: path,
+                        ..Default::default()
                     });
                     banner.notice = Some("Rendering the PNG…".into());
                 }

@@ -4,6 +4,7 @@
 
 pub mod close_guard;
 pub mod files;
+pub mod library_panel;
 pub mod markers;
 pub mod model;
 pub mod panels;
@@ -40,6 +41,8 @@ pub struct Launch {
     pub select: Option<String>,
     /// Testing: export a PNG through the window's path once the model shows.
     pub export_png: Option<PathBuf>,
+    /// Testing: save the pose to the library once the model shows.
+    pub library_save: Option<String>,
 }
 
 /// Opens the editor window. Returns when the window closes.
@@ -111,6 +114,7 @@ pub fn build_app(launch: Launch) -> App {
         vrma_files::plugin,
         posing::plugin,
         still::plugin,
+        library_panel::plugin,
     ));
     app.add_systems(Update, still::report_stills);
     app

@@ -33,6 +33,8 @@ pub struct PanelState {
     pub import_rate: f32,
     /// The Export PNG window is open.
     pub show_png: bool,
+    /// The pose library window is open.
+    pub show_library: bool,
 }
 
 impl Default for PanelState {
@@ -43,6 +45,7 @@ impl Default for PanelState {
             typed_path: String::new(),
             import_rate: 0.0,
             show_png: false,
+            show_library: true,
         }
     }
 }
@@ -228,6 +231,9 @@ fn draw_panels(
                         ui.close();
                     }
                 }
+            });
+            ui.menu_button("View", |ui| {
+                ui.checkbox(&mut state.show_library, "Pose library");
             });
             ui.menu_button("Help", |ui| {
                 if ui.button("Controls   F1").clicked() {

@@ -53,12 +53,26 @@ impl Default for PngSettings {
 }
 
 /// One still to render.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct StillRequest {
     pub size: UVec2,
     pub view: StillView,
     pub output: PathBuf,
+    /// A fixed background (thumbnails); `None` is fully transparent.
+    pub background: Option<Color>,
+    /// Library thumbnails: no notice in the status line.
+    pub quiet: bool,
 }
+
+impl Default for StillView {
+    fn default() -> Self {
+        StillView::Preset(CameraPreset::Front)
+    }
+}
+
+/// Thumbnail files rewritten since the library panel last looked.
+#[derive(Resource, Default, Debug)]
+pub struct UpdatedThumbnails(pub Vec<PathBuf>);
 
 /// Stills waiting to be rendered (one at a time).
 #[derive(Resource, Default)]
@@ -69,6 +83,8 @@ pub struct StillQueue {
     pub exit_when_done: bool,
     /// Results of finished stills: Ok(path) or Err(message).
     pub finished: Vec<Result<PathBuf, String>>,
+    /// Outputs of quiet requests that finished (thumbnails).
+    quiet_outputs: Vec<PathBuf>,
 }
 
 struct ActiveStill {
@@ -86,6 +102,7 @@ pub fn plugin(app: &mut App) {
     app.add_systems(Update, export_at_start);
     app.init_resource::<StillQueue>()
         .init_resource::<PngSettings>()
+        .init_resource::<UpdatedThumbnails>()
         .init_resource::<Captures>()
         .add_systems(Update, (start_still, finish_still).chain());
 }
@@ -136,7 +153,7 @@ fn start_still(
             Camera3d::default(),
             Camera {
                 order: -1,
-                clear_color: ClearColorConfig::Custom(Color::NONE),
+                clear_color: ClearColorConfig::Custom(request.background.unwrap_or(Color::NONE)),
                 ..default()
             },
             RenderTarget::Image(target.clone().into()),
@@ -219,6 +236,9 @@ fn finish_still(
     let request = active.request.clone();
     commands.entity(active.camera).despawn();
     queue.active = None;
+    if request.quiet {
+        queue.quiet_outputs.push(request.output.clone());
+    }
     let result = image
         .and_then(|img| save_png(&img, &request.output))
         .map(|()| request.output.clone());
@@ -239,9 +259,15 @@ pub fn save_png(image: &image::RgbaImage, path: &std::path::Path) -> Result<(), 
 }
 
 /// Reports finished stills in the window.
-pub fn report_stills(mut queue: ResMut<StillQueue>, mut banner: ResMut<Banner>) {
+pub fn report_stills(
+    mut queue: ResMut<StillQueue>,
+    mut banner: ResMut<Banner>,
+    mut updated: ResMut<UpdatedThumbnails>,
+) {
+    let quiet = std::mem::take(&mut queue.quiet_outputs);
     for result in queue.finished.drain(..) {
         match result {
+            Ok(path) if quiet.contains(&path) => updated.0.push(path),
             Ok(path) => banner.notice = Some(format!("Saved {}", path.display())),
             Err(e) => banner.error(e),
         }
@@ -392,5 +418,6 @@ fn export_at_start(
         size: UVec2::new(240, 320),
         view: StillView::Preset(CameraPreset::Front),
         output: path,
+        ..default()
     });
 }

@@ -40,6 +40,10 @@ pub struct Cli {
     /// Export PNG path).
     #[arg(long, hide = true)]
     pub export_png: Option<PathBuf>,
+    /// Testing: once the model shows, save the pose to the library under this name (the
+    /// library window's Save pose path).
+    #[arg(long, hide = true)]
+    pub library_save: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]

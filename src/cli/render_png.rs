@@ -79,6 +79,7 @@ pub fn run(
         size,
         view: StillView::Preset(preset),
         output: output.to_path_buf(),
+        ..Default::default()
     };
     render_headless(model.to_path_buf(), Some(still_pose), request).map_err(LoadError::new)?;
     Ok(

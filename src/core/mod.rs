@@ -8,6 +8,7 @@ pub mod gltf_buffer;
 pub mod history;
 pub mod humanoid;
 pub mod ik;
+pub mod library;
 pub mod mannequin;
 pub mod math;
 pub mod pose;

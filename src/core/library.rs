@@ -1,0 +1,308 @@
+//! The pose library (SPEC §5): one pose JSON (with its name) and one thumbnail PNG per
+//! entry in a folder of the user data directory, every write atomic. A corrupt entry is
+//! skipped with a warning; the rest still loads.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::LoadError;
+use super::pose::Pose;
+
+/// One saved pose.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LibraryEntry {
+    /// File stem, unique in the folder.
+    pub id: String,
+    pub name: String,
+    pub pose: Pose,
+}
+
+/// The library folder and what was read from it.
+#[derive(Clone, Debug)]
+pub struct Library {
+    dir: PathBuf,
+    pub entries: Vec<LibraryEntry>,
+    /// Entries that could not be read, one line each.
+    pub warnings: Vec<String>,
+}
+
+/// The library folder: `$VRMA_MAKER_DATA_DIR/library` when set (tests, portable use),
+/// else the OS user data directory.
+pub fn default_dir() -> PathBuf {
+    let base = std::env::var_os("VRMA_MAKER_DATA_DIR")
+        .map(PathBuf::from)
+        .or_else(|| {
+            directories::ProjectDirs::from("", "", "vrma-maker").map(|d| d.data_dir().to_path_buf())
+        });
+    base.unwrap_or_else(|| PathBuf::from(".vrma-maker"))
+        .join("library")
+}
+
+/// A file-name-safe stem from a pose name.
+fn slug(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(48)
+        .collect();
+    let s = s.trim_matches('-').to_string();
+    if s.is_empty() { "pose".into() } else { s }
+}
+
+fn read_entry(path: &Path) -> Result<LibraryEntry, LoadError> {
+    let bytes = std::fs::read(path).map_err(|e| LoadError::new(format!("cannot read: {e}")))?;
+    let value: Value =
+        serde_json::from_slice(&bytes).map_err(|e| LoadError::new(format!("invalid JSON: {e}")))?;
+    let mut warnings = Vec::new();
+    let pose = Pose::from_json(&value, &mut warnings)?;
+    let id = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = value
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| id.clone());
+    Ok(LibraryEntry { id, name, pose })
+}
+
+impl Library {
+    /// Opens (creating) a library folder and reads every entry in it.
+    pub fn open(dir: &Path) -> Result<Library, LoadError> {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            LoadError::new(format!(
+                "cannot create the library folder {}: {e}",
+                dir.display()
+            ))
+        })?;
+        let mut library = Library {
+            dir: dir.to_path_buf(),
+            entries: Vec::new(),
+            warnings: Vec::new(),
+        };
+        library.reload();
+        Ok(library)
+    }
+
+    /// Re-reads the folder.
+    pub fn reload(&mut self) {
+        self.entries.clear();
+        self.warnings.clear();
+        let Ok(listing) = std::fs::read_dir(&self.dir) else {
+            self.warnings
+                .push(format!("cannot list {}", self.dir.display()));
+            return;
+        };
+        let mut paths: Vec<PathBuf> = listing
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .filter(|p| {
+                !p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            })
+            .collect();
+        paths.sort();
+        for path in paths {
+            match read_entry(&path) {
+                Ok(entry) => self.entries.push(entry),
+                Err(e) => self
+                    .warnings
+                    .push(format!("skipped {}: {e}", path.display())),
+            }
+        }
+        self.entries.sort_by(|a, b| {
+            a.name
+                .to_lowercase()
+                .cmp(&b.name.to_lowercase())
+                .then(a.id.cmp(&b.id))
+        });
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn pose_path(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{id}.json"))
+    }
+
+    /// Where an entry's 96×128 thumbnail lives.
+    pub fn thumbnail_path(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{id}.png"))
+    }
+
+    fn write(&self, id: &str, name: &str, pose: &Pose) -> Result<(), LoadError> {
+        let mut json = pose.to_json("");
+        json["name"] = Value::String(name.to_string());
+        let text = serde_json::to_vec_pretty(&json).expect("JSON serialises");
+        super::write_atomic(&self.pose_path(id), &text).map_err(|e| {
+            LoadError::new(format!("cannot save {}: {e}", self.pose_path(id).display()))
+        })
+    }
+
+    /// Saves a new entry (never overwriting another); returns its id.
+    pub fn add(&mut self, name: &str, pose: &Pose) -> Result<String, LoadError> {
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(LoadError::new("a library pose needs a name"));
+        }
+        let stem = slug(name);
+        let id = (0..)
+            .map(|n| {
+                if n == 0 {
+                    stem.clone()
+                } else {
+                    format!("{stem}-{n}")
+                }
+            })
+            .find(|id| !self.pose_path(id).exists())
+            .expect("some name is free");
+        self.write(&id, name, pose)?;
+        self.reload();
+        Ok(id)
+    }
+
+    /// Replaces an entry's pose (keeping its name).
+    pub fn overwrite(&mut self, id: &str, pose: &Pose) -> Result<(), LoadError> {
+        let entry = self
+            .entries
+            .iter()
+            .find(|e| e.id == id)
+            .ok_or_else(|| LoadError::new(format!("no library pose '{id}'")))?;
+        let name = entry.name.clone();
+        self.write(id, &name, pose)?;
+        self.reload();
+        Ok(())
+    }
+
+    pub fn rename(&mut self, id: &str, name: &str) -> Result<(), LoadError> {
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(LoadError::new("a library pose needs a name"));
+        }
+        let entry = self
+            .entries
+            .iter()
+            .find(|e| e.id == id)
+            .ok_or_else(|| LoadError::new(format!("no library pose '{id}'")))?;
+        let pose = entry.pose.clone();
+        self.write(id, name, &pose)?;
+        self.reload();
+        Ok(())
+    }
+
+    pub fn delete(&mut self, id: &str) -> Result<(), LoadError> {
+        std::fs::remove_file(self.pose_path(id))
+            .map_err(|e| LoadError::new(format!("cannot delete '{id}': {e}")))?;
+        let _ = std::fs::remove_file(self.thumbnail_path(id));
+        self.reload();
+        Ok(())
+    }
+
+    /// Copies every entry (pose JSON and thumbnail) into `dir`.
+    pub fn export_to(&self, dir: &Path) -> Result<usize, LoadError> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| LoadError::new(format!("cannot create {}: {e}", dir.display())))?;
+        for entry in &self.entries {
+            let bytes = std::fs::read(self.pose_path(&entry.id))
+                .map_err(|e| LoadError::new(e.to_string()))?;
+            super::write_atomic(&dir.join(format!("{}.json", entry.id)), &bytes)
+                .map_err(|e| LoadError::new(e.to_string()))?;
+            if let Ok(png) = std::fs::read(self.thumbnail_path(&entry.id)) {
+                let _ = super::write_atomic(&dir.join(format!("{}.png", entry.id)), &png);
+            }
+        }
+        Ok(self.entries.len())
+    }
+
+    /// Adds every readable pose JSON in `dir` as new entries (never overwriting);
+    /// returns how many were added and a warning per file skipped.
+    pub fn import_from(&mut self, dir: &Path) -> Result<(usize, Vec<String>), LoadError> {
+        let other = Library {
+            dir: dir.to_path_buf(),
+            entries: Vec::new(),
+            warnings: Vec::new(),
+        };
+        let mut other = other;
+        other.reload();
+        let mut added = 0;
+        for entry in &other.entries {
+            self.add(&entry.name, &entry.pose)?;
+            added += 1;
+        }
+        Ok((added, other.warnings))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::humanoid::Bone;
+    use bevy::math::Quat;
+
+    fn temp(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("vrma-maker-library-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn entries_survive_a_restart_and_corrupt_ones_are_skipped() {
+        let dir = temp("restart");
+        let mut lib = Library::open(&dir).unwrap();
+        let mut pose = Pose::default();
+        pose.set_rotation(Bone::Neck, Quat::from_rotation_x(0.3));
+        let a = lib.add("Wave hello", &pose).unwrap();
+        let b = lib.add("Wave hello", &Pose::default()).unwrap();
+        assert_ne!(a, b, "same names never overwrite");
+        std::fs::write(dir.join("broken.json"), b"{ not json").unwrap();
+        std::fs::write(
+            dir.join("zero.json"),
+            br#"{"bones": {"neck": [0, 0, 0, 0]}}"#,
+        )
+        .unwrap();
+        let reopened = Library::open(&dir).unwrap();
+        assert_eq!(reopened.entries.len(), 2);
+        assert_eq!(reopened.warnings.len(), 2, "{:?}", reopened.warnings);
+        assert!(reopened.warnings.iter().any(|w| w.contains("broken.json")));
+        let wave = reopened.entries.iter().find(|e| e.id == a).unwrap();
+        assert_eq!(wave.name, "Wave hello");
+        assert_eq!(wave.pose.rotation(Bone::Neck), pose.rotation(Bone::Neck));
+    }
+
+    #[test]
+    fn rename_overwrite_delete_export_and_import() {
+        let dir = temp("ops");
+        let mut lib = Library::open(&dir).unwrap();
+        let id = lib.add("Sit", &Pose::default()).unwrap();
+        std::fs::write(lib.thumbnail_path(&id), b"png").unwrap();
+        lib.rename(&id, "Sit down").unwrap();
+        assert_eq!(lib.entries[0].name, "Sit down");
+        let mut pose = Pose::default();
+        pose.set_rotation(Bone::Spine, Quat::from_rotation_y(0.2));
+        lib.overwrite(&id, &pose).unwrap();
+        assert_eq!(
+            lib.entries[0].pose.rotation(Bone::Spine),
+            pose.rotation(Bone::Spine)
+        );
+        assert!(lib.rename(&id, "  ").is_err());
+        let out = temp("ops-export");
+        assert_eq!(lib.export_to(&out).unwrap(), 1);
+        assert!(out.join(format!("{id}.png")).exists());
+        lib.delete(&id).unwrap();
+        assert!(lib.entries.is_empty() && !lib.thumbnail_path(&id).exists());
+        let (added, warnings) = lib.import_from(&out).unwrap();
+        assert_eq!((added, warnings.len()), (1, 0));
+        assert_eq!(lib.entries[0].name, "Sit down");
+    }
+}
