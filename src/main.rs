@@ -17,6 +17,7 @@ fn main() -> ExitCode {
             select: cli.select,
             export_png: cli.export_png,
             library_save: cli.library_save,
+            play: cli.play,
         });
     };
     // A panic is a bug, but a user still gets one line and exit 1, not a backtrace.

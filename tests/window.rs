@@ -229,3 +229,64 @@ fn export_png_from_the_window_shows_only_the_avatar() {
     );
     assert_eq!(window_png.get_pixel(0, 0)[3], 0);
 }
+
+#[test]
+fn keys_show_rendered_thumbnails_without_touching_the_pose_on_screen() {
+    if !required_or_skip(
+        "Xvfb and a Vulkan driver (mesa-vulkan-drivers)",
+        have_display_stack(),
+    ) {
+        return;
+    }
+    let dir = scratch("window-key-thumbs");
+    let (model, _) = mannequins(&dir);
+    let project = dir.join("p.json");
+    std::fs::write(
+        &project,
+        serde_json::json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0.5, "keys": [
+            {"id": 1, "t": 0, "pose": {"bones": {"leftUpperArm": [0, 0, 0.5, 0.866]}}},
+            {"id": 2, "t": 1, "pose": {"bones": {"rightUpperArm": [0, 0, -0.5, 0.866]}}},
+            {"id": 3, "t": 2, "pose": {"bones": {"spine": [0, 0.3, 0, 0.95]}}}]})
+        .to_string(),
+    )
+    .unwrap();
+    let saved = dir.join("saved.json");
+    let (img, log) = screenshot_and_log(
+        &[
+            project.to_str().unwrap(),
+            "--save-on-exit",
+            saved.to_str().unwrap(),
+        ],
+        "window-key-thumbs-shot",
+    );
+    img.save(std::env::temp_dir().join("vrma-maker-window-key-thumbs.png"))
+        .ok();
+    assert!(log.contains("key thumbnails: 3 regenerated"), "{log}");
+    // The thumbnails' fixed background shows on the ruler, three times.
+    let band = (img.height() - 130)..(img.height() - 20);
+    let background = band
+        .flat_map(|y| (0..img.width()).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let p = img.get_pixel(x, y);
+            (p[0] as i32 - 56).abs() <= 4
+                && (p[1] as i32 - 61).abs() <= 4
+                && (p[2] as i32 - 71).abs() <= 4
+        })
+        .count();
+    assert!(
+        background > 3 * 33 * 44 / 3,
+        "thumbnails on the ruler ({background} background pixels)"
+    );
+    // The pose on screen stayed the timeline's pose at the playhead.
+    let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(&saved).unwrap()).unwrap();
+    let sampled = json_stdout(&run(&[
+        "sample",
+        "--model",
+        model.to_str().unwrap(),
+        "--project",
+        project.to_str().unwrap(),
+        "--times",
+        "0.5",
+    ]));
+    assert_eq!(saved["pose"]["bones"], sampled[0]["pose"]["bones"]);
+}

@@ -4,6 +4,7 @@
 
 pub mod close_guard;
 pub mod files;
+pub mod key_thumbnails;
 pub mod library_panel;
 pub mod markers;
 pub mod model;
@@ -43,6 +44,8 @@ pub struct Launch {
     pub export_png: Option<PathBuf>,
     /// Testing: save the pose to the library once the model shows.
     pub library_save: Option<String>,
+    /// Start playing once the model shows.
+    pub play: bool,
 }
 
 /// Opens the editor window. Returns when the window closes.
@@ -115,8 +118,9 @@ pub fn build_app(launch: Launch) -> App {
         posing::plugin,
         still::plugin,
         library_panel::plugin,
+        key_thumbnails::plugin,
     ));
-    app.add_systems(Update, still::report_stills);
+    app.add_systems(Update, (still::report_stills, session::play_at_start));
     app
 }
 

@@ -122,6 +122,7 @@ fn draw_panels(
     mut quits: MessageWriter<QuitRequested>,
     export_job: Res<super::vrma_files::ExportJob>,
     mut png: ResMut<super::still::PngSettings>,
+    key_thumbs: Res<super::key_thumbnails::KeyThumbnails>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?.clone();
     let mut root = egui::Ui::new(
@@ -271,7 +272,13 @@ fn draw_panels(
         ui.label(notice);
     });
 
-    timeline_panel::draw(&mut root, &session, &mut timeline_ui, &mut edits);
+    timeline_panel::draw(
+        &mut root,
+        &session,
+        &mut timeline_ui,
+        &mut edits,
+        &key_thumbs,
+    );
 
     let editor = &session.editor;
     egui::Panel::left("inspector")

@@ -97,6 +97,17 @@ fn select_at_start(launch: Option<Res<super::Launch>>, mut selection: ResMut<Sel
     }
 }
 
+/// `--play`: start playing once the model shows.
+pub fn play_at_start(
+    launch: Option<Res<super::Launch>>,
+    mut shown: MessageReader<super::model::AvatarShown>,
+    mut session: ResMut<Session>,
+) {
+    if launch.is_some_and(|l| l.play) && shown.read().count() > 0 {
+        session.editor.set_playing(true);
+    }
+}
+
 /// Advances playback by the frame time.
 fn play(time: Res<Time>, mut session: ResMut<Session>) {
     if session.editor.playing {

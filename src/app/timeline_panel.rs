@@ -29,7 +29,9 @@ pub fn plugin(app: &mut App) {
 }
 
 const KEY_HIT_PX: f32 = 7.0;
-const RULER_HEIGHT: f32 = 58.0;
+const RULER_HEIGHT: f32 = 96.0;
+/// Key thumbnails on the ruler (96×128 shown at this size).
+const KEY_THUMB: egui::Vec2 = egui::vec2(33.0, 44.0);
 
 /// Maps time ↔ x across the ruler.
 #[derive(Clone, Copy)]
@@ -63,6 +65,7 @@ pub fn draw(
     session: &Session,
     ui_state: &mut TimelineUi,
     edits: &mut MessageWriter<EditRequest>,
+    thumbs: &super::key_thumbnails::KeyThumbnails,
 ) {
     let editor = &session.editor;
     let mut send = |edit: Edit| {
@@ -177,7 +180,7 @@ pub fn draw(
                 });
             });
             ui.add_space(2.0);
-            ruler(ui, session, ui_state, &mut send);
+            ruler(ui, session, ui_state, &mut send, thumbs);
             ui.add_space(4.0);
         });
 }
@@ -187,6 +190,7 @@ fn ruler(
     session: &Session,
     ui_state: &mut TimelineUi,
     send: &mut impl FnMut(Edit),
+    thumbs: &super::key_thumbnails::KeyThumbnails,
 ) {
     let editor = &session.editor;
     let width = ui.available_width();
@@ -251,6 +255,18 @@ fn ruler(
             egui::Color32::from_rgb(120, 190, 250)
         };
         let r = 6.0;
+        if let Some(texture) = thumbs.by_key.get(&key.id).and_then(|t| t.texture) {
+            let thumb = egui::Rect::from_center_size(
+                egui::pos2(x, key_y - r - 3.0 - KEY_THUMB.y / 2.0),
+                KEY_THUMB,
+            );
+            painter.image(
+                texture,
+                thumb,
+                egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
+                egui::Color32::WHITE,
+            );
+        }
         let diamond = vec![
             egui::pos2(x, key_y - r),
             egui::pos2(x + r, key_y),

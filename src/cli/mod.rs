@@ -44,6 +44,9 @@ pub struct Cli {
     /// library window's Save pose path).
     #[arg(long, hide = true)]
     pub library_save: Option<String>,
+    /// Start playing the timeline at once.
+    #[arg(long)]
+    pub play: bool,
 }
 
 #[derive(Subcommand, Debug)]

@@ -1,0 +1,309 @@
+//! Key thumbnails on the timeline (SPEC §5): a second, hidden instance of the avatar on
+//! its own render layer is posed as one key per frame and rendered by that key's camera
+//! into its own 96×128 image, which egui shows on the ruler. At most one key is rendered
+//! per frame, so a long timeline never stalls editing, and the pose on screen is never
+//! touched: the thumbnail pose lives on the other instance.
+
+use std::collections::HashMap;
+
+use bevy::camera::RenderTarget;
+use bevy::camera::visibility::RenderLayers;
+use bevy::prelude::*;
+use bevy::render::render_resource::TextureFormat;
+use bevy::world_serialization::WorldAssetRoot;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, EguiTextureHandle};
+
+use super::library_panel::THUMBNAIL;
+use super::model::{Avatar, AvatarShown, GltfNodeIndex};
+use super::session::Session;
+use crate::core::expressions::morph_weights;
+use crate::core::framing::{CameraPreset, figure_points, fit};
+use crate::core::pose::Pose;
+
+/// The render layer only thumbnail cameras see.
+pub const THUMBNAIL_LAYER: usize = 1;
+const BACKGROUND: Color = Color::srgb(0.22, 0.24, 0.28);
+
+/// The hidden avatar instance that thumbnails are rendered from.
+#[derive(Component)]
+struct ThumbnailAvatar {
+    nodes: Vec<Option<Entity>>,
+    ready: bool,
+}
+
+/// One key's thumbnail.
+pub struct KeyThumb {
+    image: Handle<Image>,
+    camera: Entity,
+    /// The egui texture showing `image` (once registered).
+    pub texture: Option<bevy_egui::egui::TextureId>,
+    /// The pose it was last rendered with.
+    rendered: Option<Pose>,
+}
+
+/// Thumbnails of the timeline's keys.
+#[derive(Resource, Default)]
+pub struct KeyThumbnails {
+    pub by_key: HashMap<u64, KeyThumb>,
+    /// The pose the hidden instance shows this frame.
+    pose: Option<Pose>,
+    active: Option<Entity>,
+    /// Regeneration stops while this is set (VR).
+    pub paused: bool,
+    /// Keys rendered so far (diagnostics).
+    pub rendered_count: u64,
+    /// The slowest frame while thumbnails were regenerating, and how many were rendered
+    /// in that run (logged when the run ends).
+    worst_frame: f32,
+    run_count: u64,
+}
+
+pub fn plugin(app: &mut App) {
+    app.init_resource::<KeyThumbnails>()
+        .add_systems(
+            Update,
+            (
+                spawn_hidden_avatar,
+                finish_hidden_avatar,
+                sync_thumbs,
+                render_one,
+            )
+                .chain(),
+        )
+        .add_systems(
+            PostUpdate,
+            drive_hidden_avatar.before(bevy::transform::TransformSystems::Propagate),
+        )
+        .add_systems(EguiPrimaryContextPass, register_textures);
+}
+
+fn spawn_hidden_avatar(
+    mut shown: MessageReader<AvatarShown>,
+    avatars: Query<(&WorldAssetRoot, &Transform), With<Avatar>>,
+    old: Query<Entity, With<ThumbnailAvatar>>,
+    mut thumbs: ResMut<KeyThumbnails>,
+    mut commands: Commands,
+) {
+    if shown.read().count() == 0 {
+        return;
+    }
+    for e in &old {
+        commands.entity(e).despawn();
+    }
+    for thumb in thumbs.by_key.values_mut() {
+        thumb.rendered = None; // a new model: every key is re-rendered
+    }
+    if let Ok((root, transform)) = avatars.single() {
+        commands.spawn((
+            WorldAssetRoot(root.0.clone()),
+            *transform,
+            Visibility::Hidden,
+            ThumbnailAvatar {
+                nodes: Vec::new(),
+                ready: false,
+            },
+        ));
+    }
+}
+
+/// Puts the instance's meshes on the thumbnail layer and maps its nodes.
+fn finish_hidden_avatar(
+    mut avatars: Query<(Entity, &mut ThumbnailAvatar, &mut Visibility)>,
+    children: Query<&Children>,
+    indices: Query<&GltfNodeIndex>,
+    meshes: Query<(), With<Mesh3d>>,
+    session: Res<Session>,
+    mut commands: Commands,
+) {
+    for (entity, mut avatar, mut visibility) in &mut avatars {
+        if avatar.ready {
+            continue;
+        }
+        let mut nodes = vec![None; session.editor.rig.model.nodes.len()];
+        let mut any = false;
+        for e in children.iter_descendants(entity) {
+            any = true;
+            if let Ok(GltfNodeIndex(i)) = indices.get(e)
+                && let Some(slot) = nodes.get_mut(*i)
+            {
+                *slot = Some(e);
+            }
+            if meshes.contains(e) {
+                commands
+                    .entity(e)
+                    .insert(RenderLayers::layer(THUMBNAIL_LAYER));
+            }
+        }
+        if any {
+            avatar.nodes = nodes;
+            avatar.ready = true;
+            *visibility = Visibility::Inherited;
+        }
+    }
+}
+
+fn sync_thumbs(
+    session: Res<Session>,
+    mut thumbs: ResMut<KeyThumbnails>,
+    mut images: ResMut<Assets<Image>>,
+    mut commands: Commands,
+    mut contexts: EguiContexts,
+) {
+    let keys = session.editor.timeline.keys();
+    let gone: Vec<u64> = thumbs
+        .by_key
+        .keys()
+        .copied()
+        .filter(|id| keys.iter().all(|k| k.id != *id))
+        .collect();
+    for id in gone {
+        if let Some(thumb) = thumbs.by_key.remove(&id) {
+            commands.entity(thumb.camera).despawn();
+            contexts.remove_image(&thumb.image);
+        }
+    }
+    for key in keys {
+        if thumbs.by_key.contains_key(&key.id) {
+            continue;
+        }
+        let image = images.add(Image::new_target_texture(
+            THUMBNAIL.x,
+            THUMBNAIL.y,
+            TextureFormat::Rgba8UnormSrgb,
+            None,
+        ));
+        let camera = commands
+            .spawn((
+                Camera3d::default(),
+                Camera {
+                    is_active: false,
+                    order: -2,
+                    clear_color: ClearColorConfig::Custom(BACKGROUND),
+                    ..default()
+                },
+                RenderTarget::Image(image.clone().into()),
+                Projection::from(PerspectiveProjection {
+                    fov: 30f32.to_radians(),
+                    near: 0.02,
+                    ..default()
+                }),
+                RenderLayers::layer(THUMBNAIL_LAYER),
+                Msaa::Off,
+            ))
+            .id();
+        thumbs.by_key.insert(
+            key.id,
+            KeyThumb {
+                image,
+                camera,
+                texture: None,
+                rendered: None,
+            },
+        );
+    }
+}
+
+/// Renders at most one stale key this frame.
+fn render_one(
+    time: Res<Time<Real>>,
+    session: Res<Session>,
+    mut thumbs: ResMut<KeyThumbnails>,
+    hidden: Query<&ThumbnailAvatar>,
+    mut cameras: Query<(&mut Camera, &mut Transform)>,
+) {
+    if let Some(previous) = thumbs.active.take()
+        && let Ok((mut camera, _)) = cameras.get_mut(previous)
+    {
+        camera.is_active = false;
+    }
+    thumbs.pose = None;
+    if thumbs.paused || !hidden.iter().any(|h| h.ready) {
+        return;
+    }
+    let editor = &session.editor;
+    let Some(key) = editor.timeline.keys().iter().find(|k| {
+        thumbs
+            .by_key
+            .get(&k.id)
+            .is_some_and(|t| t.rendered.as_ref() != Some(&k.pose))
+    }) else {
+        if thumbs.run_count > 0 {
+            info!(
+                "key thumbnails: {} regenerated, worst frame {:.1} ms (playing: {})",
+                thumbs.run_count,
+                thumbs.worst_frame * 1000.0,
+                editor.playing
+            );
+            thumbs.run_count = 0;
+            thumbs.worst_frame = 0.0;
+        }
+        return;
+    };
+    if thumbs.run_count > 0 {
+        thumbs.worst_frame = thumbs.worst_frame.max(time.delta_secs());
+    }
+    thumbs.run_count += 1;
+    let points = figure_points(&editor.rig, &key.pose);
+    let aspect = THUMBNAIL.x as f32 / THUMBNAIL.y as f32;
+    let (eye, target) = fit(
+        &points,
+        CameraPreset::Front.direction(),
+        30f32.to_radians(),
+        aspect,
+    );
+    let camera_entity = thumbs.by_key[&key.id].camera;
+    if let Ok((mut camera, mut transform)) = cameras.get_mut(camera_entity) {
+        camera.is_active = true;
+        *transform = Transform::from_translation(eye).looking_at(target, Vec3::Y);
+    }
+    let pose = key.pose.clone();
+    if let Some(thumb) = thumbs.by_key.get_mut(&key.id) {
+        thumb.rendered = Some(pose.clone());
+    }
+    thumbs.pose = Some(pose);
+    thumbs.active = Some(camera_entity);
+    thumbs.rendered_count += 1;
+}
+
+fn drive_hidden_avatar(
+    session: Res<Session>,
+    thumbs: Res<KeyThumbnails>,
+    hidden: Query<&ThumbnailAvatar>,
+    mut transforms: Query<&mut Transform>,
+    mut morphs: Query<&mut MorphWeights>,
+) {
+    let Some(pose) = thumbs.pose.as_ref() else {
+        return;
+    };
+    let rig = &session.editor.rig;
+    for avatar in hidden.iter().filter(|a| a.ready) {
+        for local in rig.raw_locals(pose) {
+            if let Some(Some(e)) = avatar.nodes.get(local.node)
+                && let Ok(mut t) = transforms.get_mut(*e)
+            {
+                *t = Transform {
+                    translation: local.translation,
+                    rotation: local.rotation,
+                    scale: local.scale,
+                };
+            }
+        }
+        for (node, w) in morph_weights(&rig.model, &pose.expressions) {
+            if let Some(Some(e)) = avatar.nodes.get(node)
+                && let Ok(mut mw) = morphs.get_mut(*e)
+                && mw.weights().len() == w.len()
+            {
+                mw.weights_mut().copy_from_slice(&w);
+            }
+        }
+    }
+}
+
+fn register_textures(mut contexts: EguiContexts, mut thumbs: ResMut<KeyThumbnails>) {
+    for thumb in thumbs.by_key.values_mut() {
+        if thumb.texture.is_none() && thumb.rendered.is_some() {
+            thumb.texture =
+                Some(contexts.add_image(EguiTextureHandle::Strong(thumb.image.clone())));
+        }
+    }
+}
