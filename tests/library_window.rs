@@ -102,3 +102,97 @@ fn saved_poses_get_rendered_thumbnails_and_survive_a_restart() {
         "different poses, different thumbnails ({differing} pixels differ)"
     );
 }
+
+#[test]
+fn dragging_a_library_pose_onto_the_timeline_makes_a_key_there() {
+    if !required_or_skip(
+        "Xvfb, a Vulkan driver and xdotool",
+        have_display_stack()
+            && std::process::Command::new("sh")
+                .args(["-c", "command -v xdotool"])
+                .output()
+                .is_ok_and(|o| o.status.success()),
+    ) {
+        return;
+    }
+    let dir = scratch("library-drag");
+    let data = dir.join("data");
+    let (model, _) = mannequins(&dir);
+    let mut library = vrma_maker::core::library::Library::open(&data.join("library")).unwrap();
+    let mut pose = vrma_maker::core::pose::Pose::default();
+    pose.set_rotation(
+        vrma_maker::core::humanoid::Bone::Neck,
+        bevy::math::Quat::from_rotation_x(0.4),
+    );
+    library.add("Nod", &pose).unwrap();
+    let out = dir.join("saved.json");
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let mut child = bin()
+        .arg(&model)
+        .args(["--exit-after", "25", "--save-on-exit"])
+        .arg(&out)
+        .env("DISPLAY", &display)
+        .env("VRMA_MAKER_DATA_DIR", &data)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let xdo = |args: &[&str]| {
+        std::process::Command::new("xdotool")
+            .args(args)
+            .env("DISPLAY", &display)
+            .output()
+            .unwrap()
+    };
+    let start = std::time::Instant::now();
+    let window = loop {
+        let found = xdo(&["search", "--name", "VRMA Maker"]);
+        if let Some(id) = String::from_utf8_lossy(&found.stdout)
+            .lines()
+            .next()
+            .map(str::to_string)
+        {
+            break id;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no window appeared"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    std::thread::sleep(Duration::from_secs(6));
+    let pause = || std::thread::sleep(Duration::from_millis(350));
+    // The library window opens at the top right; its first thumbnail sits at about
+    // (865, 215). The ruler spans the window's width for 0–4 s at y ≈ 740.
+    xdo(&["mousemove", "--window", &window, "865", "215"]);
+    pause();
+    xdo(&["mousedown", "1"]);
+    pause();
+    for (x, y) in [(840, 300), (700, 500), (500, 700), (330, 740)] {
+        xdo(&[
+            "mousemove",
+            "--window",
+            &window,
+            &x.to_string(),
+            &y.to_string(),
+        ]);
+        pause();
+    }
+    xdo(&["mouseup", "1"]);
+    pause();
+    let status = wait_with_timeout(&mut child, Duration::from_secs(90));
+    assert!(status.is_some_and(|s| s.success()));
+    let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let keys = saved["keys"].as_array().unwrap();
+    assert_eq!(keys.len(), 1, "one key made by the drop: {saved}");
+    let t = keys[0]["t"].as_f64().unwrap();
+    // x = 330 on a 1280 px ruler of 4 s is about 1.0 s.
+    assert!(
+        (t - 1.0).abs() < 0.2,
+        "the key is where it was dropped: {t}"
+    );
+    assert!(
+        keys[0]["pose"]["bones"]["neck"][0].as_f64().unwrap() > 0.15,
+        "with the library pose"
+    );
+}

@@ -21,6 +21,9 @@ pub const THUMBNAIL: UVec2 = UVec2::new(96, 128);
 /// The thumbnails' fixed background.
 const THUMBNAIL_BACKGROUND: Color = Color::srgb(0.22, 0.24, 0.28);
 
+/// A folder chosen in a dialog: (export?, folder).
+type FolderPick = std::sync::Mutex<std::sync::mpsc::Receiver<(bool, Option<PathBuf>)>>;
+
 /// A library pose being dragged (to the timeline).
 #[derive(Clone, Debug)]
 pub struct LibraryPoseDrag(pub Pose);
@@ -33,7 +36,7 @@ pub struct LibraryState {
     renaming: Option<(String, String)>,
     textures: HashMap<String, Option<egui::TextureHandle>>,
     /// Folder picks answered by the dialog thread.
-    folder: Option<std::sync::Mutex<std::sync::mpsc::Receiver<(bool, Option<PathBuf>)>>>,
+    folder: Option<FolderPick>,
 }
 
 pub fn plugin(app: &mut App) {

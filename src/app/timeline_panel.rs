@@ -344,14 +344,14 @@ fn ruler(
         send(Edit::Seek(drag.to));
     }
     // A library pose dropped on the ruler becomes a key at that time.
-    if let Some(pose) = response.dnd_release_payload::<super::library_panel::LibraryPoseDrag>() {
-        if let Some(pos) = response.hover_pos().or(response.interact_pointer_pos()) {
-            let t = snap(scale.t(pos.x));
-            send(Edit::Seek(t));
-            send(Edit::SetPose(Box::new(pose.0.clone())));
-            if editor.timeline.is_empty() {
-                send(Edit::AddKey); // with keys, the pose edit itself writes the key
-            }
+    if let Some(pose) = response.dnd_release_payload::<super::library_panel::LibraryPoseDrag>()
+        && let Some(pos) = response.hover_pos().or(response.interact_pointer_pos())
+    {
+        let t = snap(scale.t(pos.x));
+        send(Edit::Seek(t));
+        send(Edit::SetPose(Box::new(pose.0.clone())));
+        if editor.timeline.is_empty() {
+            send(Edit::AddKey); // with keys, the pose edit itself writes the key
         }
     }
     // A deleted or undone key is no longer selected.

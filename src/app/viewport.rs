@@ -254,6 +254,19 @@ fn fit_viewport(
     }
 }
 
+/// Floor grid and markers draw on the overlay layer, which off-screen stills never see.
+fn put_overlays_on_their_layer(mut store: ResMut<GizmoConfigStore>) {
+    let layers = RenderLayers::layer(OVERLAY_LAYER);
+    store
+        .config_mut::<DefaultGizmoConfigGroup>()
+        .0
+        .render_layers = layers.clone();
+    store
+        .config_mut::<super::markers::MarkerGizmos>()
+        .0
+        .render_layers = layers;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,17 +283,4 @@ mod tests {
         assert!((t.translation.x).abs() < 1e-5);
         assert!(t.forward().z < 0.0);
     }
-}
-
-/// Floor grid and markers draw on the overlay layer, which off-screen stills never see.
-fn put_overlays_on_their_layer(mut store: ResMut<GizmoConfigStore>) {
-    let layers = RenderLayers::layer(OVERLAY_LAYER);
-    store
-        .config_mut::<DefaultGizmoConfigGroup>()
-        .0
-        .render_layers = layers.clone();
-    store
-        .config_mut::<super::markers::MarkerGizmos>()
-        .0
-        .render_layers = layers;
 }
