@@ -167,11 +167,6 @@ fn draw_library(
                 Ok(m) => banner.notice = Some(m),
                 Err(e) => banner.error(e.to_string()),
             }
-            for entry in &library.entries {
-                if !library.thumbnail_path(&entry.id).exists() {
-                    queue_thumbnail(&mut queue, library.thumbnail_path(&entry.id));
-                }
-            }
         }
     }
     if !panel.show_library {
@@ -251,7 +246,12 @@ fn draw_library(
                                                 );
                                             }
                                             None => {
-                                                ui.add_sized(size, egui::Label::new("rendering…"));
+                                                ui.add_sized(
+                                                    size,
+                                                    egui::Label::new(
+                                                        "no thumbnail\n(overwrite to make one)",
+                                                    ),
+                                                );
                                             }
                                         },
                                     )
