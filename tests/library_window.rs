@@ -195,4 +195,9 @@ fn dragging_a_library_pose_onto_the_timeline_makes_a_key_there() {
         keys[0]["pose"]["bones"]["neck"][0].as_f64().unwrap() > 0.15,
         "with the library pose"
     );
+    // The entry came without a thumbnail; one was rendered from its own pose.
+    let thumb = image::open(library.thumbnail_path(&library.entries[0].id))
+        .expect("thumbnail rendered")
+        .to_rgba8();
+    assert_eq!(thumb.dimensions(), (96, 128));
 }

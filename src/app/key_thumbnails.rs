@@ -56,6 +56,10 @@ pub struct KeyThumbnails {
     /// in that run (logged when the run ends).
     worst_frame: f32,
     run_count: u64,
+    /// Library thumbnails of poses that are not on screen: (pose, PNG file).
+    pub file_requests: Vec<(Pose, std::path::PathBuf)>,
+    /// The camera of the file request rendering this frame.
+    file_camera: Option<Entity>,
 }
 
 pub fn plugin(app: &mut App) {
@@ -210,11 +214,16 @@ fn render_one(
     mut thumbs: ResMut<KeyThumbnails>,
     hidden: Query<&ThumbnailAvatar>,
     mut cameras: Query<(&mut Camera, &mut Transform)>,
+    mut commands: Commands,
+    mut images: ResMut<Assets<Image>>,
 ) {
     if let Some(previous) = thumbs.active.take()
         && let Ok((mut camera, _)) = cameras.get_mut(previous)
     {
         camera.is_active = false;
+    }
+    if let Some(done) = thumbs.file_camera.take() {
+        commands.entity(done).despawn();
     }
     thumbs.pose = None;
     if thumbs.paused || !hidden.iter().any(|h| h.ready) {
@@ -227,6 +236,17 @@ fn render_one(
             .get(&k.id)
             .is_some_and(|t| t.rendered.as_ref() != Some(&k.pose))
     }) else {
+        if let Some((pose, path)) = thumbs.file_requests.pop() {
+            render_to_file(
+                &mut thumbs,
+                &session,
+                pose,
+                path,
+                &mut commands,
+                &mut images,
+            );
+            return;
+        }
         if thumbs.run_count > 0 {
             info!(
                 "key thumbnails: {} regenerated, worst frame {:.1} ms (playing: {})",
@@ -306,4 +326,68 @@ fn register_textures(mut contexts: EguiContexts, mut thumbs: ResMut<KeyThumbnail
                 Some(contexts.add_image(EguiTextureHandle::Strong(thumb.image.clone())));
         }
     }
+}
+
+/// Renders a pose that is not on screen into a PNG file (library thumbnails): the hidden
+/// instance takes the pose for this frame, a one-frame camera renders it, and the image
+/// is captured and written atomically.
+fn render_to_file(
+    thumbs: &mut KeyThumbnails,
+    session: &Session,
+    pose: Pose,
+    path: std::path::PathBuf,
+    commands: &mut Commands,
+    images: &mut Assets<Image>,
+) {
+    use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
+    let points = figure_points(&session.editor.rig, &pose);
+    let aspect = THUMBNAIL.x as f32 / THUMBNAIL.y as f32;
+    let (eye, target) = fit(
+        &points,
+        CameraPreset::Front.direction(),
+        30f32.to_radians(),
+        aspect,
+    );
+    let image = images.add(Image::new_target_texture(
+        THUMBNAIL.x,
+        THUMBNAIL.y,
+        TextureFormat::Rgba8UnormSrgb,
+        None,
+    ));
+    let camera = commands
+        .spawn((
+            Camera3d::default(),
+            Camera {
+                order: -3,
+                clear_color: ClearColorConfig::Custom(BACKGROUND),
+                ..default()
+            },
+            RenderTarget::Image(image.clone().into()),
+            Projection::from(PerspectiveProjection {
+                fov: 30f32.to_radians(),
+                near: 0.02,
+                ..default()
+            }),
+            RenderLayers::layer(THUMBNAIL_LAYER),
+            Msaa::Off,
+            Transform::from_translation(eye).looking_at(target, Vec3::Y),
+        ))
+        .id();
+    commands.spawn(Screenshot::image(image)).observe(
+        move |captured: On<ScreenshotCaptured>,
+              mut updated: ResMut<super::still::UpdatedThumbnails>| {
+            let result = captured
+                .image
+                .clone()
+                .try_into_dynamic()
+                .map_err(|e| e.to_string())
+                .and_then(|img| super::still::save_png(&img.to_rgba8(), &path));
+            match result {
+                Ok(()) => updated.0.push(path.clone()),
+                Err(e) => warn!("library thumbnail {}: {e}", path.display()),
+            }
+        },
+    );
+    thumbs.pose = Some(pose);
+    thumbs.file_camera = Some(camera);
 }

@@ -10,16 +10,13 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::session::{Banner, EditRequest, Session};
-use super::still::{StillQueue, StillRequest, StillView, UpdatedThumbnails};
+use super::still::UpdatedThumbnails;
 use crate::core::edit::Edit;
-use crate::core::framing::CameraPreset;
 use crate::core::library::{Library, default_dir};
 use crate::core::pose::Pose;
 
 /// Thumbnail size (SPEC §5).
 pub const THUMBNAIL: UVec2 = UVec2::new(96, 128);
-/// The thumbnails' fixed background.
-const THUMBNAIL_BACKGROUND: Color = Color::srgb(0.22, 0.24, 0.28);
 
 /// A folder chosen in a dialog: (export?, folder).
 type FolderPick = std::sync::Mutex<std::sync::mpsc::Receiver<(bool, Option<PathBuf>)>>;
@@ -35,6 +32,8 @@ pub struct LibraryState {
     new_name: String,
     renaming: Option<(String, String)>,
     textures: HashMap<String, Option<egui::TextureHandle>>,
+    /// Entries whose missing thumbnail has been asked for.
+    requested: std::collections::HashSet<String>,
     /// Folder picks answered by the dialog thread.
     folder: Option<FolderPick>,
 }
@@ -59,28 +58,11 @@ fn open_library(mut state: ResMut<LibraryState>, mut banner: ResMut<Banner>) {
     }
 }
 
-fn queue_thumbnail(queue: &mut StillQueue, path: PathBuf) {
-    queue.pending.push(StillRequest {
-        size: THUMBNAIL,
-        view: StillView::Preset(CameraPreset::Front),
-        output: path,
-        background: Some(THUMBNAIL_BACKGROUND),
-        quiet: true,
-    });
-}
-
-/// Saves the current pose as a new entry and renders its thumbnail (the current pose is
-/// what is on screen, so nothing needs stashing).
-fn save_current(
-    library: &mut Library,
-    name: &str,
-    pose: &Pose,
-    queue: &mut StillQueue,
-    banner: &mut Banner,
-) {
+/// Saves the current pose as a new entry; its thumbnail is rendered like every missing
+/// one, from the entry's own pose.
+fn save_current(library: &mut Library, name: &str, pose: &Pose, banner: &mut Banner) {
     match library.add(name, pose) {
-        Ok(id) => {
-            queue_thumbnail(queue, library.thumbnail_path(&id));
+        Ok(_) => {
             banner.notice = Some(format!("Saved '{}' to the pose library", name.trim()));
         }
         Err(e) => banner.error(e.to_string()),
@@ -93,7 +75,6 @@ fn save_at_start(
     mut shown: MessageReader<super::model::AvatarShown>,
     mut state: ResMut<LibraryState>,
     session: Res<Session>,
-    mut queue: ResMut<StillQueue>,
     mut banner: ResMut<Banner>,
 ) {
     let Some(name) = launch.and_then(|l| l.library_save.clone()) else {
@@ -103,13 +84,7 @@ fn save_at_start(
         return;
     }
     if let Some(library) = state.library.as_mut() {
-        save_current(
-            library,
-            &name,
-            &session.editor.pose,
-            &mut queue,
-            &mut banner,
-        );
+        save_current(library, &name, &session.editor.pose, &mut banner);
     }
 }
 
@@ -129,11 +104,11 @@ fn draw_library(
     mut contexts: EguiContexts,
     mut state: ResMut<LibraryState>,
     session: Res<Session>,
-    mut queue: ResMut<StillQueue>,
     mut updated: ResMut<UpdatedThumbnails>,
     mut banner: ResMut<Banner>,
     mut edits: MessageWriter<EditRequest>,
     mut panel: ResMut<super::panels::PanelState>,
+    mut key_thumbs: ResMut<super::key_thumbnails::KeyThumbnails>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?.clone();
     let state = &mut *state;
@@ -175,6 +150,14 @@ fn draw_library(
     let Some(library) = state.library.as_mut() else {
         return Ok(());
     };
+    // Entries without a thumbnail (imported, copied in) get one rendered from their own
+    // pose on the hidden instance; the pose on screen is not touched.
+    for entry in &library.entries {
+        let path = library.thumbnail_path(&entry.id);
+        if !path.exists() && state.requested.insert(entry.id.clone()) {
+            key_thumbs.file_requests.push((entry.pose.clone(), path));
+        }
+    }
     let mut open = panel.show_library;
     egui::Window::new("Pose library")
         .open(&mut open)
@@ -189,13 +172,7 @@ fn draw_library(
                 );
                 if ui.button("Save pose").clicked() {
                     let name = std::mem::take(&mut state.new_name);
-                    save_current(
-                        library,
-                        &name,
-                        &session.editor.pose,
-                        &mut queue,
-                        &mut banner,
-                    );
+                    save_current(library, &name, &session.editor.pose, &mut banner);
                 }
             });
             ui.horizontal(|ui| {
@@ -246,12 +223,7 @@ fn draw_library(
                                                 );
                                             }
                                             None => {
-                                                ui.add_sized(
-                                                    size,
-                                                    egui::Label::new(
-                                                        "no thumbnail\n(overwrite to make one)",
-                                                    ),
-                                                );
+                                                ui.add_sized(size, egui::Label::new("rendering…"));
                                             }
                                         },
                                     )
@@ -312,7 +284,12 @@ fn draw_library(
                     state.renaming = Some((id, name));
                 }
                 Some((id, "overwrite")) => match library.overwrite(&id, &session.editor.pose) {
-                    Ok(()) => queue_thumbnail(&mut queue, library.thumbnail_path(&id)),
+                    Ok(()) => {
+                        // The stale thumbnail goes; the missing one is rendered anew.
+                        let _ = std::fs::remove_file(library.thumbnail_path(&id));
+                        state.requested.remove(&id);
+                        state.textures.remove(&id);
+                    }
                     Err(e) => banner.error(e.to_string()),
                 },
                 Some((id, "delete")) => {
