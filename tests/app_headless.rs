@@ -7,8 +7,6 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use bevy::animation::AnimationPlugin;
-use bevy::asset::io::AssetSourceBuilder;
-use bevy::asset::io::memory::{Dir, MemoryAssetReader};
 use bevy::gltf::GltfPlugin;
 use bevy::image::ImagePlugin;
 use bevy::mesh::MeshPlugin;
@@ -26,17 +24,8 @@ use vrma_maker::core::humanoid::{ALL_BONES, Bone};
 use vrma_maker::core::vrm::VrmVersion;
 
 fn headless_app() -> App {
-    let memory = Dir::default();
-    let reader_root = memory.clone();
     let mut app = App::new();
-    app.register_asset_source(
-        "mem",
-        AssetSourceBuilder::new(move || {
-            Box::new(MemoryAssetReader {
-                root: reader_root.clone(),
-            })
-        }),
-    );
+    let memory = model::register_memory_source(&mut app);
     app.add_plugins((
         MinimalPlugins,
         AssetPlugin::default(),

@@ -144,22 +144,7 @@ fn dragging_a_library_pose_onto_the_timeline_makes_a_key_there() {
             .output()
             .unwrap()
     };
-    let start = std::time::Instant::now();
-    let window = loop {
-        let found = xdo(&["search", "--name", "VRMA Maker"]);
-        if let Some(id) = String::from_utf8_lossy(&found.stdout)
-            .lines()
-            .next()
-            .map(str::to_string)
-        {
-            break id;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "no window appeared"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let window = wait_for_window(&display);
     std::thread::sleep(Duration::from_secs(6));
     let pause = || std::thread::sleep(Duration::from_millis(350));
     // The library window opens at the top right; its first thumbnail sits at about

@@ -5,7 +5,7 @@
 mod common;
 
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::*;
 use serde_json::{Value, json};
@@ -61,22 +61,7 @@ fn keyboard_shortcuts_edit_keys_and_the_project_saves_at_exit() {
         .unwrap();
 
     // Wait for the window and the model, then give it the keyboard.
-    let start = Instant::now();
-    let window = loop {
-        let found = xdotool(&display, &["search", "--name", "VRMA Maker"]);
-        let id = String::from_utf8_lossy(&found.stdout)
-            .lines()
-            .next()
-            .map(str::to_string);
-        if let Some(id) = id {
-            break id;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "no window appeared"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let window = wait_for_window(&display);
     std::thread::sleep(Duration::from_secs(5));
     xdotool(&display, &["windowfocus", "--sync", &window]);
     let press = |keys: &[&str]| {
@@ -187,22 +172,7 @@ fn g_moves_the_hand_by_ik_and_a_cancelled_r_changes_nothing() {
         .stdin(Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    let window = loop {
-        let found = xdotool(&display, &["search", "--name", "VRMA Maker"]);
-        if let Some(id) = String::from_utf8_lossy(&found.stdout)
-            .lines()
-            .next()
-            .map(str::to_string)
-        {
-            break id;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "no window appeared"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let window = wait_for_window(&display);
     std::thread::sleep(Duration::from_secs(5));
     xdotool(&display, &["windowfocus", "--sync", &window]);
     let pause = || std::thread::sleep(Duration::from_millis(400));

@@ -177,23 +177,7 @@ fn sync_thumbs(
             None,
         ));
         let camera = commands
-            .spawn((
-                Camera3d::default(),
-                Camera {
-                    is_active: false,
-                    order: -2,
-                    clear_color: ClearColorConfig::Custom(BACKGROUND),
-                    ..default()
-                },
-                RenderTarget::Image(image.clone().into()),
-                Projection::from(PerspectiveProjection {
-                    fov: 30f32.to_radians(),
-                    near: 0.02,
-                    ..default()
-                }),
-                RenderLayers::layer(THUMBNAIL_LAYER),
-                Msaa::Off,
-            ))
+            .spawn(thumbnail_camera(image.clone(), false, -2))
             .id();
         thumbs.by_key.insert(
             key.id,
@@ -356,20 +340,7 @@ fn render_to_file(
     ));
     let camera = commands
         .spawn((
-            Camera3d::default(),
-            Camera {
-                order: -3,
-                clear_color: ClearColorConfig::Custom(BACKGROUND),
-                ..default()
-            },
-            RenderTarget::Image(image.clone().into()),
-            Projection::from(PerspectiveProjection {
-                fov: 30f32.to_radians(),
-                near: 0.02,
-                ..default()
-            }),
-            RenderLayers::layer(THUMBNAIL_LAYER),
-            Msaa::Off,
+            thumbnail_camera(image.clone(), true, -3),
             Transform::from_translation(eye).looking_at(target, Vec3::Y),
         ))
         .id();
@@ -390,4 +361,25 @@ fn render_to_file(
     );
     thumbs.pose = Some(pose);
     thumbs.file_camera = Some(camera);
+}
+
+/// A camera that renders only the hidden instance into a thumbnail image.
+fn thumbnail_camera(image: Handle<Image>, active: bool, order: isize) -> impl Bundle {
+    (
+        Camera3d::default(),
+        Camera {
+            is_active: active,
+            order,
+            clear_color: ClearColorConfig::Custom(BACKGROUND),
+            ..default()
+        },
+        RenderTarget::Image(image.into()),
+        Projection::from(PerspectiveProjection {
+            fov: 30f32.to_radians(),
+            near: 0.02,
+            ..default()
+        }),
+        RenderLayers::layer(THUMBNAIL_LAYER),
+        Msaa::Off,
+    )
 }

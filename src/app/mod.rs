@@ -21,8 +21,6 @@ pub mod vrma_files;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use bevy::asset::io::AssetSourceBuilder;
-use bevy::asset::io::memory::{Dir, MemoryAssetReader};
 use bevy::prelude::*;
 use bevy::window::WindowResolution;
 use bevy_egui::EguiPlugin;
@@ -68,19 +66,8 @@ pub fn run(launch: Launch) -> ExitCode {
 
 /// Builds the application (also used by tests that drive it).
 pub fn build_app(launch: Launch) -> App {
-    let memory = Dir::default();
-    let reader_root = memory.clone();
     let mut app = App::new();
-    // The in-memory source must exist before the AssetPlugin: models (and the generated
-    // mannequin) are handed to Bevy's glTF loader from bytes we have already validated.
-    app.register_asset_source(
-        "mem",
-        AssetSourceBuilder::new(move || {
-            Box::new(MemoryAssetReader {
-                root: reader_root.clone(),
-            })
-        }),
-    );
+    let memory = model::register_memory_source(&mut app);
     app.add_plugins(
         DefaultPlugins
             .set(WindowPlugin {

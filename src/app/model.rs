@@ -21,6 +21,23 @@ use crate::core::mannequin::{self, MannequinVariant};
 use crate::core::project::Project;
 use crate::core::vrm::VrmVersion;
 
+/// Registers the `mem://` asset source; must run before the AssetPlugin is added.
+/// Models (and the generated mannequin) reach Bevy's glTF loader from bytes the core has
+/// already validated.
+pub fn register_memory_source(app: &mut App) -> Dir {
+    let memory = Dir::default();
+    let reader_root = memory.clone();
+    app.register_asset_source(
+        "mem",
+        bevy::asset::io::AssetSourceBuilder::new(move || {
+            Box::new(bevy::asset::io::memory::MemoryAssetReader {
+                root: reader_root.clone(),
+            })
+        }),
+    );
+    memory
+}
+
 /// Bytes handed to Bevy's asset server under `mem://`.
 #[derive(Resource, Clone)]
 pub struct MemoryAssets(pub Dir);

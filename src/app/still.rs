@@ -9,8 +9,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bevy::app::ScheduleRunnerPlugin;
-use bevy::asset::io::AssetSourceBuilder;
-use bevy::asset::io::memory::{Dir, MemoryAssetReader};
 use bevy::camera::RenderTarget;
 use bevy::prelude::*;
 use bevy::render::RenderPlugin;
@@ -280,22 +278,7 @@ fn headless_lights(mut commands: Commands) {
         brightness: 400.0,
         ..default()
     });
-    commands.spawn((
-        DirectionalLight {
-            illuminance: 6000.0,
-            shadow_maps_enabled: false,
-            ..default()
-        },
-        Transform::from_xyz(1.5, 3.0, 2.5).looking_at(Vec3::ZERO, Vec3::Y),
-    ));
-    commands.spawn((
-        DirectionalLight {
-            illuminance: 1500.0,
-            shadow_maps_enabled: false,
-            ..default()
-        },
-        Transform::from_xyz(-2.0, 1.0, -2.0).looking_at(Vec3::ZERO, Vec3::Y),
-    ));
+    super::viewport::spawn_lights(&mut commands);
 }
 
 /// The pose to show once the model is on screen (the CLI).
@@ -337,17 +320,8 @@ pub fn render_headless(
     request: StillRequest,
 ) -> Result<(), String> {
     super::install_friendly_panic_hook();
-    let memory = Dir::default();
-    let reader_root = memory.clone();
     let mut app = App::new();
-    app.register_asset_source(
-        "mem",
-        AssetSourceBuilder::new(move || {
-            Box::new(MemoryAssetReader {
-                root: reader_root.clone(),
-            })
-        }),
-    );
+    let memory = super::model::register_memory_source(&mut app);
     app.add_plugins((
         DefaultPlugins
             .set(WindowPlugin {

@@ -97,22 +97,7 @@ fn spawn_camera_and_lights(mut commands: Commands, mut egui_settings: ResMut<Egu
         // The scene plus the editing overlays; stills and thumbnails see the scene only.
         RenderLayers::from_layers(&[0, OVERLAY_LAYER]),
     ));
-    commands.spawn((
-        DirectionalLight {
-            illuminance: 6000.0,
-            shadow_maps_enabled: false,
-            ..default()
-        },
-        Transform::from_xyz(1.5, 3.0, 2.5).looking_at(Vec3::ZERO, Vec3::Y),
-    ));
-    commands.spawn((
-        DirectionalLight {
-            illuminance: 1500.0,
-            shadow_maps_enabled: false,
-            ..default()
-        },
-        Transform::from_xyz(-2.0, 1.0, -2.0).looking_at(Vec3::ZERO, Vec3::Y),
-    ));
+    spawn_lights(&mut commands);
 }
 
 /// Frames a new avatar once its meshes have world transforms: by the top of its mesh
@@ -221,6 +206,26 @@ fn draw_floor(mut gizmos: Gizmos) {
         .outer_edges();
     gizmos.line(Vec3::ZERO, Vec3::X * 0.3, Color::srgb(0.8, 0.25, 0.25));
     gizmos.line(Vec3::ZERO, Vec3::Z * 0.3, Color::srgb(0.25, 0.4, 0.85));
+}
+
+/// A key light and a fill light (the window's view and the windowless renderer).
+pub fn spawn_lights(commands: &mut Commands) {
+    commands.spawn((
+        DirectionalLight {
+            illuminance: 6000.0,
+            shadow_maps_enabled: false,
+            ..default()
+        },
+        Transform::from_xyz(1.5, 3.0, 2.5).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    commands.spawn((
+        DirectionalLight {
+            illuminance: 1500.0,
+            shadow_maps_enabled: false,
+            ..default()
+        },
+        Transform::from_xyz(-2.0, 1.0, -2.0).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
 }
 
 /// Renders the 3D view only into the area the panels leave free, so framing and the

@@ -183,3 +183,27 @@ pub fn rich_project(model: &Path) -> serde_json::Value {
         {"id": 7, "t": 3.5, "ease": "LINEAR", "pose": {"bones": {"spine": q(0.1, 0.0, 0.0, 0.99), "rightUpperArm": q(0.0, 0.0, 0.5, 0.86)}, "hips": [0.02, 0.93, 0.0], "expr": {"happy": 0.5}}}
     ]})
 }
+
+/// Waits (up to a minute) for the editor window on an X display; returns its id.
+pub fn wait_for_window(display: &str) -> String {
+    let start = Instant::now();
+    loop {
+        let found = Command::new("xdotool")
+            .args(["search", "--name", "VRMA Maker"])
+            .env("DISPLAY", display)
+            .output();
+        if let Some(id) = found.ok().and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .next()
+                .map(str::to_string)
+        }) {
+            return id;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no window appeared"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
