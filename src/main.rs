@@ -18,6 +18,7 @@ fn main() -> ExitCode {
             export_png: cli.export_png,
             library_save: cli.library_save,
             play: cli.play,
+            recover: cli.recover,
         });
     };
     // A panic is a bug, but a user still gets one line and exit 1, not a backtrace.

@@ -70,6 +70,7 @@ fn ask(
                     guard.asking = false;
                 }
                 if ui.button("Don't save").clicked() {
+                    crate::core::recovery::clear(&crate::core::recovery::recovery_path());
                     exit.write(AppExit::Success);
                 }
                 if ui.button("Cancel").clicked() {

@@ -2,6 +2,7 @@
 //! [`session::Session`] (the one [`crate::core::edit::Editor`]) and the
 //! [`session::EditRequest`] message — the same edit path the CLI uses.
 
+pub mod autosave;
 pub mod close_guard;
 pub mod files;
 pub mod key_thumbnails;
@@ -44,6 +45,8 @@ pub struct Launch {
     pub library_save: Option<String>,
     /// Start playing once the model shows.
     pub play: bool,
+    /// Testing: accept the recovery offer at once.
+    pub recover: bool,
 }
 
 /// Opens the editor window. Returns when the window closes.
@@ -106,6 +109,7 @@ pub fn build_app(launch: Launch) -> App {
         still::plugin,
         library_panel::plugin,
         key_thumbnails::plugin,
+        autosave::plugin,
     ));
     app.add_systems(Update, (still::report_stills, session::play_at_start));
     app

@@ -49,6 +49,8 @@ pub enum ModelSource {
     File(PathBuf),
     /// A project file: its model (or the mannequin) with its keys, pose and settings.
     Project(PathBuf),
+    /// A recovery file: the work as it was autosaved, still unsaved.
+    Recovered(PathBuf),
 }
 
 /// Ask to open a model.
@@ -200,6 +202,26 @@ fn prepare(source: &ModelSource) -> Result<Prepared, String> {
                 warnings,
             })
         }
+        ModelSource::Recovered(path) => {
+            let found = crate::core::recovery::read(path)
+                .map_err(|e| format!("Cannot recover: {e}"))?
+                .ok_or_else(|| "The recovery file is gone".to_string())?;
+            let mut warnings = Vec::new();
+            let model_path = found.project.model_path.clone();
+            let (bytes, editor) = match &model_path {
+                Some(model) => read_model(model)?,
+                None => mannequin_editor(),
+            };
+            let mut editor = Editor::with_project(editor.rig, found.project, &mut warnings);
+            editor.dirty = true; // recovered work is not saved anywhere yet
+            Ok(Prepared {
+                bytes,
+                editor,
+                model_path,
+                project_path: found.project_path,
+                warnings,
+            })
+        }
     }
 }
 
@@ -262,7 +284,8 @@ fn start_loading(
                 editor: Some(prepared.editor),
                 path: prepared.model_path,
                 project_path: prepared.project_path,
-                keep_work: !first && !matches!(source, ModelSource::Project(_)),
+                keep_work: !first
+                    && matches!(source, ModelSource::Mannequin | ModelSource::File(_)),
                 gltf,
                 file,
             },

@@ -35,6 +35,8 @@ impl Session {
             .map_err(|e| e.to_string())?;
         self.project_path = Some(path.to_path_buf());
         self.editor.dirty = false;
+        // Saved: the autosaved copy is no longer needed.
+        crate::core::recovery::clear(&crate::core::recovery::recovery_path());
         Ok(())
     }
 }

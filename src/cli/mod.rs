@@ -47,6 +47,9 @@ pub struct Cli {
     /// Start playing the timeline at once.
     #[arg(long)]
     pub play: bool,
+    /// Testing: recover autosaved work at start without asking.
+    #[arg(long, hide = true)]
+    pub recover: bool,
 }
 
 #[derive(Subcommand, Debug)]

@@ -132,6 +132,8 @@ pub struct Editor {
     pub history: History,
     /// Changes since the last save or load.
     pub dirty: bool,
+    /// Counts changes (autosave watches it).
+    pub revision: u64,
     /// The snapshot taken when a drag began.
     gesture_start: Option<String>,
     /// Where the feet were when the current drag began (pinned feet).
@@ -154,6 +156,7 @@ impl Editor {
             settings: Settings::default(),
             history: History::default(),
             dirty: false,
+            revision: 0,
             gesture_start: None,
             gesture_pins: None,
             expression_names: names,
@@ -252,6 +255,11 @@ impl Editor {
         self.playhead = value["playhead"].as_f64().unwrap_or(0.0) as f32;
     }
 
+    fn mark_changed(&mut self) {
+        self.dirty = true;
+        self.revision += 1;
+    }
+
     /// Writes the pose into the key at the playhead (or inserts one) when keys exist and
     /// playback is stopped (SPEC §4).
     fn write_back(&mut self) {
@@ -316,14 +324,14 @@ impl Editor {
             Edit::Undo => {
                 if let Some(previous) = self.history.undo(self.snapshot()) {
                     self.restore(&previous);
-                    self.dirty = true;
+                    self.mark_changed();
                 }
                 Ok(())
             }
             Edit::Redo => {
                 if let Some(next) = self.history.redo(self.snapshot()) {
                     self.restore(&next);
-                    self.dirty = true;
+                    self.mark_changed();
                 }
                 Ok(())
             }
@@ -350,7 +358,7 @@ impl Editor {
                     ));
                 }
                 self.settings = settings;
-                self.dirty = true;
+                self.mark_changed();
                 Ok(())
             }
             Edit::CancelGesture => {
@@ -365,7 +373,7 @@ impl Editor {
                 if let Some(start) = self.gesture_start.take() {
                     self.history.record(start);
                     self.write_back();
-                    self.dirty = true;
+                    self.mark_changed();
                 }
                 Ok(())
             }
@@ -379,7 +387,7 @@ impl Editor {
                     self.change_keys(edit)?;
                 }
                 self.history.record(before);
-                self.dirty = true;
+                self.mark_changed();
                 Ok(())
             }
         }

@@ -13,6 +13,7 @@ pub mod mannequin;
 pub mod math;
 pub mod pose;
 pub mod project;
+pub mod recovery;
 pub mod rig;
 pub mod timeline;
 pub mod vrm;

@@ -6,8 +6,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+/// The binary, with its user data (library, recovery file) in a folder of its own so
+/// that tests never see each other's autosaves or the developer's library.
 pub fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_vrma-maker"))
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let data =
+        std::env::temp_dir().join(format!("vrma-maker-tests-{}-data-{n}", std::process::id()));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_vrma-maker"));
+    command.env("VRMA_MAKER_DATA_DIR", data);
+    command
 }
 
 pub fn run(args: &[&str]) -> Output {
