@@ -11,12 +11,20 @@ use common::*;
 use serde_json::{Value, json};
 
 fn xdotool(display: &str, args: &[&str]) {
-    Command::new("xdotool").args(args).env("DISPLAY", display).output().expect("xdotool runs");
+    Command::new("xdotool")
+        .args(args)
+        .env("DISPLAY", display)
+        .output()
+        .expect("xdotool runs");
 }
 
 #[test]
 fn killed_work_is_recovered_at_the_next_start_and_saving_clears_it() {
-    let have = have_display_stack() && Command::new("sh").args(["-c", "command -v xdotool"]).output().is_ok_and(|o| o.status.success());
+    let have = have_display_stack()
+        && Command::new("sh")
+            .args(["-c", "command -v xdotool"])
+            .output()
+            .is_ok_and(|o| o.status.success());
     if !required_or_skip("Xvfb, a Vulkan driver and xdotool", have) {
         return;
     }
@@ -29,8 +37,14 @@ fn killed_work_is_recovered_at_the_next_start_and_saving_clears_it() {
     let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
 
     // Edit (a new key at frame 5), wait for the autosave, then kill -9.
-    let mut app = bin().arg(&project).env("DISPLAY", &display).env("VRMA_MAKER_DATA_DIR", &data)
-        .stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let mut app = bin()
+        .arg(&project)
+        .env("DISPLAY", &display)
+        .env("VRMA_MAKER_DATA_DIR", &data)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     let window = wait_for_window(&display);
     std::thread::sleep(Duration::from_secs(5));
     xdotool(&display, &["windowfocus", "--sync", &window]);
@@ -41,10 +55,21 @@ fn killed_work_is_recovered_at_the_next_start_and_saving_clears_it() {
     std::thread::sleep(Duration::from_secs(5));
     app.kill().unwrap(); // SIGKILL
     app.wait().unwrap();
-    let recovery: Value = serde_json::from_slice(&std::fs::read(data.join("recovery.json")).expect("autosaved before the kill")).unwrap();
-    assert_eq!(recovery["project"]["keys"].as_array().unwrap().len(), 3, "{recovery}");
+    let recovery: Value = serde_json::from_slice(
+        &std::fs::read(data.join("recovery.json")).expect("autosaved before the kill"),
+    )
+    .unwrap();
+    assert_eq!(
+        recovery["project"]["keys"].as_array().unwrap().len(),
+        3,
+        "{recovery}"
+    );
     let original: Value = serde_json::from_slice(&std::fs::read(&project).unwrap()).unwrap();
-    assert_eq!(original["keys"].as_array().unwrap().len(), 2, "the project file itself is untouched");
+    assert_eq!(
+        original["keys"].as_array().unwrap().len(),
+        2,
+        "the project file itself is untouched"
+    );
 
     // The next start restores it; Ctrl+S saves to the project and clears the recovery file.
     let saved = dir.join("at-exit.json");
@@ -68,8 +93,19 @@ fn killed_work_is_recovered_at_the_next_start_and_saving_clears_it() {
     let status = wait_with_timeout(&mut app, Duration::from_secs(60));
     assert!(status.is_some_and(|s| s.success()));
     let at_exit: Value = serde_json::from_slice(&std::fs::read(&saved).unwrap()).unwrap();
-    assert_eq!(at_exit["keys"].as_array().unwrap().len(), 3, "the recovered work is back");
+    assert_eq!(
+        at_exit["keys"].as_array().unwrap().len(),
+        3,
+        "the recovered work is back"
+    );
     let resaved: Value = serde_json::from_slice(&std::fs::read(&project).unwrap()).unwrap();
-    assert_eq!(resaved["keys"].as_array().unwrap().len(), 3, "Ctrl+S saved it to the original project");
-    assert!(!data.join("recovery.json").exists(), "a successful save removes the recovery file");
+    assert_eq!(
+        resaved["keys"].as_array().unwrap().len(),
+        3,
+        "Ctrl+S saved it to the original project"
+    );
+    assert!(
+        !data.join("recovery.json").exists(),
+        "a successful save removes the recovery file"
+    );
 }
