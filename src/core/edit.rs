@@ -167,14 +167,14 @@ impl Editor {
     /// model lacks are dropped with a warning each.
     pub fn with_project(rig: Rig, project: Project, warnings: &mut Vec<String>) -> Editor {
         let mut editor = Editor::new(rig);
-        let known = editor.expression_names.clone();
-        let mut keys = project.timeline;
-        for pose in keys.poses_mut() {
-            pose.retain_known_expressions(&known, warnings);
-        }
-        editor.timeline = keys;
+        editor.timeline = project.timeline;
+        editor
+            .timeline
+            .retain_known_expressions(&editor.expression_names, warnings);
         editor.pose = project.pose;
-        editor.pose.retain_known_expressions(&known, warnings);
+        editor
+            .pose
+            .retain_known_expressions(&editor.expression_names, warnings);
         editor.settings = project.settings;
         editor.playhead = snap(project.playhead);
         if let Some(pose) = editor
@@ -191,13 +191,14 @@ impl Editor {
     /// for another model; normalized poses mean the same on any model.
     pub fn hand_work_to(&mut self, other: &mut Editor) {
         let mut warnings = Vec::new();
-        let known = other.expression_names.clone();
         other.timeline = std::mem::take(&mut self.timeline);
-        for pose in other.timeline.poses_mut() {
-            pose.retain_known_expressions(&known, &mut warnings);
-        }
+        other
+            .timeline
+            .retain_known_expressions(&other.expression_names, &mut warnings);
         other.pose = std::mem::take(&mut self.pose);
-        other.pose.retain_known_expressions(&known, &mut warnings);
+        other
+            .pose
+            .retain_known_expressions(&other.expression_names, &mut warnings);
         other.settings = self.settings;
         other.playhead = self.playhead;
         other.history = std::mem::take(&mut self.history);
@@ -423,11 +424,7 @@ impl Editor {
             }
             Edit::ReplaceKeys(timeline) => {
                 let mut timeline = *timeline;
-                let known = self.expression_names.clone();
-                let mut warnings = Vec::new();
-                for pose in timeline.poses_mut() {
-                    pose.retain_known_expressions(&known, &mut warnings);
-                }
+                timeline.retain_known_expressions(&self.expression_names, &mut Vec::new());
                 self.timeline.replace_keys(timeline);
                 self.settings.length = self.settings.length.max(self.timeline.end());
                 self.follow_playhead();

@@ -127,10 +127,6 @@ impl Library {
         });
     }
 
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     pub fn pose_path(&self, id: &str) -> PathBuf {
         self.dir.join(format!("{id}.json"))
     }

@@ -1,5 +1,6 @@
 //! The pure core: no ECS, no window. glam math (`bevy::math`), tested directly.
 
+pub mod accessors;
 pub mod edit;
 pub mod expressions;
 pub mod framing;

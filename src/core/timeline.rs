@@ -92,10 +92,11 @@ impl Timeline {
         self.keys.is_empty()
     }
 
-    /// The poses of all keys, for edits that keep every key's time (e.g. dropping
-    /// expressions a model lacks).
-    pub fn poses_mut(&mut self) -> impl Iterator<Item = &mut Pose> {
-        self.keys.iter_mut().map(|k| &mut k.pose)
+    /// Drops, from every key, expressions the model does not have (a warning each).
+    pub fn retain_known_expressions(&mut self, known: &[String], warnings: &mut Vec<String>) {
+        for key in &mut self.keys {
+            key.pose.retain_known_expressions(known, warnings);
+        }
     }
 
     /// Takes another timeline's keys; ids handed out later stay unique.

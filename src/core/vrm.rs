@@ -133,85 +133,15 @@ fn check_buffers(root: &Value, bin: Option<&[u8]>) -> Result<(), LoadError> {
     }
     let views = field(root, "bufferViews")
         .and_then(Value::as_array)
-        .unwrap_or(&empty);
-    let mut view_lengths = Vec::with_capacity(views.len());
-    for (i, view) in views.iter().enumerate() {
-        let what = format!("bufferView {i}");
-        let buffer = index_field(view, "buffer", &what, sizes.len())?;
-        let offset = field(view, "byteOffset")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
-        let length = field(view, "byteLength")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
-        if offset
-            .checked_add(length)
-            .is_none_or(|end| end > sizes[buffer] as u64)
-        {
-            return Err(LoadError::new(format!(
-                "{what} runs past the end of buffer {buffer}"
-            )));
-        }
-        view_lengths.push(length);
+        .map_or(0, Vec::len);
+    for i in 0..views {
+        super::accessors::view_range(root, i, &sizes)?;
     }
     let accessors = field(root, "accessors")
         .and_then(Value::as_array)
-        .unwrap_or(&empty);
-    for (i, accessor) in accessors.iter().enumerate() {
-        let what = format!("accessor {i}");
-        let count = field(accessor, "count")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
-        let components: u64 = match field(accessor, "type")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-        {
-            "SCALAR" => 1,
-            "VEC2" => 2,
-            "VEC3" => 3,
-            "VEC4" | "MAT2" => 4,
-            "MAT3" => 9,
-            "MAT4" => 16,
-            other => return Err(LoadError::new(format!("{what}: unknown type '{other}'"))),
-        };
-        let size: u64 = match field(accessor, "componentType")
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-        {
-            5120 | 5121 => 1,
-            5122 | 5123 => 2,
-            5125 | 5126 => 4,
-            other => {
-                return Err(LoadError::new(format!(
-                    "{what}: unknown component type {other}"
-                )));
-            }
-        };
-        let Some(view) = field(accessor, "bufferView") else {
-            continue;
-        };
-        let view = view
-            .as_u64()
-            .filter(|&v| (v as usize) < view_lengths.len())
-            .ok_or_else(|| LoadError::new(format!("{what}: bufferView is out of range")))?
-            as usize;
-        let offset = field(accessor, "byteOffset")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
-        let stride = field(&views[view], "byteStride")
-            .and_then(Value::as_u64)
-            .unwrap_or(components * size);
-        let needed = count
-            .checked_sub(1)
-            .map_or(Some(0), |n| n.checked_mul(stride.max(components * size)))
-            .and_then(|n| n.checked_add(if count > 0 { components * size } else { 0 }))
-            .and_then(|n| n.checked_add(offset));
-        if needed.is_none_or(|n| n > view_lengths[view]) {
-            return Err(LoadError::new(format!(
-                "{what}: {count} elements do not fit in bufferView {view} ({} bytes)",
-                view_lengths[view]
-            )));
-        }
+        .map_or(0, Vec::len);
+    for i in 0..accessors {
+        super::accessors::accessor_layout(root, i, &sizes)?;
     }
     Ok(())
 }

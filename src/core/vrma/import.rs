@@ -11,8 +11,8 @@ use bevy::math::{Affine3A, Quat, Vec3};
 use serde_json::Value;
 
 use super::EXTENSION;
-use super::accessors::GltfData;
 use crate::core::LoadError;
+use crate::core::accessors::GltfData;
 use crate::core::glb;
 use crate::core::humanoid::{ALL_BONES, Bone};
 use crate::core::math::slerp_shortest;

@@ -1,7 +1,6 @@
 //! VRM Animation (`.vrma`): export from the timeline (SPEC §7) and import of VRMA files
 //! and humanoid glTF clips as editable keys (SPEC §11).
 
-pub mod accessors;
 pub mod export;
 pub mod import;
 pub mod reduce;
