@@ -9,15 +9,14 @@ use std::collections::HashMap;
 use bevy::camera::RenderTarget;
 use bevy::camera::visibility::RenderLayers;
 use bevy::prelude::*;
-use bevy::render::render_resource::TextureFormat;
 use bevy::world_serialization::WorldAssetRoot;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, EguiTextureHandle};
 
 use super::library_panel::THUMBNAIL;
-use super::model::{Avatar, AvatarShown, GltfNodeIndex};
+use super::model::{Avatar, AvatarShown, GltfNodeIndex, node_entities, pose_instance};
 use super::session::Session;
-use crate::core::expressions::morph_weights;
-use crate::core::framing::{CameraPreset, figure_points, fit};
+use super::still::{framed_view, render_target};
+use crate::core::framing::CameraPreset;
 use crate::core::pose::Pose;
 
 /// The render layer only thumbnail cameras see.
@@ -50,8 +49,6 @@ pub struct KeyThumbnails {
     active: Option<Entity>,
     /// Regeneration stops while this is set (VR).
     pub paused: bool,
-    /// Keys rendered so far (diagnostics).
-    pub rendered_count: u64,
     /// The slowest frame while thumbnails were regenerating, and how many were rendered
     /// in that run (logged when the run ends).
     worst_frame: f32,
@@ -123,15 +120,9 @@ fn finish_hidden_avatar(
         if avatar.ready {
             continue;
         }
-        let mut nodes = vec![None; session.editor.rig.model.nodes.len()];
         let mut any = false;
         for e in children.iter_descendants(entity) {
             any = true;
-            if let Ok(GltfNodeIndex(i)) = indices.get(e)
-                && let Some(slot) = nodes.get_mut(*i)
-            {
-                *slot = Some(e);
-            }
             if meshes.contains(e) {
                 commands
                     .entity(e)
@@ -139,7 +130,12 @@ fn finish_hidden_avatar(
             }
         }
         if any {
-            avatar.nodes = nodes;
+            avatar.nodes = node_entities(
+                entity,
+                session.editor.rig.model.nodes.len(),
+                &children,
+                &indices,
+            );
             avatar.ready = true;
             *visibility = Visibility::Inherited;
         }
@@ -170,12 +166,7 @@ fn sync_thumbs(
         if thumbs.by_key.contains_key(&key.id) {
             continue;
         }
-        let image = images.add(Image::new_target_texture(
-            THUMBNAIL.x,
-            THUMBNAIL.y,
-            TextureFormat::Rgba8UnormSrgb,
-            None,
-        ));
+        let image = render_target(&mut images, THUMBNAIL);
         let camera = commands
             .spawn(thumbnail_camera(image.clone(), false, -2))
             .id();
@@ -247,18 +238,11 @@ fn render_one(
         thumbs.worst_frame = thumbs.worst_frame.max(time.delta_secs());
     }
     thumbs.run_count += 1;
-    let points = figure_points(&editor.rig, &key.pose);
-    let aspect = THUMBNAIL.x as f32 / THUMBNAIL.y as f32;
-    let (eye, target) = fit(
-        &points,
-        CameraPreset::Front.direction(),
-        30f32.to_radians(),
-        aspect,
-    );
+    let view = thumbnail_view(session.as_ref(), &key.pose);
     let camera_entity = thumbs.by_key[&key.id].camera;
     if let Ok((mut camera, mut transform)) = cameras.get_mut(camera_entity) {
         camera.is_active = true;
-        *transform = Transform::from_translation(eye).looking_at(target, Vec3::Y);
+        *transform = view;
     }
     let pose = key.pose.clone();
     if let Some(thumb) = thumbs.by_key.get_mut(&key.id) {
@@ -266,7 +250,6 @@ fn render_one(
     }
     thumbs.pose = Some(pose);
     thumbs.active = Some(camera_entity);
-    thumbs.rendered_count += 1;
 }
 
 fn drive_hidden_avatar(
@@ -279,27 +262,15 @@ fn drive_hidden_avatar(
     let Some(pose) = thumbs.pose.as_ref() else {
         return;
     };
-    let rig = &session.editor.rig;
     for avatar in hidden.iter().filter(|a| a.ready) {
-        for local in rig.raw_locals(pose) {
-            if let Some(Some(e)) = avatar.nodes.get(local.node)
-                && let Ok(mut t) = transforms.get_mut(*e)
-            {
-                *t = Transform {
-                    translation: local.translation,
-                    rotation: local.rotation,
-                    scale: local.scale,
-                };
-            }
-        }
-        for (node, w) in morph_weights(&rig.model, &pose.expressions) {
-            if let Some(Some(e)) = avatar.nodes.get(node)
-                && let Ok(mut mw) = morphs.get_mut(*e)
-                && mw.weights().len() == w.len()
-            {
-                mw.weights_mut().copy_from_slice(&w);
-            }
-        }
+        pose_instance(
+            &session.editor.rig,
+            pose,
+            &avatar.nodes,
+            &mut transforms,
+            &mut morphs,
+            true,
+        );
     }
 }
 
@@ -324,35 +295,18 @@ fn render_to_file(
     images: &mut Assets<Image>,
 ) {
     use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
-    let points = figure_points(&session.editor.rig, &pose);
-    let aspect = THUMBNAIL.x as f32 / THUMBNAIL.y as f32;
-    let (eye, target) = fit(
-        &points,
-        CameraPreset::Front.direction(),
-        30f32.to_radians(),
-        aspect,
-    );
-    let image = images.add(Image::new_target_texture(
-        THUMBNAIL.x,
-        THUMBNAIL.y,
-        TextureFormat::Rgba8UnormSrgb,
-        None,
-    ));
+    let image = render_target(images, THUMBNAIL);
     let camera = commands
         .spawn((
             thumbnail_camera(image.clone(), true, -3),
-            Transform::from_translation(eye).looking_at(target, Vec3::Y),
+            thumbnail_view(session, &pose),
         ))
         .id();
     commands.spawn(Screenshot::image(image)).observe(
         move |captured: On<ScreenshotCaptured>,
               mut updated: ResMut<super::still::UpdatedThumbnails>| {
-            let result = captured
-                .image
-                .clone()
-                .try_into_dynamic()
-                .map_err(|e| e.to_string())
-                .and_then(|img| super::still::save_png(&img.to_rgba8(), &path));
+            let result = super::still::captured_rgba(&captured.image)
+                .and_then(|img| super::still::save_png(&img, &path));
             match result {
                 Ok(()) => updated.0.push(path.clone()),
                 Err(e) => warn!("library thumbnail {}: {e}", path.display()),
@@ -361,6 +315,17 @@ fn render_to_file(
     );
     thumbs.pose = Some(pose);
     thumbs.file_camera = Some(camera);
+}
+
+/// Where a thumbnail's camera stands for a pose: in front, the figure fitted to 96×128.
+fn thumbnail_view(session: &Session, pose: &Pose) -> Transform {
+    framed_view(
+        &session.editor.rig,
+        pose,
+        CameraPreset::Front,
+        30.0,
+        THUMBNAIL,
+    )
 }
 
 /// A camera that renders only the hidden instance into a thumbnail image.

@@ -18,7 +18,9 @@ use super::session::{Banner, Selection, Session};
 use crate::core::edit::Editor;
 use crate::core::expressions::morph_weights;
 use crate::core::mannequin::{self, MannequinVariant};
+use crate::core::pose::Pose;
 use crate::core::project::Project;
+use crate::core::rig::Rig;
 use crate::core::vrm::VrmVersion;
 
 /// Registers the `mem://` asset source; must run before the AssetPlugin is added.
@@ -324,14 +326,7 @@ fn finish_loading(
         let Some(editor) = p.editor.take() else {
             continue;
         };
-        let mut nodes = vec![None; editor.rig.model.nodes.len()];
-        for e in children.iter_descendants(entity) {
-            if let Ok(GltfNodeIndex(i)) = indices.get(e)
-                && let Some(slot) = nodes.get_mut(*i)
-            {
-                *slot = Some(e);
-            }
-        }
+        let nodes = node_entities(entity, editor.rig.model.nodes.len(), &children, &indices);
         for e in &old {
             commands.entity(e).despawn();
         }
@@ -364,6 +359,61 @@ fn finish_loading(
     }
 }
 
+/// Node index → spawned entity for one instance of a model's scene.
+pub fn node_entities(
+    root: Entity,
+    node_count: usize,
+    children: &Query<&Children>,
+    indices: &Query<&GltfNodeIndex>,
+) -> Vec<Option<Entity>> {
+    let mut nodes = vec![None; node_count];
+    for e in children.iter_descendants(root) {
+        if let Ok(GltfNodeIndex(i)) = indices.get(e)
+            && let Some(slot) = nodes.get_mut(*i)
+        {
+            *slot = Some(e);
+        }
+    }
+    nodes
+}
+
+/// Writes a pose's raw bone transforms and morph weights onto one spawned instance.
+/// With `always` false only what changed is written, so change detection stays quiet
+/// while nothing moves; a one-frame thumbnail render writes everything, so the skinned
+/// meshes are refreshed for that frame even when the pose equals the last one.
+pub fn pose_instance(
+    rig: &Rig,
+    pose: &Pose,
+    nodes: &[Option<Entity>],
+    transforms: &mut Query<&mut Transform>,
+    morphs: &mut Query<&mut MorphWeights>,
+    always: bool,
+) {
+    for local in rig.raw_locals(pose) {
+        if let Some(Some(entity)) = nodes.get(local.node)
+            && let Ok(mut t) = transforms.get_mut(*entity)
+        {
+            let next = Transform {
+                translation: local.translation,
+                rotation: local.rotation,
+                scale: local.scale,
+            };
+            if always || *t != next {
+                *t = next;
+            }
+        }
+    }
+    for (node, w) in morph_weights(&rig.model, &pose.expressions) {
+        if let Some(Some(entity)) = nodes.get(node)
+            && let Ok(mut mw) = morphs.get_mut(*entity)
+            && mw.weights().len() == w.len()
+            && (always || mw.weights() != w.as_slice())
+        {
+            mw.weights_mut().copy_from_slice(&w);
+        }
+    }
+}
+
 /// Writes the raw bone transforms and morph weights from the normalized pose.
 fn drive_skeleton(
     session: Res<Session>,
@@ -371,35 +421,14 @@ fn drive_skeleton(
     mut transforms: Query<&mut Transform>,
     mut morphs: Query<&mut MorphWeights>,
 ) {
-    let editor = &session.editor;
-    let raw = editor.rig.raw_locals(&editor.pose);
-    let weights = morph_weights(&editor.rig.model, &editor.pose.expressions);
     for avatar in &avatars {
-        for local in &raw {
-            let Some(Some(entity)) = avatar.nodes.get(local.node) else {
-                continue;
-            };
-            if let Ok(mut t) = transforms.get_mut(*entity) {
-                let next = Transform {
-                    translation: local.translation,
-                    rotation: local.rotation,
-                    scale: local.scale,
-                };
-                if *t != next {
-                    *t = next;
-                }
-            }
-        }
-        for (node, w) in &weights {
-            let Some(Some(entity)) = avatar.nodes.get(*node) else {
-                continue;
-            };
-            if let Ok(mut mw) = morphs.get_mut(*entity) {
-                let target = mw.weights_mut();
-                if target.len() == w.len() && target != w.as_slice() {
-                    target.copy_from_slice(w);
-                }
-            }
-        }
+        pose_instance(
+            &session.editor.rig,
+            &session.editor.pose,
+            &avatar.nodes,
+            &mut transforms,
+            &mut morphs,
+            false,
+        );
     }
 }

@@ -87,12 +87,8 @@ fn take_screenshot(
     *requested = true;
     commands.spawn(Screenshot::primary_window()).observe(
         move |captured: On<ScreenshotCaptured>, mut exit: MessageWriter<AppExit>| {
-            let result = captured
-                .image
-                .clone()
-                .try_into_dynamic()
-                .map_err(|e| e.to_string())
-                .and_then(|img| img.to_rgba8().save(&path).map_err(|e| e.to_string()));
+            let result = super::still::captured_rgba(&captured.image)
+                .and_then(|img| super::still::save_png(&img, &path));
             match result {
                 Ok(()) => {
                     info!("screenshot saved to {}", path.display());

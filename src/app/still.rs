@@ -22,6 +22,7 @@ use super::session::{Banner, Session};
 use crate::core::edit::Edit;
 use crate::core::framing::{CameraPreset, figure_points, fit};
 use crate::core::pose::Pose;
+use crate::core::rig::Rig;
 
 /// Vertical field of view of still cameras.
 const STILL_FOV: f32 = 30.0;
@@ -112,12 +113,13 @@ fn camera_transform(
 ) -> Transform {
     match request.view {
         StillView::CurrentCamera => current.unwrap_or_default(),
-        StillView::Preset(preset) => {
-            let aspect = request.size.x as f32 / request.size.y.max(1) as f32;
-            let points = figure_points(&session.editor.rig, &session.editor.pose);
-            let (eye, target) = fit(&points, preset.direction(), STILL_FOV.to_radians(), aspect);
-            Transform::from_translation(eye).looking_at(target, Vec3::Y)
-        }
+        StillView::Preset(preset) => framed_view(
+            &session.editor.rig,
+            &session.editor.pose,
+            preset,
+            STILL_FOV,
+            request.size,
+        ),
     }
 }
 
@@ -140,12 +142,7 @@ fn start_still(
         _ => STILL_FOV.to_radians(),
     };
     let transform = camera_transform(&session, &request, current.map(|(t, _)| *t));
-    let target = images.add(Image::new_target_texture(
-        size.x,
-        size.y,
-        TextureFormat::Rgba8UnormSrgb,
-        None,
-    ));
+    let target = render_target(&mut images, size);
     let camera = commands
         .spawn((
             Camera3d::default(),
@@ -204,12 +201,7 @@ fn finish_still(
             let owner = active.camera;
             commands.spawn(Screenshot::image(target.clone())).observe(
                 move |captured: On<ScreenshotCaptured>, mut captures: ResMut<Captures>| {
-                    let image = captured
-                        .image
-                        .clone()
-                        .try_into_dynamic()
-                        .map(|d| d.to_rgba8())
-                        .map_err(|e| e.to_string());
+                    let image = captured_rgba(&captured.image);
                     captures.0.push((owner, image));
                 },
             );
@@ -241,6 +233,44 @@ fn finish_still(
         .and_then(|img| save_png(&img, &request.output))
         .map(|()| request.output.clone());
     queue.finished.push(result);
+}
+
+/// A camera transform that fits a posed figure into an image of `size`, seen from a
+/// preset with a vertical field of view of `fov_degrees`.
+pub fn framed_view(
+    rig: &Rig,
+    pose: &Pose,
+    preset: CameraPreset,
+    fov_degrees: f32,
+    size: UVec2,
+) -> Transform {
+    let aspect = size.x as f32 / size.y.max(1) as f32;
+    let (eye, target) = fit(
+        &figure_points(rig, pose),
+        preset.direction(),
+        fov_degrees.to_radians(),
+        aspect,
+    );
+    Transform::from_translation(eye).looking_at(target, Vec3::Y)
+}
+
+/// A new image an off-screen camera can render into.
+pub fn render_target(images: &mut Assets<Image>, size: UVec2) -> Handle<Image> {
+    images.add(Image::new_target_texture(
+        size.x,
+        size.y,
+        TextureFormat::Rgba8UnormSrgb,
+        None,
+    ))
+}
+
+/// A captured image as straight RGBA pixels.
+pub fn captured_rgba(image: &Image) -> Result<image::RgbaImage, String> {
+    image
+        .clone()
+        .try_into_dynamic()
+        .map(|d| d.to_rgba8())
+        .map_err(|e| e.to_string())
 }
 
 /// Writes an RGBA PNG atomically.
