@@ -27,8 +27,14 @@ const BACKGROUND: Color = Color::srgb(0.22, 0.24, 0.28);
 #[derive(Component)]
 struct ThumbnailAvatar {
     nodes: Vec<Option<Entity>>,
+    /// Frames since its meshes were put on the thumbnail layer; renders wait until the
+    /// new instance has been through the pipeline (as stills wait before capturing).
+    settled: u8,
     ready: bool,
 }
+
+/// Frames a new hidden instance settles before the first thumbnail is rendered from it.
+const SETTLE_FRAMES: u8 = 3;
 
 /// One key's thumbnail.
 pub struct KeyThumb {
@@ -101,6 +107,7 @@ fn spawn_hidden_avatar(
             Visibility::Hidden,
             ThumbnailAvatar {
                 nodes: Vec::new(),
+                settled: 0,
                 ready: false,
             },
         ));
@@ -120,6 +127,11 @@ fn finish_hidden_avatar(
         if avatar.ready {
             continue;
         }
+        if avatar.settled > 0 {
+            avatar.settled += 1;
+            avatar.ready = avatar.settled > SETTLE_FRAMES;
+            continue;
+        }
         let mut any = false;
         for e in children.iter_descendants(entity) {
             any = true;
@@ -136,7 +148,7 @@ fn finish_hidden_avatar(
                 &children,
                 &indices,
             );
-            avatar.ready = true;
+            avatar.settled = 1;
             *visibility = Visibility::Inherited;
         }
     }
