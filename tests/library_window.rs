@@ -107,11 +107,7 @@ fn saved_poses_get_rendered_thumbnails_and_survive_a_restart() {
 fn dragging_a_library_pose_onto_the_timeline_makes_a_key_there() {
     if !required_or_skip(
         "Xvfb, a Vulkan driver and xdotool",
-        have_display_stack()
-            && std::process::Command::new("sh")
-                .args(["-c", "command -v xdotool"])
-                .output()
-                .is_ok_and(|o| o.status.success()),
+        have_display_stack() && have_xdotool(),
     ) {
         return;
     }
@@ -137,13 +133,7 @@ fn dragging_a_library_pose_onto_the_timeline_makes_a_key_there() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let xdo = |args: &[&str]| {
-        std::process::Command::new("xdotool")
-            .args(args)
-            .env("DISPLAY", &display)
-            .output()
-            .unwrap()
-    };
+    let xdo = |args: &[&str]| xdotool(&display, args);
     let window = wait_for_window(&display);
     std::thread::sleep(Duration::from_secs(6));
     let pause = || std::thread::sleep(Duration::from_millis(350));

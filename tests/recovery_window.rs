@@ -4,27 +4,15 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use common::*;
 use serde_json::{Value, json};
 
-fn xdotool(display: &str, args: &[&str]) {
-    Command::new("xdotool")
-        .args(args)
-        .env("DISPLAY", display)
-        .output()
-        .expect("xdotool runs");
-}
-
 #[test]
 fn killed_work_is_recovered_at_the_next_start_and_saving_clears_it() {
-    let have = have_display_stack()
-        && Command::new("sh")
-            .args(["-c", "command -v xdotool"])
-            .output()
-            .is_ok_and(|o| o.status.success());
+    let have = have_display_stack() && have_xdotool();
     if !required_or_skip("Xvfb, a Vulkan driver and xdotool", have) {
         return;
     }
@@ -85,11 +73,7 @@ fn killed_work_is_recovered_at_the_next_start_and_saving_clears_it() {
     let window = wait_for_window(&display);
     std::thread::sleep(Duration::from_secs(6));
     xdotool(&display, &["windowfocus", "--sync", &window]);
-    xdotool(&display, &["keydown", "ctrl"]);
-    std::thread::sleep(Duration::from_millis(300));
-    xdotool(&display, &["key", "s"]);
-    std::thread::sleep(Duration::from_millis(300));
-    xdotool(&display, &["keyup", "ctrl"]);
+    ctrl_chord(&display, "s");
     let status = wait_with_timeout(&mut app, Duration::from_secs(60));
     assert!(status.is_some_and(|s| s.success()));
     let at_exit: Value = serde_json::from_slice(&std::fs::read(&saved).unwrap()).unwrap();

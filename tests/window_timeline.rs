@@ -4,26 +4,11 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use common::*;
 use serde_json::{Value, json};
-
-fn xdotool(display: &str, args: &[&str]) -> std::process::Output {
-    Command::new("xdotool")
-        .args(args)
-        .env("DISPLAY", display)
-        .output()
-        .expect("xdotool runs")
-}
-
-fn have_xdotool() -> bool {
-    Command::new("sh")
-        .args(["-c", "command -v xdotool"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 #[test]
 fn keyboard_shortcuts_edit_keys_and_the_project_saves_at_exit() {
@@ -83,11 +68,7 @@ fn keyboard_shortcuts_edit_keys_and_the_project_saves_at_exit() {
     // 15 more → 1.0 s; Delete removes the key there; Ctrl+Z brings it back.
     press(&["Right"; 15]);
     press(&["Delete"]);
-    xdotool(&display, &["keydown", "ctrl"]);
-    std::thread::sleep(Duration::from_millis(300));
-    press(&["z"]);
-    xdotool(&display, &["keyup", "ctrl"]);
-    std::thread::sleep(Duration::from_millis(300));
+    ctrl_chord(&display, "z");
     // One frame back.
     press(&["Left"]);
 

@@ -215,3 +215,32 @@ pub fn wait_for_window(display: &str) -> String {
         std::thread::sleep(Duration::from_millis(200));
     }
 }
+
+/// Runs xdotool against an X display.
+pub fn xdotool(display: &str, args: &[&str]) -> Output {
+    Command::new("xdotool")
+        .args(args)
+        .env("DISPLAY", display)
+        .output()
+        .expect("xdotool runs")
+}
+
+/// Whether xdotool is installed.
+pub fn have_xdotool() -> bool {
+    Command::new("sh")
+        .args(["-c", "command -v xdotool"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Holds Ctrl while tapping `key`, with pauses long enough for a slow frame to see
+/// the modifier down.
+pub fn ctrl_chord(display: &str, key: &str) {
+    let pause = || std::thread::sleep(Duration::from_millis(300));
+    xdotool(display, &["keydown", "ctrl"]);
+    pause();
+    xdotool(display, &["key", "--delay", "150", key]);
+    pause();
+    xdotool(display, &["keyup", "ctrl"]);
+    pause();
+}
