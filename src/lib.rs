@@ -5,4 +5,6 @@
 
 pub mod app;
 pub mod cli;
-pub mod core;
+/// The pure core lives in its own crate (`crates/vrma-core`) so it builds, tests and fuzzes
+/// without Bevy; `vrma_maker::core` is the same crate.
+pub use vrma_core as core;

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use bevy::math::Vec3;
+use glam::Vec3;
 use serde_json::{Map, Value, json};
 
 use super::LoadError;
@@ -336,10 +336,10 @@ impl Key {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::humanoid::Bone;
-    use crate::core::math::angle_between;
-    use crate::core::math::testing::arb_quat;
-    use bevy::math::Quat;
+    use crate::humanoid::Bone;
+    use crate::math::angle_between;
+    use crate::math::testing::arb_quat;
+    use glam::Quat;
     use proptest::prelude::*;
 
     fn pose_with(bone: Bone, q: Quat) -> Pose {

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::core::LoadError;
+use crate::LoadError;
 
 /// A glTF document's JSON and its binary buffers.
 pub struct GltfData<'a> {

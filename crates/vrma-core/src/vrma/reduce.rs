@@ -2,10 +2,10 @@
 //! neighbours reproduces within tolerance (SPEC §7). Frames marked as required (key
 //! times, first and last) are always kept, so authored keys play back exactly.
 
-use bevy::math::{Quat, Vec3};
+use glam::{Quat, Vec3};
 
 #[cfg(test)]
-use crate::core::math::{angle_between, slerp_shortest};
+use crate::math::{angle_between, slerp_shortest};
 
 /// Rotation tolerance (radians).
 pub const ROTATION_TOLERANCE: f32 = 0.0015;

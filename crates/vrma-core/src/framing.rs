@@ -1,7 +1,7 @@
 //! Framing a posed avatar for stills and thumbnails: a camera on a preset side, at the
 //! distance where every point of the figure fits the frame.
 
-use bevy::math::Vec3;
+use glam::Vec3;
 
 use super::humanoid::ALL_BONES;
 use super::pose::Pose;

@@ -3,7 +3,7 @@
 //! angle", pole drags with the end fixed, and moving the hips with the feet pinned.
 //! Everything is model space, VRM 1.0 frame.
 
-use bevy::math::{Quat, Vec3};
+use glam::{Quat, Vec3};
 
 use super::LoadError;
 use super::humanoid::Bone;
@@ -244,13 +244,13 @@ pub fn move_hips(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::mannequin::{self, MannequinVariant};
-    use crate::core::math::angle_between;
+    use crate::mannequin::{self, MannequinVariant};
+    use crate::math::angle_between;
 
     fn rigs() -> Vec<Rig> {
         [MannequinVariant::Vrm1, MannequinVariant::Vrm0]
             .into_iter()
-            .map(|v| crate::core::rig_from_bytes(&mannequin::build(v)).unwrap())
+            .map(|v| crate::rig_from_bytes(&mannequin::build(v)).unwrap())
             .collect()
     }
 

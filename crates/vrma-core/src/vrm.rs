@@ -1,7 +1,7 @@
 //! VRM 0.x (`VRM`) and VRM 1.0 (`VRMC_vrm`) files → one [`Model`]: the raw node tree,
 //! the humanoid map in VRM 1.0 names, expressions with VRM 1.0 names, and meta.
 
-use bevy::math::{Mat4, Quat, Vec3};
+use glam::{Mat4, Quat, Vec3};
 use serde_json::Value;
 
 use super::LoadError;

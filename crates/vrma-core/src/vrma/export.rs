@@ -5,18 +5,18 @@
 
 use std::collections::BTreeSet;
 
-use bevy::math::{Quat, Vec3};
+use glam::{Quat, Vec3};
 use serde_json::{Map, Value, json};
 
 use super::EXTENSION;
 use super::reduce::{make_sign_continuous, reduce_positions, reduce_rotations, reduce_scalars};
-use crate::core::glb;
-use crate::core::gltf_buffer::BufferBuilder;
-use crate::core::humanoid::Bone;
-use crate::core::pose::Pose;
-use crate::core::rig::Rig;
-use crate::core::timeline::{FPS, Timeline, frame_of};
-use crate::core::vrm::PRESET_EXPRESSIONS;
+use crate::glb;
+use crate::gltf_buffer::BufferBuilder;
+use crate::humanoid::Bone;
+use crate::pose::Pose;
+use crate::rig::Rig;
+use crate::timeline::{FPS, Timeline, frame_of};
+use crate::vrm::PRESET_EXPRESSIONS;
 
 /// What an export wrote, for the user and for benchmarks.
 #[derive(Clone, Debug, PartialEq)]

@@ -20,7 +20,7 @@ macro_rules! bones {
             }
 
             /// The parent in the VRM 1.0 specification hierarchy (hips has none). A model
-            /// may lack an optional bone; see [`crate::core::rig`] for the nearest present one.
+            /// may lack an optional bone; see [`crate::rig`] for the nearest present one.
             pub const fn spec_parent(self) -> Option<Bone> {
                 match self { $(Bone::$variant => $parent,)* }
             }

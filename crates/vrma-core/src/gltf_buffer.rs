@@ -1,7 +1,7 @@
 //! Writing glTF binary data: one buffer, its views and accessors (the mannequin and
 //! VRMA export share it).
 
-use bevy::math::{Mat4, Quat, Vec3};
+use glam::{Mat4, Quat, Vec3};
 use serde_json::{Value, json};
 
 /// Accumulates the binary buffer, buffer views and accessors.

@@ -3,7 +3,7 @@
 //! carry morph targets for the preset expressions. T-pose, metres, facing +Z (VRM 1.0)
 //! or -Z (VRM 0.x, as that format requires).
 
-use bevy::math::{Mat4, Vec3};
+use glam::{Mat4, Vec3};
 use serde_json::{Value, json};
 
 use super::glb;
@@ -611,7 +611,7 @@ fn vrm0_extension(bone_node: &dyn Fn(Bone) -> usize) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::vrm::{Model, VrmVersion};
+    use crate::vrm::{Model, VrmVersion};
 
     #[test]
     fn both_variants_load_with_all_55_bones_and_13_expressions() {

@@ -1,6 +1,6 @@
 //! Small rotation helpers shared by interpolation, IK and export.
 
-use bevy::math::{Quat, Vec3};
+use glam::{Quat, Vec3};
 
 /// Spherical interpolation along the shorter arc: `b` is negated when `a·b < 0`, so
 /// the result never swings the long way round (SPEC §4).
@@ -51,7 +51,7 @@ pub fn ray_axis(origin: Vec3, dir: Vec3, point: Vec3, axis: Vec3) -> Option<Vec3
 
 /// Signed angle from screen vector `a` to `b` (radians, counter-clockwise on screen
 /// where y grows downwards).
-pub fn screen_angle(a: bevy::math::Vec2, b: bevy::math::Vec2) -> f32 {
+pub fn screen_angle(a: glam::Vec2, b: glam::Vec2) -> f32 {
     // Screen y points down, so the usual perp-dot gives clockwise as positive; negate.
     -(a.perp_dot(b)).atan2(a.dot(b))
 }
@@ -59,7 +59,7 @@ pub fn screen_angle(a: bevy::math::Vec2, b: bevy::math::Vec2) -> f32 {
 /// Strategies shared by the core's property tests.
 #[cfg(test)]
 pub(crate) mod testing {
-    use bevy::math::Quat;
+    use glam::Quat;
     use proptest::prelude::*;
 
     /// Any unit quaternion (both signs, all angles).
@@ -128,7 +128,7 @@ mod tests {
             ray_axis(Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::X).is_none(),
             "parallel"
         );
-        let quarter = screen_angle(bevy::math::Vec2::X, bevy::math::Vec2::new(0.0, -1.0));
+        let quarter = screen_angle(glam::Vec2::X, glam::Vec2::new(0.0, -1.0));
         assert!(
             (quarter - std::f32::consts::FRAC_PI_2).abs() < 1e-6,
             "right to up is counter-clockwise"

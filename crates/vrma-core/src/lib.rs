@@ -1,4 +1,4 @@
-//! The pure core: no ECS, no window. glam math (`bevy::math`), tested directly.
+//! The pure core: no ECS, no window, no Bevy. glam math (the same glam as `bevy::math`), tested directly and fuzzed on its own.
 
 pub mod accessors;
 pub mod edit;

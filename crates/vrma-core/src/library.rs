@@ -242,8 +242,8 @@ impl Library {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::humanoid::Bone;
-    use bevy::math::Quat;
+    use crate::humanoid::Bone;
+    use glam::Quat;
 
     fn temp(name: &str) -> PathBuf {
         let dir =

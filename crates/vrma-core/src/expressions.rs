@@ -47,7 +47,7 @@ pub fn morph_weights(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::mannequin::{self, EXPRESSIONS, MannequinVariant};
+    use crate::mannequin::{self, EXPRESSIONS, MannequinVariant};
 
     #[test]
     fn each_mannequin_expression_drives_its_own_morph_target() {

@@ -7,18 +7,18 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use bevy::math::{Affine3A, Quat, Vec3};
+use glam::{Affine3A, Quat, Vec3};
 use serde_json::Value;
 
 use super::EXTENSION;
-use crate::core::LoadError;
-use crate::core::accessors::GltfData;
-use crate::core::glb;
-use crate::core::humanoid::{ALL_BONES, Bone};
-use crate::core::math::slerp_shortest;
-use crate::core::pose::Pose;
-use crate::core::timeline::{Ease, FPS, Key, Timeline, frame_of, snap};
-use crate::core::vrm::{RawNode, parse_nodes};
+use crate::LoadError;
+use crate::accessors::GltfData;
+use crate::glb;
+use crate::humanoid::{ALL_BONES, Bone};
+use crate::math::slerp_shortest;
+use crate::pose::Pose;
+use crate::timeline::{Ease, FPS, Key, Timeline, frame_of, snap};
+use crate::vrm::{RawNode, parse_nodes};
 
 /// What kind of file is being imported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,7 +113,7 @@ fn mixamo_bone(name: &str) -> Option<Bone> {
 fn bone_from_node_name(name: &str) -> Option<Bone> {
     let short = name.rsplit(':').next().unwrap_or(name);
     let short = short.strip_prefix("mixamorig_").unwrap_or(short);
-    crate::core::humanoid::ALL_BONES
+    crate::humanoid::ALL_BONES
         .iter()
         .copied()
         .find(|b| b.name().eq_ignore_ascii_case(short))

@@ -3,7 +3,7 @@
 //! Everything here is in the VRM 1.0 frame (faces +Z); a VRM 0.x model's own frame is
 //! reached through [`Rig::to_model_frame_quat`] / [`Rig::to_model_frame_vec`].
 
-use bevy::math::{Affine3A, Quat, Vec3};
+use glam::{Affine3A, Quat, Vec3};
 
 use super::LoadError;
 use super::humanoid::{ALL_BONES, BONE_COUNT, Bone};
@@ -266,8 +266,8 @@ impl Rig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::mannequin::{self, MannequinVariant};
-    use crate::core::math::testing::arb_quat;
+    use crate::mannequin::{self, MannequinVariant};
+    use crate::math::testing::arb_quat;
     use proptest::prelude::*;
 
     fn rigs() -> Vec<Rig> {

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use bevy::math::{Quat, Vec3};
+use glam::{Quat, Vec3};
 use serde_json::{Map, Value, json};
 
 use super::LoadError;

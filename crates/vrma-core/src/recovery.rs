@@ -82,7 +82,7 @@ pub fn clear(path: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::pose::Pose;
+    use crate::pose::Pose;
 
     #[test]
     fn a_recovery_file_round_trips_and_absence_is_not_an_error() {

@@ -227,9 +227,9 @@ fn type_name(v: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::humanoid::Bone;
-    use crate::core::timeline::Ease;
-    use bevy::math::Quat;
+    use crate::humanoid::Bone;
+    use crate::timeline::Ease;
+    use glam::Quat;
 
     #[test]
     fn a_project_round_trips() {

@@ -2,7 +2,7 @@
 //! of an edit script — becomes an [`Edit`] applied by [`Editor::apply`], so that later
 //! write-back to keys, undo and pinning behave the same everywhere.
 
-use bevy::math::{Quat, Vec3};
+use glam::{Quat, Vec3};
 use serde_json::{Map, Value, json};
 
 use super::LoadError;
@@ -703,11 +703,11 @@ pub fn parse_script(value: &Value) -> Result<Vec<Edit>, LoadError> {
 }
 
 /// Reads `[x,y,z]` from a step (used by the positional ops).
-pub fn step_vec3(step: &Map<String, Value>, key: &str) -> Result<bevy::math::Vec3, LoadError> {
+pub fn step_vec3(step: &Map<String, Value>, key: &str) -> Result<glam::Vec3, LoadError> {
     let v = step
         .get(key)
         .ok_or_else(|| LoadError::new(format!("'{key}' is missing")))?;
-    Ok(bevy::math::Vec3::from_array(read_floats::<3>(
+    Ok(glam::Vec3::from_array(read_floats::<3>(
         v,
         &format!("'{key}'"),
     )?))
@@ -716,10 +716,10 @@ pub fn step_vec3(step: &Map<String, Value>, key: &str) -> Result<bevy::math::Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::mannequin::{self, MannequinVariant};
+    use crate::mannequin::{self, MannequinVariant};
 
     fn editor(variant: MannequinVariant) -> Editor {
-        Editor::new(crate::core::rig_from_bytes(&mannequin::build(variant)).unwrap())
+        Editor::new(crate::rig_from_bytes(&mannequin::build(variant)).unwrap())
     }
 
     #[test]
@@ -913,7 +913,7 @@ mod tests {
         let before = ed.snapshot();
         assert!(ed.apply(Edit::DeleteKey).is_err());
         assert!(
-            ed.apply(Edit::SetEase(crate::core::timeline::Ease::Hold))
+            ed.apply(Edit::SetEase(crate::timeline::Ease::Hold))
                 .is_err()
         );
         assert!(ed.apply(Edit::MoveKey { from: 1.0, to: 2.0 }).is_err());
@@ -932,7 +932,7 @@ mod tests {
                     1 => Edit::AddKey,
                     2 => Edit::Seek((i % 7) as f32 * 0.25),
                     3 => Edit::DeleteKey,
-                    4 => Edit::SetEase(crate::core::timeline::Ease::ALL[i % 5]),
+                    4 => Edit::SetEase(crate::timeline::Ease::ALL[i % 5]),
                     5 => Edit::Mirror,
                     6 => Edit::MoveKey { from: (i % 7) as f32 * 0.25, to: (i % 5) as f32 * 0.5 },
                     _ => Edit::Expression { name: "happy".into(), value: (i % 3) as f32 * 0.5 },
@@ -966,7 +966,7 @@ mod tests {
         let start = feet(&ed);
         let rest = ed.rig.hips_rest();
         for i in 1..=20 {
-            let to = rest - bevy::math::Vec3::Y * (i as f32 * 0.01);
+            let to = rest - glam::Vec3::Y * (i as f32 * 0.01);
             ed.apply(Edit::Preview(Box::new(Edit::MoveHips {
                 to: Some(to),
                 rotate: None,
