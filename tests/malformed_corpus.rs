@@ -36,6 +36,31 @@ fn with_json(bytes: &[u8], edit: impl Fn(&mut Value)) -> Vec<u8> {
     glb::replace_json(bytes, j.to_string().as_bytes()).unwrap()
 }
 
+/// Overwrites the first value of the first `path` channel's output accessor (in the BIN
+/// chunk) with `value`.
+fn with_first_value(bytes: &[u8], path: &str, value: [f32; 4]) -> Vec<u8> {
+    let split = glb::split(bytes).unwrap();
+    let j: Value = serde_json::from_slice(split.json).unwrap();
+    let mut bin = split.bin.unwrap().to_vec();
+    let anim = &j["animations"][0];
+    let channel = anim["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["target"]["path"] == path)
+        .unwrap();
+    let sampler = &anim["samplers"][channel["sampler"].as_u64().unwrap() as usize];
+    let accessor = &j["accessors"][sampler["output"].as_u64().unwrap() as usize];
+    let view = &j["bufferViews"][accessor["bufferView"].as_u64().unwrap() as usize];
+    let at = view["byteOffset"].as_u64().unwrap_or(0) as usize
+        + accessor["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let width = if path == "rotation" { 4 } else { 3 };
+    for (i, v) in value.iter().take(width).enumerate() {
+        bin[at + 4 * i..at + 4 * i + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    glb::build(split.json, &bin)
+}
+
 fn generate(model: &[u8], model0: &[u8], anim: &[u8]) -> Vec<Case> {
     let mut cases = Vec::new();
     let mut add = |name: &str, kind: Kind, bytes: Vec<u8>| {
@@ -335,6 +360,10 @@ fn generate(model: &[u8], model0: &[u8], anim: &[u8]) -> Vec<Case> {
             json!({"settings": {"length": -4}}),
         ),
         ("project-bad-playhead.json", json!({"playhead": -1})),
+        (
+            "project-key-past-an-hour.json",
+            json!({"keys": [{"t": 4000, "pose": {}}]}),
+        ),
         ("project-model-number.json", json!({"model": 5})),
     ] {
         add(name, Kind::Project, project.to_string().into_bytes());
@@ -411,6 +440,21 @@ fn generate(model: &[u8], model0: &[u8], anim: &[u8]) -> Vec<Case> {
         with_json(anim, |j| {
             j.as_object_mut().unwrap().remove("animations");
         }),
+    );
+    add(
+        "anim-nan-rotation.vrma",
+        Kind::Animation,
+        with_first_value(anim, "rotation", [f32::NAN, 0.0, 0.0, 1.0]),
+    );
+    add(
+        "anim-zero-rotation.vrma",
+        Kind::Animation,
+        with_first_value(anim, "rotation", [0.0; 4]),
+    );
+    add(
+        "anim-infinite-hips.vrma",
+        Kind::Animation,
+        with_first_value(anim, "translation", [f32::INFINITY, 0.0, 0.0, 0.0]),
     );
     add(
         "anim-random.vrma",

@@ -13,7 +13,7 @@ use super::pose::{Pose, PoseDirections, read_floats, read_quat};
 use super::project::{Project, Settings};
 use super::rig::Rig;
 use super::round7;
-use super::timeline::{Ease, Key, Timeline, snap};
+use super::timeline::{Ease, Key, MAX_TIME, Timeline, snap};
 
 /// Which hand(s) a grip acts on.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -318,7 +318,7 @@ impl Editor {
                 if !t.is_finite() {
                     return Err(LoadError::new("seek: time must be a finite number"));
                 }
-                self.playhead = snap(t.clamp(0.0, 1e7));
+                self.playhead = snap(t.clamp(0.0, MAX_TIME));
                 self.follow_playhead();
                 Ok(())
             }
@@ -353,10 +353,13 @@ impl Editor {
                 Ok(())
             }
             Edit::ChangeSettings(settings) => {
-                if !settings.length.is_finite() || settings.length <= 0.0 || settings.length > 1e7 {
-                    return Err(LoadError::new(
-                        "the timeline length must be a positive number of seconds",
-                    ));
+                if !settings.length.is_finite()
+                    || settings.length <= 0.0
+                    || settings.length > MAX_TIME
+                {
+                    return Err(LoadError::new(format!(
+                        "the timeline length must be between 0 and {MAX_TIME} s"
+                    )));
                 }
                 self.settings = settings;
                 self.mark_changed();

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::LoadError;
 use super::num;
 use super::pose::Pose;
-use super::timeline::{FPS, Key, Timeline};
+use super::timeline::{FPS, Key, MAX_TIME, Timeline};
 
 /// Editor settings saved with a project.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -150,7 +150,7 @@ impl Project {
             None | Some(Value::Null) => 0.0,
             Some(v) => v
                 .as_f64()
-                .filter(|t| t.is_finite() && *t >= 0.0 && *t <= 1e7)
+                .filter(|t| t.is_finite() && *t >= 0.0 && *t <= MAX_TIME as f64)
                 .ok_or_else(|| {
                     LoadError::new(format!("project.playhead: {v} is not a valid time"))
                 })? as f32,
@@ -170,7 +170,7 @@ impl Project {
             if let Some(len) = s.get("length").filter(|l| !l.is_null()) {
                 settings.length = len
                     .as_f64()
-                    .filter(|l| l.is_finite() && *l > 0.0 && *l <= 1e7)
+                    .filter(|l| l.is_finite() && *l > 0.0 && *l <= MAX_TIME as f64)
                     .ok_or_else(|| {
                         LoadError::new(format!("settings.length: {len} is not a valid length"))
                     })? as f32;
@@ -254,6 +254,9 @@ mod tests {
     fn malformed_projects_are_refused_with_the_field() {
         let cases = [
             (json!({"keys": [{"t": -1, "pose": {}}]}), "keys[0].t"),
+            (json!({"keys": [{"t": 3600.1, "pose": {}}]}), "keys[0].t"),
+            (json!({"playhead": 1e9}), "project.playhead"),
+            (json!({"settings": {"length": 1e9}}), "settings.length"),
             (json!({"keys": [{"t": f64::NAN, "pose": {}}]}), "keys[0].t"),
             (json!({"keys": [{"t": "x", "pose": {}}]}), "keys[0].t"),
             (

@@ -15,6 +15,10 @@ use super::pose::Pose;
 /// Frames per second of the timeline grid; key times snap to it.
 pub const FPS: f32 = 30.0;
 
+/// The longest timeline: one hour (108,000 frames). Every time read from a file or typed
+/// is checked against it, so no input can make export sample billions of frames.
+pub const MAX_TIME: f32 = 3600.0;
+
 /// Snaps a time to the nearest 1/30 s frame.
 pub fn snap(t: f32) -> f32 {
     frame_of(t) as f32 / FPS
@@ -181,8 +185,10 @@ impl Timeline {
     /// Moves the key on `from`'s frame to `to` (snapped). Refused when `to` is negative,
     /// not finite, or another key is already there.
     pub fn move_key(&mut self, from: f32, to: f32) -> Result<(), LoadError> {
-        if !to.is_finite() || to < 0.0 {
-            return Err(LoadError::new(format!("cannot move a key to {to} s")));
+        if !to.is_finite() || !(0.0..=MAX_TIME).contains(&to) {
+            return Err(LoadError::new(format!(
+                "cannot move a key to {to} s (0 to {MAX_TIME} s)"
+            )));
         }
         let i = self
             .key_index_at(from)
@@ -205,9 +211,9 @@ impl Timeline {
     /// frame, negative or non-finite times are errors.
     pub fn from_keys(mut keys: Vec<Key>) -> Result<Timeline, LoadError> {
         for k in &mut keys {
-            if !k.t.is_finite() || k.t < 0.0 {
+            if !k.t.is_finite() || !(0.0..=MAX_TIME).contains(&k.t) {
                 return Err(LoadError::new(format!(
-                    "key {}: time {} is not a non-negative number",
+                    "key {}: time {} is not between 0 and {MAX_TIME} s",
                     k.id, k.t
                 )));
             }
@@ -307,9 +313,9 @@ impl Key {
             .get("t")
             .and_then(Value::as_f64)
             .ok_or_else(|| LoadError::new(format!("{what}.t: expected a number")))?;
-        if !t.is_finite() || !(0.0..=1e7).contains(&t) {
+        if !t.is_finite() || !(0.0..=MAX_TIME as f64).contains(&t) {
             return Err(LoadError::new(format!(
-                "{what}.t: {t} is not a valid time (0 to 10,000,000 s)"
+                "{what}.t: {t} is not a valid time (0 to {MAX_TIME} s)"
             )));
         }
         let ease = match obj.get("ease") {

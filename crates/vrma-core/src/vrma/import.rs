@@ -17,7 +17,7 @@ use crate::glb;
 use crate::humanoid::{ALL_BONES, Bone};
 use crate::math::slerp_shortest;
 use crate::pose::Pose;
-use crate::timeline::{Ease, FPS, Key, Timeline, frame_of, snap};
+use crate::timeline::{Ease, FPS, Key, MAX_TIME, Timeline, frame_of, snap};
 use crate::vrm::{RawNode, parse_nodes};
 
 /// What kind of file is being imported.
@@ -450,9 +450,26 @@ pub fn import_animation(
                 values.len() / width.max(1)
             )));
         }
-        if times.windows(2).any(|w| w[1] < w[0]) || times.iter().any(|t| *t < 0.0 || *t > 1e6) {
+        if times.windows(2).any(|w| w[1] < w[0])
+            || times.iter().any(|t| !(0.0..=MAX_TIME).contains(t))
+        {
             return Err(LoadError::new(format!(
-                "{what}: keyframe times must be increasing and non-negative"
+                "{what}: keyframe times must be increasing, from 0 to {MAX_TIME} s"
+            )));
+        }
+        // Values far beyond any pose (or NaN) would poison every blend they touch.
+        if let Some(v) = values.iter().find(|v| !v.is_finite() || v.abs() > 1e6) {
+            return Err(LoadError::new(format!(
+                "{what}: {path} value {v} is not a usable number"
+            )));
+        }
+        if path == "rotation"
+            && values
+                .chunks(4)
+                .any(|q| Quat::from_slice(q).length() < 1e-6)
+        {
+            return Err(LoadError::new(format!(
+                "{what}: a rotation has zero length"
             )));
         }
         let track = Track {
@@ -525,6 +542,12 @@ pub fn import_animation(
                 .map_or(Quat::IDENTITY, |p| rotation_of(&world[p]));
             let normalized =
                 (parent * local.normalize() * rotation_of(&world[node]).inverse()).normalize();
+            if !normalized.is_finite() {
+                return Err(LoadError::new(format!(
+                    "{}: its rest transform cannot be inverted (zero scale?)",
+                    bone.name()
+                )));
+            }
             pose.set_rotation(bone, normalized);
         }
         // Without a hips translation track the model's own rest hips stay (as in
@@ -532,6 +555,14 @@ pub fn import_animation(
         pose.hips = translations.get(&hips_node).map(|track| {
             hips_parent.transform_point3(Vec3::from_slice(&track.sample(t, false))) * hips_scale
         });
+        if pose
+            .hips
+            .is_some_and(|h| !h.is_finite() || h.abs().max_element() > 1e4)
+        {
+            return Err(LoadError::new(
+                "the hips move further than 10 km: the clip's units or rest pose are unusable",
+            ));
+        }
         for (node, name) in &expression_node {
             if let Some(track) = translations.get(node) {
                 pose.expressions

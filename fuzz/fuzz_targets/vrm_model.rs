@@ -1,0 +1,29 @@
+//! The VRM/GLB reader: any bytes either fail with a message or give a rig that the
+//! window can pose, draw and frame without a non-finite number.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use vrma_core::pose::{Pose, PoseDirections};
+use vrma_core::{expressions, framing};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(rig) = vrma_core::rig_from_bytes(data) else {
+        return;
+    };
+    // What loading a model does next in the window and the CLI.
+    let directions = PoseDirections::measure(&rig);
+    let mut pose = Pose::default();
+    directions.arms_down(&mut pose);
+    vrma_core_fuzz::assert_pose_is_usable(&rig, &pose);
+    let _ = rig.world_pose(&pose);
+    let points = framing::figure_points(&rig, &pose);
+    let _ = framing::fit(&points, glam::Vec3::Z, 0.6, 0.75);
+    let names: Vec<String> = rig
+        .model
+        .expressions
+        .iter()
+        .map(|e| e.name.clone())
+        .collect();
+    let weights = names.iter().map(|n| (n.clone(), 1.0)).collect();
+    let _ = expressions::morph_weights(&rig.model, &weights);
+});

@@ -1,0 +1,86 @@
+//! Writes a starting corpus for each fuzz target into the folder given as the first
+//! argument (`<dir>/<target>/…`): valid inputs made by our own code, so the fuzzer
+//! starts from files that get deep into each reader.
+
+use std::path::Path;
+
+use serde_json::json;
+use vrma_core::edit::{Edit, Editor};
+use vrma_core::humanoid::Side;
+use vrma_core::mannequin::{self, MannequinVariant};
+use vrma_core::pose::PoseDirections;
+use vrma_core::timeline::Ease;
+
+fn write(dir: &Path, target: &str, name: &str, bytes: &[u8]) {
+    let dir = dir.join(target);
+    std::fs::create_dir_all(&dir).expect("corpus folder");
+    std::fs::write(dir.join(name), bytes).expect("corpus file");
+}
+
+fn main() {
+    let dir = std::env::args().nth(1).expect("usage: seed_corpus DIR");
+    let dir = Path::new(&dir);
+    let vrm1 = mannequin::build(MannequinVariant::Vrm1);
+    let vrm0 = mannequin::build(MannequinVariant::Vrm0);
+    write(dir, "vrm_model", "mannequin-1.0.vrm", &vrm1);
+    write(dir, "vrm_model", "mannequin-0.x.vrm", &vrm0);
+
+    // A posed editor with keys, eases, expressions and hips motion.
+    let rig = vrma_core::rig_from_bytes(&vrm1).expect("mannequin");
+    let directions = PoseDirections::measure(&rig);
+    let mut editor = Editor::new(rig.clone());
+    let mut pose = editor.pose.clone();
+    directions.arms_down(&mut pose);
+    directions.grip(&mut pose, Side::Left, 0.7);
+    pose.expressions.insert("happy".into(), 0.8);
+    pose.hips = Some(rig.hips_rest() + glam::Vec3::new(0.05, -0.1, 0.0));
+    for (t, ease) in [(0.0, Ease::Linear), (0.5, Ease::InOut), (1.0, Ease::Hold)] {
+        editor.apply(Edit::Seek(t)).unwrap();
+        editor
+            .apply(Edit::SetPose(Box::new(pose.mirrored())))
+            .unwrap();
+        editor.apply(Edit::AddKey).unwrap();
+        editor.apply(Edit::SetEase(ease)).unwrap();
+        pose = pose.mirrored();
+    }
+    let pose_json = serde_json::to_vec_pretty(&pose.to_json("mannequin")).unwrap();
+    write(dir, "pose_json", "posed.json", &pose_json);
+    write(dir, "pose_json", "rest.json", br#"{"v":1,"bones":{}}"#);
+
+    let project = editor.project(None);
+    let project_json = serde_json::to_vec_pretty(&project.to_json()).unwrap();
+    write(dir, "project_json", "three-keys.json", &project_json);
+
+    let (vrma, _) =
+        vrma_core::vrma::export::export_vrma(&rig, &editor.timeline, &editor.pose, &mut |_| {});
+    write(dir, "vrma_import", "three-keys.vrma", &vrma);
+
+    let script = json!([
+        {"op": "rotate", "bone": "spine", "quat": [0.05, 0.2, 0.0, 0.98]},
+        {"op": "ik", "end": "leftHand", "target": [0.3, 1.0, 0.2], "keep_angle": true},
+        {"op": "pole", "chain": "leftArm", "point": [0.5, 1.2, -0.3]},
+        {"op": "move_hips", "to": [0.0, 0.8, 0.0], "rotate": [0.0, 0.1, 0.0, 0.99], "pin_feet": true},
+        {"op": "seek", "t": 0.5},
+        {"op": "key"},
+        {"op": "ease", "value": "IN-OUT"},
+        {"op": "grip", "side": "right", "amount": 0.5},
+        {"op": "expr", "name": "aa", "value": 0.4},
+        {"op": "mirror"},
+        {"op": "arms_down"},
+        {"op": "seek", "t": 1.0},
+        {"op": "key"},
+        {"op": "move_key", "from": 1.0, "to": 1.5},
+        {"op": "undo"},
+        {"op": "redo"},
+        {"op": "reset_bone", "bone": "spine"},
+        {"op": "delete_key"},
+        {"op": "reset_pose"},
+        {"op": "pose", "pose": {"v": 1, "bones": {"head": [0.0, 0.3, 0.0, 0.95]}}}
+    ]);
+    write(
+        dir,
+        "edit_script",
+        "every-op.json",
+        &serde_json::to_vec_pretty(&script).unwrap(),
+    );
+}
