@@ -19,6 +19,8 @@ fn main() -> ExitCode {
             library_save: cli.library_save,
             play: cli.play,
             recover: cli.recover,
+            vr: cli.vr,
+            one_euro: cli.one_euro,
         });
     };
     // A panic is a bug, but a user still gets one line and exit 1, not a backtrace.

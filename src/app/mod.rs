@@ -17,6 +17,7 @@ pub mod shortcuts;
 pub mod still;
 pub mod timeline_panel;
 pub mod viewport;
+pub mod vr;
 pub mod vrma_files;
 
 use std::path::PathBuf;
@@ -47,6 +48,10 @@ pub struct Launch {
     pub play: bool,
     /// Testing: accept the recovery offer at once.
     pub recover: bool,
+    /// Start in VR (`--vr`).
+    pub vr: bool,
+    /// One Euro filter settings for hand tracking (`--one-euro`).
+    pub one_euro: Option<crate::core::vr::OneEuroParams>,
 }
 
 /// Opens the editor window. Returns when the window closes.
@@ -70,24 +75,37 @@ pub fn run(launch: Launch) -> ExitCode {
 /// Builds the application (also used by tests that drive it).
 pub fn build_app(launch: Launch) -> App {
     let mut app = App::new();
+    // An ECS command or system error is logged, never a crash: e.g. leaving VR despawns
+    // the headset cameras while the renderer may still have commands queued for them.
+    app.set_error_handler(bevy::ecs::error::warn);
     let memory = model::register_memory_source(&mut app);
-    app.add_plugins(
-        DefaultPlugins
-            .set(WindowPlugin {
-                primary_window: Some(Window {
-                    title: "VRMA Maker".into(),
-                    resolution: WindowResolution::new(1280, 800),
-                    ..default()
-                }),
-                // The close guard asks about unsaved changes first.
-                close_when_requested: false,
-                ..default()
-            })
-            .set(bevy::log::LogPlugin {
-                filter: "wgpu=error,naga=warn,bevy_render=warn".into(),
+    let mut vr_status = vr::VrStatus::default();
+    let plugins = DefaultPlugins
+        .set(WindowPlugin {
+            primary_window: Some(Window {
+                title: "VRMA Maker".into(),
+                resolution: WindowResolution::new(1280, 800),
                 ..default()
             }),
-    );
+            // The close guard asks about unsaved changes first.
+            close_when_requested: false,
+            ..default()
+        })
+        .set(bevy::log::LogPlugin {
+            filter: "wgpu=error,naga=warn,bevy_render=warn".into(),
+            ..default()
+        });
+    // With the `xr` feature and an OpenXR runtime, OpenXR creates the renderer (the
+    // session itself starts only when VR is wanted).
+    #[cfg(feature = "xr")]
+    let plugins = {
+        if let Some(config) = vr::openxr_mode::session_config_from_env() {
+            app.insert_resource(config);
+        }
+        vr::openxr_mode::plugin_group(plugins, &mut vr_status)
+    };
+    app.add_plugins(plugins);
+    app.insert_resource(vr_status);
     app.add_plugins(EguiPlugin::default());
     app.insert_resource(model::MemoryAssets(memory));
     app.insert_resource(launch);
@@ -110,6 +128,7 @@ pub fn build_app(launch: Launch) -> App {
         library_panel::plugin,
         key_thumbnails::plugin,
         autosave::plugin,
+        vr::plugin,
     ));
     app.add_systems(Update, (still::report_stills, session::play_at_start));
     app

@@ -122,7 +122,10 @@ fn draw_panels(
     mut quits: MessageWriter<QuitRequested>,
     export_job: Res<super::vrma_files::ExportJob>,
     mut png: ResMut<super::still::PngSettings>,
-    key_thumbs: Res<super::key_thumbnails::KeyThumbnails>,
+    (key_thumbs, mut vr): (
+        Res<super::key_thumbnails::KeyThumbnails>,
+        ResMut<super::vr::VrStatus>,
+    ),
 ) -> Result {
     let ctx = contexts.ctx_mut()?.clone();
     let mut root = egui::Ui::new(
@@ -235,6 +238,25 @@ fn draw_panels(
             });
             ui.menu_button("View", |ui| {
                 ui.checkbox(&mut state.show_library, "Pose library");
+                ui.separator();
+                match (&vr.unavailable, vr.wanted) {
+                    (Some(reason), _) => {
+                        ui.add_enabled(false, egui::Button::new("Enter VR"))
+                            .on_disabled_hover_text(format!("VR is not available: {reason}"));
+                    }
+                    (None, false) => {
+                        if ui.button("Enter VR").clicked() {
+                            vr.wanted = true;
+                            ui.close();
+                        }
+                    }
+                    (None, true) => {
+                        if ui.button("Leave VR").clicked() {
+                            vr.wanted = false;
+                            ui.close();
+                        }
+                    }
+                }
             });
             ui.menu_button("Help", |ui| {
                 if ui.button("Controls   F1").clicked() {

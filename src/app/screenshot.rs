@@ -13,25 +13,52 @@ const SETTLE_FRAMES: u32 = 20;
 /// Give up (exit with an error) when nothing shows within this many frames.
 const MAX_FRAMES: u32 = 3000;
 
+/// Work that must end before the app quits (a VR session ending cleanly).
+#[derive(Resource, Default, Debug)]
+pub struct ExitGate {
+    /// Something is still running that quitting would cut short.
+    pub busy: bool,
+    /// A timed quit is waiting for it (it should wind down now).
+    pub quit_requested: bool,
+}
+
+/// How long a timed quit waits for a busy gate.
+const GATE_TIMEOUT_SECS: f32 = 10.0;
+
 pub fn plugin(app: &mut App) {
-    app.add_systems(Update, (take_screenshot, exit_after))
+    app.init_resource::<ExitGate>()
+        .add_systems(Update, (take_screenshot, exit_after))
         .add_systems(Last, save_on_exit);
 }
 
 fn exit_after(
     launch: Res<Launch>,
     time: Res<Time<Real>>,
+    mut gate: ResMut<ExitGate>,
     mut exit: MessageWriter<AppExit>,
+    mut asked_at: Local<Option<f32>>,
     mut sent: Local<bool>,
 ) {
-    if let Some(limit) = launch.exit_after
-        && !*sent
-        && time.elapsed_secs() >= limit
-    {
-        info!("--exit-after {limit}: quitting");
-        exit.write(AppExit::Success);
-        *sent = true;
+    let Some(limit) = launch.exit_after else {
+        return;
+    };
+    let now = time.elapsed_secs();
+    if *sent || now < limit {
+        return;
     }
+    let asked = *asked_at.get_or_insert_with(|| {
+        info!("--exit-after {limit}: quitting");
+        now
+    });
+    gate.quit_requested = true;
+    if gate.busy && now - asked < GATE_TIMEOUT_SECS {
+        return; // e.g. the VR session is ending
+    }
+    if gate.busy {
+        warn!("quitting without waiting any longer for the VR session to end");
+    }
+    exit.write(AppExit::Success);
+    *sent = true;
 }
 
 fn save_on_exit(

@@ -50,6 +50,18 @@ pub struct Cli {
     /// Testing: recover autosaved work at start without asking.
     #[arg(long, hide = true)]
     pub recover: bool,
+    /// Start in VR (OpenXR; builds with the `xr` feature). Without a runtime or headset
+    /// the window says why and stays on the desktop.
+    #[arg(long)]
+    pub vr: bool,
+    /// Hand-tracking smoothing (One Euro filter): MIN_CUTOFF,BETA,D_CUTOFF
+    /// [default: 1.2,20,1.0].
+    #[arg(long, value_name = "MIN,BETA,DCUTOFF", value_parser = parse_one_euro)]
+    pub one_euro: Option<crate::core::vr::OneEuroParams>,
+}
+
+fn parse_one_euro(text: &str) -> Result<crate::core::vr::OneEuroParams, String> {
+    crate::core::vr::OneEuroParams::parse(text)
 }
 
 #[derive(Subcommand, Debug)]

@@ -17,6 +17,7 @@ pub mod project;
 pub mod recovery;
 pub mod rig;
 pub mod timeline;
+pub mod vr;
 pub mod vrm;
 pub mod vrma;
 

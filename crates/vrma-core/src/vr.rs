@@ -1,0 +1,1018 @@
+//! VR posing without a headset (SPEC §10): the spheres, grabbing them with controllers or
+//! bare hands, following the grab point, the buttons and sticks, and the One Euro filter
+//! for hand-tracking joints. Everything here is pure: the app feeds it poses read from
+//! OpenXR once per frame and sends the edits it returns through the one edit path.
+//!
+//! Coordinates are the model space of the rig (the desktop editor's world). The app puts
+//! the player 2 m in front of the avatar by moving the tracking root, not the avatar, so
+//! controller poses only need the root's transform to land here.
+
+use glam::{Quat, Vec2, Vec3};
+
+use crate::edit::Edit;
+use crate::humanoid::Bone;
+use crate::ik::Limb;
+use crate::pose::Pose;
+use crate::project::Settings;
+use crate::rig::Rig;
+
+/// How far (metres, from the sphere's surface) a controller may be to grip a sphere.
+pub const GRIP_REACH: f32 = 0.2;
+/// Squeeze / trigger: pressed above this value, released below [`RELEASE_AT`].
+pub const PRESS_AT: f32 = 0.5;
+pub const RELEASE_AT: f32 = 0.35;
+/// Pinch: index tip and thumb tip closer than this starts a pinch…
+pub const PINCH_START: f32 = 0.02;
+/// …and it lasts until they are further apart than this (hysteresis: no flicker).
+pub const PINCH_END: f32 = 0.035;
+/// Sticks ignore deflections below this.
+pub const STICK_DEADZONE: f32 = 0.2;
+/// Walking speed at full left-stick deflection (m/s).
+pub const WALK_SPEED: f32 = 1.5;
+/// Playhead speed at full right-stick deflection (seconds of animation per second).
+pub const SCRUB_SPEED: f32 = 1.0;
+
+/// What dragging a sphere does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handle {
+    /// A hand or foot: two-bone IK to the sphere.
+    Target(Bone),
+    /// An elbow or knee: swing the limb's bend towards the sphere, hand/foot fixed.
+    Pole(Limb),
+    /// The hips: move them, legs re-solved to pinned feet when PIN FEET is on.
+    Hips,
+}
+
+impl Handle {
+    /// The bone the sphere sits on.
+    pub fn bone(self) -> Bone {
+        match self {
+            Handle::Target(bone) => bone,
+            Handle::Pole(limb) => limb.bones()[1],
+            Handle::Hips => Bone::Hips,
+        }
+    }
+
+    /// Sphere radius in metres (SPEC §10).
+    pub fn radius(self) -> f32 {
+        match self {
+            Handle::Target(_) => 0.05,
+            Handle::Pole(_) => 0.04,
+            Handle::Hips => 0.07,
+        }
+    }
+
+    /// Linear sRGB colour: cyan IK targets, yellow poles, green hips.
+    pub fn colour(self) -> [f32; 3] {
+        match self {
+            Handle::Target(_) => [0.1, 0.9, 0.95],
+            Handle::Pole(_) => [0.95, 0.85, 0.15],
+            Handle::Hips => [0.25, 0.95, 0.35],
+        }
+    }
+
+    /// The edit that puts this sphere's bone at `point` (model space).
+    pub fn edit(self, point: Vec3, settings: &Settings) -> Edit {
+        match self {
+            Handle::Target(end) => Edit::Ik {
+                end,
+                target: point,
+                keep_angle: settings.keep_angle,
+            },
+            Handle::Pole(limb) => Edit::Pole { limb, point },
+            Handle::Hips => Edit::MoveHips {
+                to: Some(point),
+                rotate: None,
+                pin_feet: settings.pin_feet,
+            },
+        }
+    }
+}
+
+/// Every handle, in a fixed order (hands, feet, elbows, knees, hips).
+pub const HANDLES: [Handle; 9] = [
+    Handle::Target(Bone::LeftHand),
+    Handle::Target(Bone::RightHand),
+    Handle::Target(Bone::LeftFoot),
+    Handle::Target(Bone::RightFoot),
+    Handle::Pole(Limb::LeftArm),
+    Handle::Pole(Limb::RightArm),
+    Handle::Pole(Limb::LeftLeg),
+    Handle::Pole(Limb::RightLeg),
+    Handle::Hips,
+];
+
+/// A sphere where it is this frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sphere {
+    pub handle: Handle,
+    pub center: Vec3,
+    /// The bone's world rotation: the sphere's local frame.
+    pub rotation: Quat,
+    pub radius: f32,
+}
+
+/// The spheres of a posed rig (bones the model lacks have none).
+pub fn spheres(rig: &Rig, pose: &Pose) -> Vec<Sphere> {
+    let world = rig.world_pose(pose);
+    HANDLES
+        .iter()
+        .filter_map(|&handle| {
+            let (center, rotation) = world[handle.bone().index()]?;
+            Some(Sphere {
+                handle,
+                center,
+                rotation,
+                radius: handle.radius(),
+            })
+        })
+        .collect()
+}
+
+/// The sphere nearest to `point` whose surface is within `reach`, skipping `busy` ones.
+pub fn nearest_within(
+    spheres: &[Sphere],
+    point: Vec3,
+    reach: f32,
+    busy: &[Handle],
+) -> Option<usize> {
+    spheres
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !busy.contains(&s.handle))
+        .map(|(i, s)| (i, (s.center.distance(point) - s.radius).max(0.0)))
+        .filter(|&(_, d)| d <= reach)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)
+}
+
+/// The first sphere a ray (unit `direction`) hits, and the distance along the ray.
+pub fn ray_hit(
+    spheres: &[Sphere],
+    origin: Vec3,
+    direction: Vec3,
+    busy: &[Handle],
+) -> Option<(usize, f32)> {
+    let dir = direction.normalize_or_zero();
+    if dir == Vec3::ZERO {
+        return None;
+    }
+    spheres
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !busy.contains(&s.handle))
+        .filter_map(|(i, s)| {
+            // |o + t d - c|² = r²  →  t² + 2 b t + c = 0 with b = d·(o - c).
+            let oc = origin - s.center;
+            let b = dir.dot(oc);
+            let c = oc.length_squared() - s.radius * s.radius;
+            let disc = b * b - c;
+            if disc < 0.0 {
+                return None;
+            }
+            let root = disc.sqrt();
+            let t = if -b - root >= 0.0 {
+                -b - root
+            } else {
+                -b + root
+            };
+            (t >= 0.0).then_some((i, t))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// A pose in space (a controller's grip or aim, a pinch).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pointer {
+    pub position: Vec3,
+    pub rotation: Quat,
+}
+
+impl Pointer {
+    pub fn new(position: Vec3, rotation: Quat) -> Pointer {
+        Pointer { position, rotation }
+    }
+
+    /// The laser's direction: the pointer's −Z (OpenXR's aim convention).
+    pub fn forward(&self) -> Vec3 {
+        self.rotation * Vec3::NEG_Z
+    }
+}
+
+/// What one hand offers this frame. `None` = not tracked.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct HandInput {
+    /// The controller's grip pose.
+    pub grip: Option<Pointer>,
+    /// The controller's aim pose (the laser).
+    pub aim: Option<Pointer>,
+    pub squeeze: f32,
+    pub trigger: f32,
+    /// Hand tracking: index tip and thumb tip (already smoothed).
+    pub pinch_tips: Option<(Vec3, Vec3)>,
+}
+
+/// How a grab started, which decides which pose it follows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GrabSource {
+    /// Squeeze: follows the grip pose.
+    Grip,
+    /// Trigger: follows the laser at the distance it hit.
+    Laser { distance: f32 },
+    /// Pinch near a sphere: follows the pinch midpoint.
+    Pinch,
+    /// Pinch far from spheres: the laser from the aim pose.
+    PinchLaser { distance: f32 },
+}
+
+/// A sphere held by one hand.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Grab {
+    pub handle: Handle,
+    pub source: GrabSource,
+    /// The grab point in the sphere's local frame (at the moment of the grab).
+    pub local_point: Vec3,
+    /// The sphere's rotation when grabbed: its frame does not turn while it is dragged.
+    pub rotation: Quat,
+    /// The last point the sphere was sent to (no edit when the hand is still).
+    pub last_center: Vec3,
+}
+
+impl Grab {
+    /// Grabs `sphere` at the world point `at`.
+    pub fn new(sphere: &Sphere, source: GrabSource, at: Vec3) -> Grab {
+        Grab {
+            handle: sphere.handle,
+            source,
+            local_point: sphere.rotation.inverse() * (at - sphere.center),
+            rotation: sphere.rotation,
+            last_center: sphere.center,
+        }
+    }
+
+    /// Where the sphere's centre goes so that its grab point is at `hand_point`.
+    pub fn center_for(&self, hand_point: Vec3) -> Vec3 {
+        hand_point - self.rotation * self.local_point
+    }
+}
+
+/// One hand's grab state machine: press/release with hysteresis, what it holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Hand {
+    pub grab: Option<Grab>,
+    squeezing: bool,
+    triggering: bool,
+    pinching: bool,
+}
+
+impl Hand {
+    /// Whether the hand is pinching (the hysteresis state).
+    pub fn pinching(&self) -> bool {
+        self.pinching
+    }
+}
+
+fn pressed(was: bool, value: f32) -> bool {
+    if was {
+        value > RELEASE_AT
+    } else {
+        value >= PRESS_AT
+    }
+}
+
+/// Pinch with hysteresis: starts under [`PINCH_START`], ends over [`PINCH_END`].
+pub fn pinch_held(was: bool, tips: Option<(Vec3, Vec3)>) -> bool {
+    match tips {
+        None => false,
+        Some((index, thumb)) => {
+            let d = index.distance(thumb);
+            if was { d <= PINCH_END } else { d < PINCH_START }
+        }
+    }
+}
+
+/// The point a grab from `source` follows this frame.
+fn hand_point(source: GrabSource, input: &HandInput) -> Option<Vec3> {
+    match source {
+        GrabSource::Grip => input.grip.map(|g| g.position),
+        GrabSource::Laser { distance } | GrabSource::PinchLaser { distance } => input
+            .aim
+            .map(|a| a.position + a.forward().normalize_or_zero() * distance),
+        GrabSource::Pinch => input.pinch_tips.map(|(i, t)| (i + t) * 0.5),
+    }
+}
+
+/// Both hands' grabs. Feed it every frame; it returns the edits to apply, in order:
+/// `Preview`s while spheres move, `EndGesture` when a hand lets go (one undo step,
+/// written back to the key at the playhead).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Grabber {
+    pub hands: [Hand; 2],
+    /// A preview was sent since the last `EndGesture`.
+    gesture_open: bool,
+}
+
+impl Grabber {
+    /// The handles held by hands other than `hand`.
+    fn busy(&self, hand: usize) -> Vec<Handle> {
+        self.hands
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != hand)
+            .filter_map(|(_, h)| h.grab.map(|g| g.handle))
+            .collect()
+    }
+
+    /// Whether any hand holds a sphere.
+    pub fn holding(&self) -> bool {
+        self.hands.iter().any(|h| h.grab.is_some())
+    }
+
+    /// One frame: `inputs[0]` is the left hand, `inputs[1]` the right; `spheres` as the
+    /// pose stands now.
+    pub fn update(
+        &mut self,
+        inputs: [&HandInput; 2],
+        spheres: &[Sphere],
+        settings: &Settings,
+    ) -> Vec<Edit> {
+        let mut edits = Vec::new();
+        let mut released = false;
+        for (i, input) in inputs.into_iter().enumerate() {
+            let busy = self.busy(i);
+            let hand = &mut self.hands[i];
+            let squeezing = pressed(hand.squeezing, input.squeeze) && input.grip.is_some();
+            let triggering = pressed(hand.triggering, input.trigger) && input.aim.is_some();
+            let pinching = pinch_held(hand.pinching, input.pinch_tips);
+            let started = (squeezing && !hand.squeezing, triggering && !hand.triggering);
+            let pinch_started = pinching && !hand.pinching;
+            hand.squeezing = squeezing;
+            hand.triggering = triggering;
+            hand.pinching = pinching;
+
+            // Let go: the source that started the grab was released (or lost tracking).
+            if let Some(grab) = hand.grab {
+                let still_held = match grab.source {
+                    GrabSource::Grip => squeezing,
+                    GrabSource::Laser { .. } => triggering,
+                    GrabSource::Pinch | GrabSource::PinchLaser { .. } => pinching,
+                };
+                if !still_held {
+                    hand.grab = None;
+                    released = true;
+                }
+            }
+
+            // Take hold.
+            if hand.grab.is_none() {
+                hand.grab = if started.0 {
+                    let at = input.grip.map(|g| g.position).unwrap_or_default();
+                    nearest_within(spheres, at, GRIP_REACH, &busy)
+                        .map(|s| Grab::new(&spheres[s], GrabSource::Grip, at))
+                } else if started.1 {
+                    input.aim.and_then(|aim| {
+                        ray_hit(spheres, aim.position, aim.forward(), &busy).map(|(s, t)| {
+                            let at = aim.position + aim.forward().normalize() * t;
+                            Grab::new(&spheres[s], GrabSource::Laser { distance: t }, at)
+                        })
+                    })
+                } else if pinch_started {
+                    let (index, thumb) = input.pinch_tips.unwrap_or_default();
+                    let mid = (index + thumb) * 0.5;
+                    match nearest_within(spheres, mid, GRIP_REACH, &busy) {
+                        Some(s) => Some(Grab::new(&spheres[s], GrabSource::Pinch, mid)),
+                        None => input.aim.and_then(|aim| {
+                            ray_hit(spheres, aim.position, aim.forward(), &busy).map(|(s, t)| {
+                                let at = aim.position + aim.forward().normalize() * t;
+                                let source = GrabSource::PinchLaser { distance: t };
+                                Grab::new(&spheres[s], source, at)
+                            })
+                        }),
+                    }
+                } else {
+                    None
+                };
+            }
+
+            // Follow.
+            if let Some(grab) = hand.grab.as_mut()
+                && let Some(point) = hand_point(grab.source, input)
+            {
+                let center = grab.center_for(point);
+                if center.is_finite() && center.distance(grab.last_center) > 1e-5 {
+                    grab.last_center = center;
+                    edits.push(Edit::Preview(Box::new(grab.handle.edit(center, settings))));
+                    self.gesture_open = true;
+                }
+            }
+        }
+        if released && self.gesture_open {
+            edits.push(Edit::EndGesture);
+            self.gesture_open = false;
+        }
+        edits
+    }
+}
+
+/// The face buttons as read this frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Buttons {
+    pub a: bool,
+    pub b: bool,
+    pub x: bool,
+    pub y: bool,
+}
+
+/// What a face button does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ButtonCommand {
+    AddKey,
+    Undo,
+    PlayStop,
+    Redo,
+}
+
+impl ButtonCommand {
+    /// The edit, given whether playback is running now.
+    pub fn edit(self, playing: bool) -> Edit {
+        match self {
+            ButtonCommand::AddKey => Edit::AddKey,
+            ButtonCommand::Undo => Edit::Undo,
+            ButtonCommand::PlayStop => Edit::SetPlaying(!playing),
+            ButtonCommand::Redo => Edit::Redo,
+        }
+    }
+}
+
+/// A = add key, B = undo, X = play/stop, Y = redo; each on the press, not while held.
+pub fn button_commands(before: Buttons, now: Buttons) -> Vec<ButtonCommand> {
+    [
+        (before.a, now.a, ButtonCommand::AddKey),
+        (before.b, now.b, ButtonCommand::Undo),
+        (before.x, now.x, ButtonCommand::PlayStop),
+        (before.y, now.y, ButtonCommand::Redo),
+    ]
+    .into_iter()
+    .filter(|&(was, is, _)| is && !was)
+    .map(|(_, _, command)| command)
+    .collect()
+}
+
+fn deadzone(v: f32) -> f32 {
+    if v.abs() < STICK_DEADZONE || !v.is_finite() {
+        0.0
+    } else {
+        // Rescaled so speed starts at zero at the edge of the dead zone.
+        v.signum() * ((v.abs() - STICK_DEADZONE) / (1.0 - STICK_DEADZONE)).min(1.0)
+    }
+}
+
+/// Left stick: how far the player walks this frame, on the floor, relative to where the
+/// head looks (`head_forward`, any vector; only its horizontal direction counts).
+pub fn walk_step(stick: Vec2, head_forward: Vec3, dt: f32) -> Vec3 {
+    let forward = Vec3::new(head_forward.x, 0.0, head_forward.z).normalize_or(Vec3::NEG_Z);
+    let right = forward.cross(Vec3::Y);
+    (right * deadzone(stick.x) + forward * deadzone(stick.y)) * WALK_SPEED * dt
+}
+
+/// Right stick left/right: how far the playhead moves this frame (seconds).
+pub fn scrub_step(stick: Vec2, dt: f32) -> f32 {
+    deadzone(stick.x) * SCRUB_SPEED * dt
+}
+
+/// One Euro filter settings (Casiez et al. 2012; seed 003).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OneEuroParams {
+    /// Cutoff (Hz) when still: lower = steadier, more lag.
+    pub min_cutoff: f32,
+    /// How much speed raises the cutoff (per m/s).
+    pub beta: f32,
+    /// Cutoff (Hz) of the speed estimate itself.
+    pub d_cutoff: f32,
+}
+
+impl Default for OneEuroParams {
+    /// Seed 003's min cutoff and d-cutoff. Its beta (0.02) is for landmarks in pixels;
+    /// joints here are in metres, about a thousand times smaller numbers, so the same
+    /// response to speed needs a beta about a thousand times larger.
+    fn default() -> OneEuroParams {
+        OneEuroParams {
+            min_cutoff: 1.2,
+            beta: 20.0,
+            d_cutoff: 1.0,
+        }
+    }
+}
+
+impl OneEuroParams {
+    /// Reads `MIN_CUTOFF,BETA,D_CUTOFF` (e.g. from a command-line flag).
+    pub fn parse(text: &str) -> Result<OneEuroParams, String> {
+        let values: Vec<f32> = text
+            .split(',')
+            .map(|v| v.trim().parse::<f32>())
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("'{text}': {e} (expected MIN_CUTOFF,BETA,D_CUTOFF)"))?;
+        match values[..] {
+            [min_cutoff, beta, d_cutoff]
+                if min_cutoff.is_finite()
+                    && min_cutoff > 0.0
+                    && beta.is_finite()
+                    && beta >= 0.0
+                    && d_cutoff.is_finite()
+                    && d_cutoff > 0.0 =>
+            {
+                Ok(OneEuroParams {
+                    min_cutoff,
+                    beta,
+                    d_cutoff,
+                })
+            }
+            _ => Err(format!(
+                "'{text}': expected three numbers MIN_CUTOFF,BETA,D_CUTOFF (cutoffs > 0, beta ≥ 0)"
+            )),
+        }
+    }
+}
+
+fn alpha(cutoff: f32, dt: f32) -> f32 {
+    let tau = 1.0 / (2.0 * std::f32::consts::PI * cutoff);
+    1.0 / (1.0 + tau / dt)
+}
+
+/// A One Euro filter on one number.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct OneEuro {
+    state: Option<(f32, f32)>, // (value, speed)
+}
+
+impl OneEuro {
+    pub fn filter(&mut self, value: f32, dt: f32, params: &OneEuroParams) -> f32 {
+        let Some((previous, speed)) = self.state.filter(|_| dt > 0.0 && dt.is_finite()) else {
+            self.state = Some((value, 0.0));
+            return value;
+        };
+        let raw_speed = (value - previous) / dt;
+        let speed = speed + alpha(params.d_cutoff, dt) * (raw_speed - speed);
+        let cutoff = params.min_cutoff + params.beta * speed.abs();
+        let filtered = previous + alpha(cutoff, dt) * (value - previous);
+        self.state = Some((filtered, speed));
+        filtered
+    }
+}
+
+/// One Euro filters on a point: one per axis (seed 003).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct OneEuroVec3([OneEuro; 3]);
+
+impl OneEuroVec3 {
+    pub fn filter(&mut self, value: Vec3, dt: f32, params: &OneEuroParams) -> Vec3 {
+        if !value.is_finite() {
+            // A glitch in tracking: keep the last good value, start over next time.
+            let last = self.0.map(|f| f.state.map_or(0.0, |s| s.0));
+            *self = OneEuroVec3::default();
+            return Vec3::from_array(last);
+        }
+        Vec3::new(
+            self.0[0].filter(value.x, dt, params),
+            self.0[1].filter(value.y, dt, params),
+            self.0[2].filter(value.z, dt, params),
+        )
+    }
+
+    pub fn reset(&mut self) {
+        *self = OneEuroVec3::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mannequin::{self, MannequinVariant};
+
+    fn rig() -> Rig {
+        crate::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap()
+    }
+
+    fn sphere(handle: Handle, center: Vec3) -> Sphere {
+        Sphere {
+            handle,
+            center,
+            rotation: Quat::IDENTITY,
+            radius: handle.radius(),
+        }
+    }
+
+    fn controller(at: Vec3, squeeze: f32) -> HandInput {
+        HandInput {
+            grip: Some(Pointer::new(at, Quat::IDENTITY)),
+            aim: Some(Pointer::new(at, Quat::IDENTITY)),
+            squeeze,
+            ..HandInput::default()
+        }
+    }
+
+    /// Deterministic pseudo-random numbers in [-1, 1].
+    fn noise(seed: &mut u64) -> f32 {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((*seed >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+
+    #[test]
+    fn every_handle_has_a_sphere_on_its_bone_with_the_spec_radius() {
+        let rig = rig();
+        let pose = Pose::default();
+        let world = rig.world_pose(&pose);
+        let spheres = spheres(&rig, &pose);
+        assert_eq!(spheres.len(), HANDLES.len());
+        for s in &spheres {
+            let (at, _) = world[s.handle.bone().index()].unwrap();
+            assert!(s.center.distance(at) < 1e-6);
+        }
+        let radius = |h| spheres.iter().find(|s| s.handle == h).unwrap().radius;
+        assert_eq!(radius(Handle::Target(Bone::LeftHand)), 0.05);
+        assert_eq!(radius(Handle::Pole(Limb::RightLeg)), 0.04);
+        assert_eq!(radius(Handle::Hips), 0.07);
+    }
+
+    #[test]
+    fn grip_takes_the_nearest_sphere_within_reach_only() {
+        let spheres = [
+            sphere(Handle::Target(Bone::LeftHand), Vec3::new(0.0, 1.0, 0.0)),
+            sphere(Handle::Pole(Limb::LeftArm), Vec3::new(0.3, 1.0, 0.0)),
+        ];
+        // 0.1 m from the hand's surface, 0.16 m from the elbow's: the hand.
+        let at = Vec3::new(0.15, 1.0, 0.0);
+        assert_eq!(nearest_within(&spheres, at, GRIP_REACH, &[]), Some(0));
+        // Just outside reach of both surfaces: nothing.
+        let far = Vec3::new(0.0, 1.0, 0.0 + 0.05 + GRIP_REACH + 0.01);
+        assert_eq!(nearest_within(&spheres, far, GRIP_REACH, &[]), None);
+        // Just inside: the hand.
+        let near = Vec3::new(0.0, 1.0, 0.05 + GRIP_REACH - 0.01);
+        assert_eq!(nearest_within(&spheres, near, GRIP_REACH, &[]), Some(0));
+        // A sphere the other hand holds is skipped.
+        let busy = [Handle::Target(Bone::LeftHand)];
+        assert_eq!(nearest_within(&spheres, at, GRIP_REACH, &busy), Some(1));
+    }
+
+    #[test]
+    fn the_laser_hits_the_first_sphere_on_the_ray() {
+        let spheres = [
+            sphere(Handle::Hips, Vec3::new(0.0, 1.0, -3.0)),
+            sphere(Handle::Target(Bone::RightHand), Vec3::new(0.0, 1.0, -2.0)),
+            sphere(Handle::Target(Bone::LeftHand), Vec3::new(0.5, 1.0, -1.0)),
+        ];
+        let origin = Vec3::new(0.0, 1.0, 0.0);
+        let (i, t) = ray_hit(&spheres, origin, Vec3::NEG_Z, &[]).unwrap();
+        assert_eq!(i, 1);
+        assert!((t - (2.0 - 0.05)).abs() < 1e-5, "{t}");
+        // Pointing away or beside: nothing.
+        assert_eq!(ray_hit(&spheres, origin, Vec3::Z, &[]), None);
+        assert_eq!(ray_hit(&spheres, origin, Vec3::X, &[]), None);
+        // Grazing the edge of the left hand's sphere (radius 0.05) still hits it.
+        let d = (Vec3::new(0.5 - 0.049, 1.0, -1.0) - origin).normalize();
+        assert_eq!(ray_hit(&spheres, origin, d, &[]).map(|h| h.0), Some(2));
+        // From inside a sphere, the exit point.
+        let (_, t) = ray_hit(&spheres[..1], Vec3::new(0.0, 1.0, -3.0), Vec3::NEG_Z, &[]).unwrap();
+        assert!((t - 0.07).abs() < 1e-5);
+    }
+
+    #[test]
+    fn pinch_has_hysteresis() {
+        let tips = |d: f32| Some((Vec3::ZERO, Vec3::new(d, 0.0, 0.0)));
+        assert!(!pinch_held(false, tips(0.025)), "not yet");
+        assert!(pinch_held(false, tips(0.015)), "starts");
+        assert!(
+            pinch_held(true, tips(0.03)),
+            "still held between the thresholds"
+        );
+        assert!(!pinch_held(true, tips(0.04)), "released");
+        assert!(!pinch_held(true, None), "lost tracking releases");
+    }
+
+    #[test]
+    fn a_gripped_sphere_keeps_its_grab_point_under_the_hand() {
+        let settings = Settings::default();
+        let hand_sphere = sphere(Handle::Target(Bone::LeftHand), Vec3::new(0.3, 1.0, 0.0));
+        let mut grabber = Grabber::default();
+        let idle = HandInput::default();
+        // Squeeze 3 cm to the side of the centre: the sphere keeps that offset.
+        let start = Vec3::new(0.33, 1.0, 0.0);
+        let edits = grabber.update([&controller(start, 1.0), &idle], &[hand_sphere], &settings);
+        assert!(edits.is_empty(), "no movement yet: {edits:?}");
+        let moved = start + Vec3::new(0.0, -0.2, 0.1);
+        let edits = grabber.update([&controller(moved, 1.0), &idle], &[hand_sphere], &settings);
+        match &edits[..] {
+            [Edit::Preview(inner)] => match **inner {
+                Edit::Ik { end, target, .. } => {
+                    assert_eq!(end, Bone::LeftHand);
+                    assert!(target.distance(Vec3::new(0.3, 0.8, 0.1)) < 1e-6, "{target}");
+                }
+                ref other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        }
+        // Squeeze eases off but stays above the release threshold: still held.
+        let edits = grabber.update([&controller(moved, 0.4), &idle], &[hand_sphere], &settings);
+        assert!(edits.is_empty() && grabber.holding());
+        // Released: one EndGesture commits the drag as one undo step.
+        let edits = grabber.update([&controller(moved, 0.1), &idle], &[hand_sphere], &settings);
+        assert_eq!(edits, vec![Edit::EndGesture]);
+        assert!(!grabber.holding());
+    }
+
+    #[test]
+    fn a_laser_grab_drags_the_sphere_at_its_distance() {
+        let settings = Settings::default();
+        let hips = sphere(Handle::Hips, Vec3::new(0.0, 1.0, -2.0));
+        let aim = |rotation: Quat| HandInput {
+            aim: Some(Pointer::new(Vec3::new(0.0, 1.0, 0.0), rotation)),
+            grip: Some(Pointer::new(Vec3::new(0.0, 1.0, 0.0), rotation)),
+            trigger: 1.0,
+            ..HandInput::default()
+        };
+        let mut grabber = Grabber::default();
+        let idle = HandInput::default();
+        grabber.update([&idle, &aim(Quat::IDENTITY)], &[hips], &settings);
+        assert!(grabber.hands[1].grab.is_some());
+        // Tilt the controller down: the hips move down along the arc of the laser.
+        let down = Quat::from_rotation_x(-0.1);
+        let edits = grabber.update([&idle, &aim(down)], &[hips], &settings);
+        let Some(Edit::Preview(inner)) = edits.first() else {
+            panic!("{edits:?}")
+        };
+        let Edit::MoveHips {
+            to: Some(to),
+            pin_feet,
+            ..
+        } = **inner
+        else {
+            panic!("{inner:?}")
+        };
+        assert!(pin_feet);
+        let hit = 2.0 - 0.07;
+        let expected =
+            Vec3::new(0.0, 1.0, 0.0) + down * Vec3::NEG_Z * hit + Vec3::new(0.0, 0.0, -0.07);
+        assert!(to.distance(expected) < 1e-5, "{to} vs {expected}");
+    }
+
+    #[test]
+    fn two_hands_hold_two_spheres_independently() {
+        let settings = Settings::default();
+        let left = sphere(Handle::Target(Bone::LeftHand), Vec3::new(0.3, 1.0, 0.0));
+        let right = sphere(Handle::Target(Bone::RightHand), Vec3::new(-0.3, 1.0, 0.0));
+        let spheres = [left, right];
+        let mut grabber = Grabber::default();
+        let l0 = controller(left.center, 1.0);
+        let r0 = controller(right.center, 1.0);
+        grabber.update([&l0, &r0], &spheres, &settings);
+        assert_eq!(grabber.hands[0].grab.unwrap().handle, left.handle);
+        assert_eq!(grabber.hands[1].grab.unwrap().handle, right.handle);
+        // Both move: one preview each, each for its own hand.
+        let l1 = controller(left.center + Vec3::Y * 0.1, 1.0);
+        let r1 = controller(right.center - Vec3::Y * 0.1, 1.0);
+        let edits = grabber.update([&l1, &r1], &spheres, &settings);
+        let targets: Vec<(Bone, Vec3)> = edits
+            .iter()
+            .map(|e| match e {
+                Edit::Preview(inner) => match **inner {
+                    Edit::Ik { end, target, .. } => (end, target),
+                    ref other => panic!("{other:?}"),
+                },
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(targets.len(), 2);
+        assert_eq!(targets[0].0, Bone::LeftHand);
+        assert!(targets[0].1.distance(left.center + Vec3::Y * 0.1) < 1e-6);
+        assert_eq!(targets[1].0, Bone::RightHand);
+        assert!(targets[1].1.distance(right.center - Vec3::Y * 0.1) < 1e-6);
+        // The left lets go: the right keeps holding and keeps moving its sphere.
+        let edits = grabber.update(
+            [&controller(l1.grip.unwrap().position, 0.0), &r1],
+            &spheres,
+            &settings,
+        );
+        assert_eq!(edits, vec![Edit::EndGesture]);
+        assert!(grabber.hands[0].grab.is_none() && grabber.hands[1].grab.is_some());
+        let r2 = controller(right.center - Vec3::Y * 0.2, 1.0);
+        let edits = grabber.update([&HandInput::default(), &r2], &spheres, &settings);
+        assert_eq!(edits.len(), 1);
+        // A hand cannot take the sphere the other holds: it gets the next nearest or none.
+        let mut grabber = Grabber::default();
+        grabber.update(
+            [&HandInput::default(), &controller(left.center, 1.0)],
+            &spheres,
+            &settings,
+        );
+        grabber.update(
+            [&controller(left.center, 1.0), &controller(left.center, 1.0)],
+            &spheres,
+            &settings,
+        );
+        assert_eq!(grabber.hands[1].grab.unwrap().handle, left.handle);
+        assert!(
+            grabber.hands[0].grab.is_none(),
+            "the right sphere is 0.6 m away"
+        );
+    }
+
+    #[test]
+    fn a_pinch_grabs_near_spheres_at_the_midpoint_and_far_ones_by_laser() {
+        let settings = Settings::default();
+        let knee = sphere(Handle::Pole(Limb::LeftLeg), Vec3::new(0.1, 0.5, 0.0));
+        let pinch = |mid: Vec3, gap: f32| HandInput {
+            pinch_tips: Some((mid - Vec3::X * gap / 2.0, mid + Vec3::X * gap / 2.0)),
+            aim: Some(Pointer::new(Vec3::new(0.1, 0.5, 1.0), Quat::IDENTITY)),
+            ..HandInput::default()
+        };
+        let idle = HandInput::default();
+        let mut grabber = Grabber::default();
+        // Near: open hand first, then close.
+        grabber.update([&pinch(knee.center, 0.06), &idle], &[knee], &settings);
+        assert!(grabber.hands[0].grab.is_none());
+        grabber.update([&pinch(knee.center, 0.01), &idle], &[knee], &settings);
+        let grab = grabber.hands[0].grab.unwrap();
+        assert_eq!(grab.source, GrabSource::Pinch);
+        let edits = grabber.update(
+            [&pinch(knee.center + Vec3::Z * 0.1, 0.03), &idle],
+            &[knee],
+            &settings,
+        );
+        assert_eq!(
+            edits,
+            vec![Edit::Preview(Box::new(Edit::Pole {
+                limb: Limb::LeftLeg,
+                point: knee.center + Vec3::Z * 0.1
+            }))]
+        );
+        let edits = grabber.update([&pinch(knee.center, 0.05), &idle], &[knee], &settings);
+        assert_eq!(edits.last(), Some(&Edit::EndGesture));
+        // Far: the pinch is 1 m from the knee, the aim ray points at it.
+        let mut grabber = Grabber::default();
+        let far = Vec3::new(0.1, 0.5, 1.0);
+        grabber.update([&pinch(far, 0.06), &idle], &[knee], &settings);
+        grabber.update([&pinch(far, 0.01), &idle], &[knee], &settings);
+        assert!(matches!(
+            grabber.hands[0].grab.unwrap().source,
+            GrabSource::PinchLaser { .. }
+        ));
+    }
+
+    #[test]
+    fn dragging_the_hips_sphere_through_the_editor_keeps_the_feet() {
+        let rig = rig();
+        let mut editor = crate::edit::Editor::new(rig.clone());
+        let settings = editor.settings;
+        let before = rig.world_pose(&editor.pose);
+        let all = spheres(&rig, &editor.pose);
+        let hips = *all.iter().find(|s| s.handle == Handle::Hips).unwrap();
+        let mut grabber = Grabber::default();
+        let idle = HandInput::default();
+        for step in 0..=20 {
+            let at = hips.center - Vec3::Y * 0.01 * step as f32;
+            let spheres_now = spheres(&rig, &editor.pose);
+            for edit in grabber.update([&idle, &controller(at, 1.0)], &spheres_now, &settings) {
+                editor.apply(edit).unwrap();
+            }
+        }
+        let end = hips.center - Vec3::Y * 0.2;
+        for edit in grabber.update(
+            [&idle, &controller(end, 0.0)],
+            &spheres(&rig, &editor.pose),
+            &settings,
+        ) {
+            editor.apply(edit).unwrap();
+        }
+        let after = rig.world_pose(&editor.pose);
+        let hips_after = after[Bone::Hips.index()].unwrap().0;
+        assert!((hips_after.y - (hips.center.y - 0.2)).abs() < 1e-4);
+        for foot in [Bone::LeftFoot, Bone::RightFoot] {
+            let (a, _) = before[foot.index()].unwrap();
+            let (b, _) = after[foot.index()].unwrap();
+            assert!(a.distance(b) < 1e-4, "{foot:?} moved {}", a.distance(b));
+        }
+        // One undo step puts everything back.
+        editor.apply(Edit::Undo).unwrap();
+        let undone = rig.world_pose(&editor.pose);
+        assert!(undone[Bone::Hips.index()].unwrap().0.distance(hips.center) < 1e-6);
+    }
+
+    #[test]
+    fn buttons_act_once_per_press() {
+        let none = Buttons::default();
+        let a = Buttons { a: true, ..none };
+        assert_eq!(button_commands(none, a), vec![ButtonCommand::AddKey]);
+        assert!(
+            button_commands(a, a).is_empty(),
+            "held is not pressed again"
+        );
+        let all = Buttons {
+            a: true,
+            b: true,
+            x: true,
+            y: true,
+        };
+        assert_eq!(
+            button_commands(none, all),
+            vec![
+                ButtonCommand::AddKey,
+                ButtonCommand::Undo,
+                ButtonCommand::PlayStop,
+                ButtonCommand::Redo
+            ]
+        );
+        assert_eq!(ButtonCommand::PlayStop.edit(false), Edit::SetPlaying(true));
+        assert_eq!(ButtonCommand::PlayStop.edit(true), Edit::SetPlaying(false));
+        assert_eq!(ButtonCommand::Undo.edit(true), Edit::Undo);
+    }
+
+    #[test]
+    fn sticks_walk_where_the_head_looks_and_scrub_the_playhead() {
+        let dt = 0.5;
+        // Full forward while looking along -Z (the head pitched down does not matter).
+        let step = walk_step(Vec2::new(0.0, 1.0), Vec3::new(0.0, -0.5, -1.0), dt);
+        assert!(
+            step.distance(Vec3::new(0.0, 0.0, -WALK_SPEED * dt)) < 1e-5,
+            "{step}"
+        );
+        // Right while looking along +X: towards +Z.
+        let step = walk_step(Vec2::new(1.0, 0.0), Vec3::X, dt);
+        assert!(
+            step.distance(Vec3::new(0.0, 0.0, WALK_SPEED * dt)) < 1e-5,
+            "{step}"
+        );
+        assert_eq!(
+            walk_step(Vec2::new(0.1, -0.15), Vec3::NEG_Z, dt),
+            Vec3::ZERO
+        );
+        assert_eq!(
+            scrub_step(Vec2::new(0.1, 1.0), dt),
+            0.0,
+            "dead zone, and y is ignored"
+        );
+        assert!((scrub_step(Vec2::new(-1.0, 0.0), dt) + SCRUB_SPEED * dt).abs() < 1e-6);
+        assert_eq!(scrub_step(Vec2::new(f32::NAN, 0.0), dt), 0.0);
+    }
+
+    #[test]
+    fn one_euro_steadies_a_still_hand_and_follows_a_fast_one() {
+        let params = OneEuroParams::default();
+        let dt = 1.0 / 90.0;
+        let mut seed = 7;
+        // Still, with ±2 mm jitter: the output moves far less than the input.
+        let mut filter = OneEuroVec3::default();
+        let centre = Vec3::new(0.2, 1.1, -0.4);
+        let (mut raw_spread, mut out_spread) = (0.0f32, 0.0f32);
+        for i in 0..900 {
+            let jitter = Vec3::new(noise(&mut seed), noise(&mut seed), noise(&mut seed)) * 0.002;
+            let out = filter.filter(centre + jitter, dt, &params);
+            if i > 180 {
+                raw_spread = raw_spread.max(jitter.length());
+                out_spread = out_spread.max(out.distance(centre));
+            }
+        }
+        assert!(
+            out_spread < raw_spread / 3.0,
+            "jitter {raw_spread} → {out_spread}"
+        );
+        // Moving at 1 m/s (with the same jitter): the lag stays under 2 cm.
+        let mut filter = OneEuroVec3::default();
+        let mut worst_lag = 0.0f32;
+        for i in 0..180 {
+            let truth = Vec3::new(i as f32 * dt, 1.0, 0.0);
+            let jitter = Vec3::new(noise(&mut seed), noise(&mut seed), noise(&mut seed)) * 0.002;
+            let out = filter.filter(truth + jitter, dt, &params);
+            if i > 45 {
+                worst_lag = worst_lag.max(out.distance(truth));
+            }
+        }
+        assert!(worst_lag < 0.02, "lag {worst_lag}");
+        // A plain low-pass at the still cutoff would lag far more: the speed term matters.
+        let slow = OneEuroParams {
+            beta: 0.0,
+            ..params
+        };
+        let mut filter = OneEuroVec3::default();
+        let mut lag = 0.0f32;
+        for i in 0..180 {
+            let truth = Vec3::new(i as f32 * dt, 1.0, 0.0);
+            lag = filter.filter(truth, dt, &slow).distance(truth);
+        }
+        assert!(lag > 5.0 * worst_lag, "{lag} vs {worst_lag}");
+        // A tracking glitch (NaN) never reaches the output.
+        let mut filter = OneEuroVec3::default();
+        filter.filter(centre, dt, &params);
+        assert!(filter.filter(Vec3::NAN, dt, &params).is_finite());
+    }
+
+    #[test]
+    fn one_euro_settings_parse_and_refuse_nonsense() {
+        let p = OneEuroParams::parse("1.0, 5, 2").unwrap();
+        assert_eq!((p.min_cutoff, p.beta, p.d_cutoff), (1.0, 5.0, 2.0));
+        for bad in ["", "1,2", "1,2,3,4", "0,1,1", "1,-1,1", "1,NaN,1", "a,b,c"] {
+            assert!(OneEuroParams::parse(bad).is_err(), "{bad}");
+        }
+    }
+}
