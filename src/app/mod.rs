@@ -79,6 +79,7 @@ pub fn build_app(launch: Launch) -> App {
     // the headset cameras while the renderer may still have commands queued for them.
     app.set_error_handler(bevy::ecs::error::warn);
     let memory = model::register_memory_source(&mut app);
+    #[cfg_attr(not(feature = "xr"), allow(unused_mut))]
     let mut vr_status = vr::VrStatus::default();
     let plugins = DefaultPlugins
         .set(WindowPlugin {

@@ -382,7 +382,12 @@ impl Editor {
                 Ok(())
             }
             edit => {
-                let before = self.gesture_start.take().unwrap_or_else(|| self.snapshot());
+                // A drag in progress ends with this edit, but only if it succeeds: a refused
+                // edit must leave the drag (and its undo snapshot) as it was.
+                let before = self
+                    .gesture_start
+                    .clone()
+                    .unwrap_or_else(|| self.snapshot());
                 let pose_edit = edit.is_pose_edit();
                 if pose_edit {
                     self.change_pose(edit)?;
@@ -390,6 +395,8 @@ impl Editor {
                 } else {
                     self.change_keys(edit)?;
                 }
+                self.gesture_start = None;
+                self.gesture_pins = None;
                 self.history.record(before);
                 self.mark_changed();
                 Ok(())
@@ -757,6 +764,26 @@ mod tests {
             assert!(tip(&ed, Bone::LeftIndexDistal).y < before.y - 0.01);
             assert_eq!(tip(&ed, Bone::RightIndexDistal), right_before);
         }
+    }
+
+    #[test]
+    fn a_refused_edit_during_a_drag_leaves_the_drag_cancellable() {
+        let mut ed = editor(MannequinVariant::Vrm1);
+        let start = ed.snapshot();
+        let turn = Quat::from_rotation_y(0.4);
+        ed.apply(Edit::Preview(Box::new(Edit::Rotate {
+            bone: Bone::Spine,
+            rotation: turn,
+        })))
+        .unwrap();
+        assert!(ed.apply(Edit::DeleteKey).is_err(), "there is no key");
+        ed.apply(Edit::CancelGesture).unwrap();
+        assert_eq!(
+            ed.snapshot(),
+            start,
+            "cancel restores the state before the drag"
+        );
+        assert!(!ed.history.can_undo());
     }
 
     #[test]

@@ -472,6 +472,7 @@ fn enter_vr(
 }
 
 /// The session is going away: commit a drag in progress, bring the desktop back.
+#[allow(clippy::too_many_arguments)]
 fn leave_vr(
     mut commands: Commands,
     spaces: Query<Entity, With<ControllerSpace>>,
@@ -505,6 +506,13 @@ fn see_vr_layer(mut commands: Commands, cameras: Query<Entity, Added<XrCamera>>)
     }
 }
 
+/// A tracked hand joint: which one, where (in the tracking root), whether it is valid.
+type HandJoint = (
+    &'static HandBone,
+    &'static Transform,
+    &'static XrSpaceLocationFlags,
+);
+
 fn pointer(transform: &Transform, root: &Transform) -> Pointer {
     Pointer::new(
         root.transform_point(transform.translation),
@@ -526,14 +534,8 @@ fn vr_input(
         (&ControllerSpace, &Transform, &XrSpaceLocationFlags),
         Without<XrTrackingRoot>,
     >,
-    left_joints: Query<
-        (&HandBone, &Transform, &XrSpaceLocationFlags),
-        (With<LeftHand>, Without<XrTrackingRoot>),
-    >,
-    right_joints: Query<
-        (&HandBone, &Transform, &XrSpaceLocationFlags),
-        (With<RightHand>, Without<XrTrackingRoot>),
-    >,
+    left_joints: Query<HandJoint, (With<LeftHand>, Without<XrTrackingRoot>)>,
+    right_joints: Query<HandJoint, (With<RightHand>, Without<XrTrackingRoot>)>,
     head: Query<(&XrCamera, &Transform), Without<XrTrackingRoot>>,
     mut edits: MessageWriter<EditRequest>,
     mut gizmos: Gizmos<VrGizmos>,
