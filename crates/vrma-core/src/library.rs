@@ -74,6 +74,26 @@ fn read_entry(path: &Path) -> Result<LibraryEntry, LoadError> {
     Ok(LibraryEntry { id, name, pose })
 }
 
+/// Removes what interrupted atomic writes left behind (`.NAME.tmp-PID`, see
+/// [`super::write_atomic`]) once they are a minute old: no write takes that long.
+fn remove_stale_temporary_files(dir: &Path) {
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in listing.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age.as_secs() >= 60);
+        if name.starts_with('.') && name.contains(".tmp-") && stale {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 impl Library {
     /// Opens (creating) a library folder and reads every entry in it.
     pub fn open(dir: &Path) -> Result<Library, LoadError> {
@@ -83,6 +103,7 @@ impl Library {
                 dir.display()
             ))
         })?;
+        remove_stale_temporary_files(dir);
         let mut library = Library {
             dir: dir.to_path_buf(),
             entries: Vec::new(),
