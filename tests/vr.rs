@@ -447,6 +447,25 @@ fn controllers_grab_the_hips_and_a_hand_and_the_saved_project_shows_it() {
     pause(1.0);
     feeder.set(|_, r| r.a = false);
     pause(1.0);
+    // The right stick scrubs the playhead forward.
+    feeder.set(|_, r| r.stick = Vec2::new(1.0, 0.0));
+    pause(1.0);
+    feeder.set(|_, r| r.stick = Vec2::ZERO);
+    pause(0.5);
+    // B undoes the key, Y (left hand's second button) redoes it, X plays and stops.
+    for (right_hand, second) in [(true, true), (false, true), (false, false), (false, false)] {
+        feeder.set(|l, r| {
+            let c = if right_hand { r } else { l };
+            if second { c.b = true } else { c.a = true }
+        });
+        pause(0.6);
+        feeder.set(|l, r| {
+            let c = if right_hand { r } else { l };
+            c.a = false;
+            c.b = false;
+        });
+        pause(0.8);
+    }
 
     // The whole sequence must be over before --exit-after ends the app.
     assert!(
@@ -487,8 +506,15 @@ fn controllers_grab_the_hips_and_a_hand_and_the_saved_project_shows_it() {
     assert_eq!(project.timeline.keys().len(), 1, "{seen:#?}");
     let key_world = rig.world_pose(&project.timeline.keys()[0].pose);
     assert!(at(&key_world, Bone::LeftHand).distance(hand_after) < 1e-4);
-    assert!(
-        seen.iter().any(|l| l.contains("VR button: AddKey")),
-        "{seen:#?}"
-    );
+    for command in ["AddKey", "Undo", "Redo", "PlayStop"] {
+        assert!(
+            seen.iter().any(|l| l.contains(&format!("VR button: {command}"))),
+            "no {command}: {seen:#?}"
+        );
+    }
+    // Played and stopped: X twice.
+    let play_stops = seen.iter().filter(|l| l.contains("VR button: PlayStop")).count();
+    assert_eq!(play_stops, 2);
+    // The stick moved the playhead (about 1 s at full deflection for 1 s, then playback).
+    assert!(project.playhead > 0.3, "playhead {}", project.playhead);
 }
