@@ -105,6 +105,42 @@ fn asking_for_vr_without_a_runtime_says_why_and_stays_on_the_desktop() {
     );
 }
 
+#[test]
+fn with_a_runtime_the_desktop_window_still_renders_until_vr_is_wanted() {
+    let Some(manifest) = vr_ready() else {
+        return;
+    };
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let dir = scratch("vr-desktop");
+    let shot = dir.join("window.png");
+    let (mut child, lines) = start_editor(
+        &display,
+        &["--screenshot", shot.to_str().unwrap()],
+        &[
+            ("XR_RUNTIME_JSON", manifest.to_str().unwrap()),
+            ("XDG_CONFIG_HOME", dir.to_str().unwrap()),
+            ("SIMULATED_ENABLE", "1"),
+        ],
+    );
+    let status = wait_with_timeout(&mut child, Duration::from_secs(120));
+    let mut seen = Vec::new();
+    drain(&lines, &mut seen);
+    assert!(status.is_some_and(|s| s.success()), "{status:?} {seen:#?}");
+    // OpenXR created the renderer (the runtime was found) but no session started.
+    assert!(
+        seen.iter().any(|l| l.contains("OpenXR runtime found")),
+        "{seen:#?}"
+    );
+    assert!(!seen.iter().any(|l| l.contains("entering VR")), "{seen:#?}");
+    let img = image::open(&shot).expect("screenshot").to_rgba8();
+    let (w, h) = (img.width(), img.height());
+    let centre = covered_fraction(&img, w * 45 / 100, w * 55 / 100, h * 30 / 100, h * 60 / 100);
+    assert!(
+        centre > 0.25,
+        "the mannequin covers only {centre:.2} of the view"
+    );
+}
+
 /// The Monado runtime manifest, when scripts/test built it.
 fn monado() -> Option<PathBuf> {
     std::env::var_os("VRMA_MAKER_MONADO_JSON")
@@ -508,12 +544,16 @@ fn controllers_grab_the_hips_and_a_hand_and_the_saved_project_shows_it() {
     assert!(at(&key_world, Bone::LeftHand).distance(hand_after) < 1e-4);
     for command in ["AddKey", "Undo", "Redo", "PlayStop"] {
         assert!(
-            seen.iter().any(|l| l.contains(&format!("VR button: {command}"))),
+            seen.iter()
+                .any(|l| l.contains(&format!("VR button: {command}"))),
             "no {command}: {seen:#?}"
         );
     }
     // Played and stopped: X twice.
-    let play_stops = seen.iter().filter(|l| l.contains("VR button: PlayStop")).count();
+    let play_stops = seen
+        .iter()
+        .filter(|l| l.contains("VR button: PlayStop"))
+        .count();
     assert_eq!(play_stops, 2);
     // The stick moved the playhead (about 1 s at full deflection for 1 s, then playback).
     assert!(project.playhead > 0.3, "playhead {}", project.playhead);

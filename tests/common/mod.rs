@@ -244,3 +244,22 @@ pub fn ctrl_chord(display: &str, key: &str) {
     xdotool(display, &["keyup", "ctrl"]);
     pause();
 }
+
+/// Fraction of pixels in a box that are not the clear colour (the view's background).
+pub fn covered_fraction(img: &image::RgbaImage, x0: u32, x1: u32, y0: u32, y1: u32) -> f64 {
+    let background = img.get_pixel(img.width() / 2, 45); // top of the 3D view, above the head
+    let mut hit = 0;
+    let mut total = 0;
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let p = img.get_pixel(x, y);
+            let d = (0..3)
+                .map(|c| (p[c] as i32 - background[c] as i32).abs())
+                .max()
+                .unwrap();
+            hit += (d > 40) as u32;
+            total += 1;
+        }
+    }
+    hit as f64 / total as f64
+}

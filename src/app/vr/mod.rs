@@ -22,6 +22,8 @@ pub struct VrStatus {
     pub focused: bool,
     /// Why VR cannot start here (no runtime, no headset, or a build without `xr`).
     pub unavailable: Option<String>,
+    /// What the OpenXR runtime offers, when there is one (logged at start).
+    pub runtime: Option<String>,
 }
 
 pub fn plugin(app: &mut App) {

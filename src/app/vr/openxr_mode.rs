@@ -87,7 +87,8 @@ pub fn plugin_group(
     } else {
         openxr::ReferenceSpaceType::STAGE
     };
-    info!(
+    // Logged once logging is up (this runs while the plugins are being put together).
+    status.runtime = Some(format!(
         "OpenXR runtime found (hand tracking: {}, reference space: {})",
         available.ext_hand_tracking,
         if available.ext_local_floor {
@@ -95,7 +96,7 @@ pub fn plugin_group(
         } else {
             "stage"
         }
-    );
+    ));
     add_xr_plugins(defaults)
         .set(XrSessionPlugin { auto_handle: false })
         .set(OxrInitPlugin {
@@ -184,6 +185,11 @@ pub fn plugin(app: &mut App) {
             ..default()
         },
     )
+    .add_systems(Startup, |status: Res<VrStatus>| {
+        if let Some(runtime) = &status.runtime {
+            info!("{runtime}");
+        }
+    })
     .add_systems(Update, check_runtime_started);
     if !app.world().contains_resource::<OxrInstance>() {
         return;
