@@ -212,6 +212,11 @@ struct Controller {
     stick: Vec2,
     a: bool,
     b: bool,
+    /// Hand tracking: Monado simulates the hand's joints from these finger curls
+    /// (index and thumb, 0 open … 1 curled; 1 and 1 make a pinch).
+    hand_tracking: bool,
+    index_curl: f32,
+    thumb_curl: f32,
 }
 
 impl Controller {
@@ -224,6 +229,9 @@ impl Controller {
             stick: Vec2::ZERO,
             a: false,
             b: false,
+            hand_tracking: false,
+            index_curl: 0.0,
+            thumb_curl: 0.0,
         }
     }
 }
@@ -253,8 +261,9 @@ fn remote_packet(left: &Controller, right: &Controller) -> Vec<u8> {
         for _ in 0..6 {
             f(&mut b, 0.0); // linear and angular velocity
         }
-        for _ in 0..5 {
-            f(&mut b, 0.0); // hand curls: open hands
+        // hand_curl[5]: little, ring, middle, index, thumb.
+        for v in [0.0, 0.0, 0.0, c.index_curl, c.thumb_curl] {
+            f(&mut b, v);
         }
         f(&mut b, c.trigger);
         f(&mut b, c.squeeze);
@@ -265,14 +274,14 @@ fn remote_packet(left: &Controller, right: &Controller) -> Vec<u8> {
             f(&mut b, 0.0); // trackpad force, trackpad x, y
         }
         let flags = [
-            false, // hand_tracking_active: controllers only, no pinch path
-            true,  // active
-            false, // system_click
-            false, // system_touch
-            c.a,   // a_click (left hand: X)
-            c.a,   // a_touch
-            c.b,   // b_click (left hand: Y)
-            c.b,   // b_touch
+            c.hand_tracking, // hand_tracking_active
+            true,            // active
+            false,           // system_click
+            false,           // system_touch
+            c.a,             // a_click (left hand: X)
+            c.a,             // a_touch
+            c.b,             // b_click (left hand: Y)
+            c.b,             // b_touch
             c.trigger > 0.5,
             c.trigger > 0.1,
             false,
@@ -393,14 +402,8 @@ fn controllers_grab_the_hips_and_a_hand_and_the_saved_project_shows_it() {
         return;
     };
     let dir = scratch("vr-remote");
-    let config = dir.join("config");
-    std::fs::create_dir_all(config.join("monado")).unwrap();
     let port = 4300 + (std::process::id() % 500) as u16;
-    std::fs::write(
-        config.join("monado/config_v0.json"),
-        format!(r#"{{"active":"remote","remote":{{"version":0,"port":{port},"view_count":2}}}}"#),
-    )
-    .unwrap();
+    let config = remote_config(&dir, port);
     let saved = dir.join("saved.json");
 
     // Where things are: the built-in mannequin at rest (what the editor opens).
@@ -557,4 +560,108 @@ fn controllers_grab_the_hips_and_a_hand_and_the_saved_project_shows_it() {
     assert_eq!(play_stops, 2);
     // The stick moved the playhead (about 1 s at full deflection for 1 s, then playback).
     assert!(project.playhead > 0.3, "playhead {}", project.playhead);
+}
+
+/// Writes a Monado config selecting the remote driver on a port of this test's own.
+fn remote_config(dir: &Path, port: u16) -> PathBuf {
+    let config = dir.join("config");
+    std::fs::create_dir_all(config.join("monado")).unwrap();
+    std::fs::write(
+        config.join("monado/config_v0.json"),
+        format!(r#"{{"active":"remote","remote":{{"version":0,"port":{port},"view_count":2}}}}"#),
+    )
+    .unwrap();
+    config
+}
+
+#[test]
+fn a_bare_hand_pinch_drags_a_foot_and_the_saved_project_shows_it() {
+    use vrma_maker::core::humanoid::Bone;
+    use vrma_maker::core::mannequin::{self, MannequinVariant};
+
+    let Some(manifest) = vr_ready() else {
+        return;
+    };
+    let dir = scratch("vr-pinch");
+    let port = 4800 + (std::process::id() % 500) as u16;
+    let config = remote_config(&dir, port);
+    let saved = dir.join("saved.json");
+    let rig = vrma_maker::core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
+    let rest = rig.world_pose(&vrma_maker::core::pose::Pose::default());
+    let at = |world: &vrma_maker::core::rig::WorldPose, bone: Bone| world[bone.index()].unwrap().0;
+    let foot = at(&rest, Bone::LeftFoot);
+    // Forward and up: the knee bends.
+    let lift = Vec3::new(0.03, 0.18, 0.12);
+
+    // The right hand waits at the left foot with its fingers already pinched but not yet
+    // tracked; the left controller is parked away. When tracking starts, the first
+    // tracked frame is a pinch: the grab point is exactly where the fingers meet (closing
+    // them on camera would move that point while the pinch begins).
+    let mut hand = Controller::at(floor_space(foot));
+    hand.index_curl = 1.0;
+    hand.thumb_curl = 1.0;
+    let feeder = Feeder::start(
+        port,
+        Controller::at(floor_space(Vec3::new(-0.8, 1.0, 0.6))),
+        hand,
+    );
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let launched = Instant::now();
+    let (mut child, lines) = start_editor(
+        &display,
+        &[
+            "--vr",
+            "--exit-after",
+            "45",
+            "--save-on-exit",
+            saved.to_str().unwrap(),
+        ],
+        &[
+            ("XR_RUNTIME_JSON", manifest.to_str().unwrap()),
+            ("XDG_CONFIG_HOME", config.to_str().unwrap()),
+        ],
+    );
+    let mut seen = Vec::new();
+    assert!(
+        wait_for_line(
+            &lines,
+            "VR session state: FOCUSED",
+            Duration::from_secs(120),
+            &mut seen
+        ),
+        "the session never reached FOCUSED: {seen:#?}"
+    );
+    pause(2.0); // joints tracked and smoothed
+    // The pinching hand appears, lifts, holds still, and is lost (which lets go).
+    feeder.set(|_, r| r.hand_tracking = true);
+    pause(1.5);
+    feeder.glide(true, floor_space(foot), floor_space(foot + lift), 2.0);
+    pause(1.5);
+    feeder.set(|_, r| r.hand_tracking = false);
+    pause(1.5);
+    assert!(
+        launched.elapsed() < Duration::from_secs(40),
+        "too slow for this test's timing: {:?} (--exit-after is 45 s)",
+        launched.elapsed()
+    );
+    let status = wait_with_timeout(&mut child, Duration::from_secs(120));
+    drop(feeder);
+    drain(&lines, &mut seen);
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "exit: {status:?} {seen:#?}"
+    );
+    let world = saved_pose_world(&saved, &rig);
+    let moved = at(&world, Bone::LeftFoot) - foot;
+    eprintln!(
+        "pinch drag: foot moved {moved}, hand {lift}, error {} m",
+        moved.distance(lift)
+    );
+    // The sphere follows the pinch point.
+    assert!(
+        moved.distance(lift) < 0.01,
+        "the foot moved {moved}, the hand {lift}"
+    );
+    assert!(at(&world, Bone::RightFoot).distance(at(&rest, Bone::RightFoot)) < 1e-4);
+    assert!(at(&world, Bone::Hips).distance(at(&rest, Bone::Hips)) < 1e-4);
 }

@@ -615,6 +615,15 @@ fn vr_input(
         input.trigger = float(&actions.trigger[hand]);
     }
 
+    for (hand, input) in hands.iter().enumerate() {
+        if let Some((index, thumb)) = input.pinch_tips {
+            debug!(
+                "hand {hand}: index-thumb gap {:.3} m",
+                index.distance(thumb)
+            );
+        }
+    }
+
     // Grabs: previews while dragging, one undo step on release.
     let now = spheres(&session.editor.rig, &session.editor.pose);
     let settings = session.editor.settings;
