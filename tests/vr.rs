@@ -575,7 +575,7 @@ fn remote_config(dir: &Path, port: u16) -> PathBuf {
 }
 
 #[test]
-fn a_bare_hand_pinch_drags_a_foot_and_the_saved_project_shows_it() {
+fn a_pinch_lifts_a_foot_and_a_laser_lowers_the_hips_and_the_saved_project_shows_it() {
     use vrma_maker::core::humanoid::Bone;
     use vrma_maker::core::mannequin::{self, MannequinVariant};
 
@@ -590,6 +590,7 @@ fn a_bare_hand_pinch_drags_a_foot_and_the_saved_project_shows_it() {
     let rest = rig.world_pose(&vrma_maker::core::pose::Pose::default());
     let at = |world: &vrma_maker::core::rig::WorldPose, bone: Bone| world[bone.index()].unwrap().0;
     let foot = at(&rest, Bone::LeftFoot);
+    let hips = at(&rest, Bone::Hips);
     // Forward and up: the knee bends.
     let lift = Vec3::new(0.03, 0.18, 0.12);
 
@@ -600,11 +601,8 @@ fn a_bare_hand_pinch_drags_a_foot_and_the_saved_project_shows_it() {
     let mut hand = Controller::at(floor_space(foot));
     hand.index_curl = 1.0;
     hand.thumb_curl = 1.0;
-    let feeder = Feeder::start(
-        port,
-        Controller::at(floor_space(Vec3::new(-0.8, 1.0, 0.6))),
-        hand,
-    );
+    let park = floor_space(Vec3::new(-0.8, 1.0, 0.6));
+    let feeder = Feeder::start(port, Controller::at(park), hand);
     let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
     let launched = Instant::now();
     let (mut child, lines) = start_editor(
@@ -612,7 +610,7 @@ fn a_bare_hand_pinch_drags_a_foot_and_the_saved_project_shows_it() {
         &[
             "--vr",
             "--exit-after",
-            "45",
+            "55",
             "--save-on-exit",
             saved.to_str().unwrap(),
         ],
@@ -639,9 +637,26 @@ fn a_bare_hand_pinch_drags_a_foot_and_the_saved_project_shows_it() {
     pause(1.5);
     feeder.set(|_, r| r.hand_tracking = false);
     pause(1.5);
+    // The left controller, 1 m in front of the hips, points its laser at them (aim is
+    // −Z, towards the avatar), pulls the trigger and tilts the laser down 0.1 m at that
+    // distance by moving down.
+    let aim_from = hips + Vec3::new(0.0, 0.0, 1.0);
+    feeder.glide(false, park, floor_space(aim_from), 0.5);
+    pause(1.0);
+    feeder.set(|l, _| l.trigger = 1.0);
+    pause(1.0);
+    feeder.glide(
+        false,
+        floor_space(aim_from),
+        floor_space(aim_from - Vec3::Y * 0.1),
+        1.5,
+    );
+    pause(1.5);
+    feeder.set(|l, _| l.trigger = 0.0);
+    pause(1.0);
     assert!(
-        launched.elapsed() < Duration::from_secs(40),
-        "too slow for this test's timing: {:?} (--exit-after is 45 s)",
+        launched.elapsed() < Duration::from_secs(50),
+        "too slow for this test's timing: {:?} (--exit-after is 55 s)",
         launched.elapsed()
     );
     let status = wait_with_timeout(&mut child, Duration::from_secs(120));
@@ -662,6 +677,12 @@ fn a_bare_hand_pinch_drags_a_foot_and_the_saved_project_shows_it() {
         moved.distance(lift) < 0.01,
         "the foot moved {moved}, the hand {lift}"
     );
-    assert!(at(&world, Bone::RightFoot).distance(at(&rest, Bone::RightFoot)) < 1e-4);
-    assert!(at(&world, Bone::Hips).distance(at(&rest, Bone::Hips)) < 1e-4);
+    // The laser drag lowered the hips 0.1 m; both feet stayed where they were (pinned).
+    let hips_after = at(&world, Bone::Hips);
+    assert!(
+        hips_after.distance(hips - Vec3::Y * 0.1) < 0.01,
+        "hips {hips} → {hips_after}"
+    );
+    assert!(at(&world, Bone::RightFoot).distance(at(&rest, Bone::RightFoot)) < 0.005);
+    assert!(at(&world, Bone::LeftFoot).distance(foot + lift) < 0.01);
 }
