@@ -594,13 +594,12 @@ fn a_pinch_lifts_a_foot_and_a_laser_lowers_the_hips_and_the_saved_project_shows_
     // Forward and up: the knee bends.
     let lift = Vec3::new(0.03, 0.18, 0.12);
 
-    // The right hand waits at the left foot with its fingers already pinched but not yet
-    // tracked; the left controller is parked away. When tracking starts, the first
-    // tracked frame is a pinch: the grab point is exactly where the fingers meet (closing
-    // them on camera would move that point while the pinch begins).
+    // The right hand, tracked, waits at the left foot with its fingers half curled (not
+    // yet a pinch); the left controller is parked away.
     let mut hand = Controller::at(floor_space(foot));
-    hand.index_curl = 1.0;
-    hand.thumb_curl = 1.0;
+    hand.hand_tracking = true;
+    hand.index_curl = 0.6;
+    hand.thumb_curl = 0.6;
     let park = floor_space(Vec3::new(-0.8, 1.0, 0.6));
     let feeder = Feeder::start(port, Controller::at(park), hand);
     let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
@@ -630,12 +629,20 @@ fn a_pinch_lifts_a_foot_and_a_laser_lowers_the_hips_and_the_saved_project_shows_
         "the session never reached FOCUSED: {seen:#?}"
     );
     pause(2.0); // joints tracked and smoothed
-    // The pinching hand appears, lifts, holds still, and is lost (which lets go).
-    feeder.set(|_, r| r.hand_tracking = true);
+    // Pinch (the fingers close on the sphere), lift, hold still, open the hand. Closing
+    // and opening move the fingertips' midpoint by a few centimetres; the sphere must
+    // not follow that, only the hand.
+    feeder.set(|_, r| {
+        r.index_curl = 1.0;
+        r.thumb_curl = 1.0;
+    });
     pause(1.5);
     feeder.glide(true, floor_space(foot), floor_space(foot + lift), 2.0);
     pause(1.5);
-    feeder.set(|_, r| r.hand_tracking = false);
+    feeder.set(|_, r| {
+        r.index_curl = 0.0;
+        r.thumb_curl = 0.0;
+    });
     pause(1.5);
     // The left controller, 1 m in front of the hips, points its laser at them (aim is
     // −Z, towards the avatar), pulls the trigger and tilts the laser down 0.1 m at that

@@ -25,6 +25,10 @@ pub const RELEASE_AT: f32 = 0.35;
 pub const PINCH_START: f32 = 0.02;
 /// …and it lasts until they are further apart than this (hysteresis: no flicker).
 pub const PINCH_END: f32 = 0.035;
+/// While a pinch's fingertip gap changes by more than this in a frame, the fingers are
+/// closing or opening rather than the hand moving: the grab point moves with them and
+/// the sphere stays, so pinching and letting go do not nudge it.
+pub const PINCH_FINGERS_MOVING: f32 = 0.0005;
 /// Sticks ignore deflections below this.
 pub const STICK_DEADZONE: f32 = 0.2;
 /// Walking speed at full left-stick deflection (m/s).
@@ -236,6 +240,8 @@ pub struct Grab {
     pub rotation: Quat,
     /// The last point the sphere was sent to (no edit when the hand is still).
     pub last_center: Vec3,
+    /// Pinch grabs: the fingertip gap last frame.
+    pub last_gap: f32,
 }
 
 impl Grab {
@@ -247,6 +253,7 @@ impl Grab {
             local_point: sphere.rotation.inverse() * (at - sphere.center),
             rotation: sphere.rotation,
             last_center: sphere.center,
+            last_gap: 0.0,
         }
     }
 
@@ -380,7 +387,10 @@ impl Grabber {
                     let (index, thumb) = input.pinch_tips.unwrap_or_default();
                     let mid = (index + thumb) * 0.5;
                     match nearest_within(spheres, mid, GRIP_REACH, &busy) {
-                        Some(s) => Some(Grab::new(&spheres[s], GrabSource::Pinch, mid)),
+                        Some(s) => Some(Grab {
+                            last_gap: index.distance(thumb),
+                            ..Grab::new(&spheres[s], GrabSource::Pinch, mid)
+                        }),
                         None => input.aim.and_then(|aim| {
                             ray_hit(spheres, aim.position, aim.forward(), &busy).map(|(s, t)| {
                                 let at = aim.position + aim.forward().normalize() * t;
@@ -392,6 +402,21 @@ impl Grabber {
                 } else {
                     None
                 };
+            }
+
+            // Fingers of a pinch closing or opening: the grab point moves with them.
+            if let Some(grab) = hand.grab.as_mut()
+                && grab.source == GrabSource::Pinch
+                && let Some((index, thumb)) = input.pinch_tips
+            {
+                let gap = index.distance(thumb);
+                let fingers_moving = (gap - grab.last_gap).abs() > PINCH_FINGERS_MOVING;
+                grab.last_gap = gap;
+                if fingers_moving {
+                    let mid = (index + thumb) * 0.5;
+                    grab.local_point = grab.rotation.inverse() * (mid - grab.last_center);
+                    continue;
+                }
             }
 
             // Follow.
@@ -836,7 +861,7 @@ mod tests {
         let grab = grabber.hands[0].grab.unwrap();
         assert_eq!(grab.source, GrabSource::Pinch);
         let edits = grabber.update(
-            [&pinch(knee.center + Vec3::Z * 0.1, 0.03), &idle],
+            [&pinch(knee.center + Vec3::Z * 0.1, 0.01), &idle],
             &[knee],
             &settings,
         );
@@ -858,6 +883,57 @@ mod tests {
             grabber.hands[0].grab.unwrap().source,
             GrabSource::PinchLaser { .. }
         ));
+    }
+
+    #[test]
+    fn closing_the_fingers_of_a_pinch_does_not_move_the_sphere() {
+        let settings = Settings::default();
+        let foot = sphere(Handle::Target(Bone::LeftFoot), Vec3::new(0.1, 0.05, 0.0));
+        let idle = HandInput::default();
+        // The fingers close from a 19 mm gap to 9 mm while their midpoint drifts 2 cm.
+        let tips = |gap: f32, mid: Vec3| HandInput {
+            pinch_tips: Some((mid - Vec3::X * gap / 2.0, mid + Vec3::X * gap / 2.0)),
+            ..HandInput::default()
+        };
+        let start = foot.center + Vec3::new(0.02, 0.03, 0.0);
+        let mut grabber = Grabber::default();
+        for frame in 0..=5 {
+            let k = frame as f32 / 5.0;
+            let gap = 0.019 - 0.010 * k;
+            let mid = start + Vec3::new(0.0, -0.02, 0.01) * k;
+            let edits = grabber.update([&tips(gap, mid), &idle], &[foot], &settings);
+            assert!(
+                edits.is_empty(),
+                "frame {frame}: the sphere moved: {edits:?}"
+            );
+        }
+        assert!(grabber.hands[0].grab.is_some());
+        // Then the hand moves: the sphere follows it exactly, from where it was.
+        let end = start + Vec3::new(0.0, -0.02, 0.01);
+        let moved = end + Vec3::new(0.0, 0.15, 0.1);
+        // (the gap holds still, so the pinch has settled)
+        grabber.update([&tips(0.009, end), &idle], &[foot], &settings);
+        let edits = grabber.update([&tips(0.009, moved), &idle], &[foot], &settings);
+        let Some(Edit::Preview(inner)) = edits.first() else {
+            panic!("{edits:?}")
+        };
+        let Edit::Ik { target, .. } = **inner else {
+            panic!("{inner:?}")
+        };
+        let expected = foot.center + Vec3::new(0.0, 0.15, 0.1);
+        assert!(target.distance(expected) < 1e-5, "{target} vs {expected}");
+        // Opening the fingers (their midpoint drifting) lets go without a nudge.
+        for frame in 1..=8 {
+            let k = frame as f32 / 8.0;
+            let gap = 0.009 + 0.04 * k;
+            let mid = moved + Vec3::new(0.0, 0.02, -0.01) * k;
+            let edits = grabber.update([&tips(gap, mid), &idle], &[foot], &settings);
+            assert!(
+                edits.iter().all(|e| *e == Edit::EndGesture),
+                "frame {frame}: {edits:?}"
+            );
+        }
+        assert!(grabber.hands[0].grab.is_none());
     }
 
     #[test]
