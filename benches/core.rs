@@ -95,6 +95,43 @@ fn bench(c: &mut Criterion) {
         })
     });
 
+    // VR: one frame of input with both hands dragging a sphere each, through the editor
+    // (spheres from the pose, both grabs followed, both IK previews applied).
+    {
+        use vrma_maker::core::edit::Editor;
+        use vrma_maker::core::vr::{Grabber, HandInput, Pointer, spheres};
+        let mut editor = Editor::new(rig.clone());
+        let settings = editor.settings;
+        let now = spheres(&rig, &editor.pose);
+        let hand = |i: usize, offset: Vec3| HandInput {
+            grip: Some(Pointer::new(now[i].center + offset, Quat::IDENTITY)),
+            squeeze: 1.0,
+            ..HandInput::default()
+        };
+        let mut grabber = Grabber::default();
+        grabber.update(
+            [&hand(0, Vec3::ZERO), &hand(1, Vec3::ZERO)],
+            &now,
+            &settings,
+        );
+        let mut step = 0u32;
+        c.bench_function(
+            "VR: one frame, two hands dragging (spheres, grabs, 2 IK previews)",
+            |b| {
+                b.iter(|| {
+                    step += 1;
+                    let wobble = Vec3::new(0.0, (step % 50) as f32 * 0.002, 0.05);
+                    let now = spheres(&rig, &editor.pose);
+                    let edits =
+                        grabber.update([&hand(0, wobble), &hand(1, -wobble)], &now, &settings);
+                    for edit in edits {
+                        editor.apply(edit).unwrap();
+                    }
+                })
+            },
+        );
+    }
+
     let rest = rig.hips_rest();
     let tl = timeline(30, 60.0);
     c.bench_function("sample one frame (55 bones, 30 keys)", |b| {
