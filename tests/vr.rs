@@ -141,6 +141,74 @@ fn with_a_runtime_the_desktop_window_still_renders_until_vr_is_wanted() {
     );
 }
 
+#[test]
+fn the_view_menu_enters_and_leaves_vr() {
+    let Some(manifest) = vr_ready() else {
+        return;
+    };
+    if !required_or_skip("xdotool", have_xdotool()) {
+        return;
+    }
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let dir = scratch("vr-menu");
+    let (mut child, lines) = start_editor(
+        &display,
+        &["--exit-after", "40"],
+        &[
+            ("XR_RUNTIME_JSON", manifest.to_str().unwrap()),
+            ("XDG_CONFIG_HOME", dir.to_str().unwrap()),
+            ("SIMULATED_ENABLE", "1"),
+        ],
+    );
+    let window = wait_for_window(&display);
+    let mut seen = Vec::new();
+    assert!(
+        wait_for_line(&lines, "model shown", Duration::from_secs(60), &mut seen),
+        "{seen:#?}"
+    );
+    pause(2.0);
+    let click = |x: &str, y: &str| {
+        xdotool(&display, &["mousemove", "--window", &window, x, y]);
+        pause(0.4);
+        xdotool(&display, &["mousedown", "1"]);
+        pause(0.3);
+        xdotool(&display, &["mouseup", "1"]);
+        pause(1.0);
+    };
+    // View ▸ Enter VR (the menu's second item), then View ▸ Leave VR in the same place.
+    click("131", "11");
+    click("150", "66");
+    assert!(
+        wait_for_line(
+            &lines,
+            "VR session state: FOCUSED",
+            Duration::from_secs(60),
+            &mut seen
+        ),
+        "Enter VR did not start a session: {seen:#?}"
+    );
+    pause(2.0);
+    click("131", "11");
+    click("150", "66");
+    assert!(
+        wait_for_line(
+            &lines,
+            "VR session ended",
+            Duration::from_secs(60),
+            &mut seen
+        ),
+        "Leave VR did not end the session: {seen:#?}"
+    );
+    // Back on the desktop, still running until --exit-after.
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the app quit with the session"
+    );
+    let status = wait_with_timeout(&mut child, Duration::from_secs(90));
+    drain(&lines, &mut seen);
+    assert!(status.is_some_and(|s| s.success()), "{status:?} {seen:#?}");
+}
+
 /// The Monado runtime manifest, when scripts/test built it.
 fn monado() -> Option<PathBuf> {
     std::env::var_os("VRMA_MAKER_MONADO_JSON")
