@@ -105,13 +105,13 @@ fn writer_child() {
         return;
     };
     let path = std::path::PathBuf::from(path);
-    let (a, b) = two_poses();
     if mode == "project" {
         let projects = two_projects();
         for i in 0usize.. {
             projects[i % 2].save(&path).unwrap();
         }
     } else {
+        let (a, b) = two_poses();
         let mut library = Library::open(&path).unwrap();
         let id = library.entries[0].id.clone();
         for i in 0usize.. {

@@ -133,8 +133,7 @@ fn with_a_runtime_the_desktop_window_still_renders_until_vr_is_wanted() {
     );
     assert!(!seen.iter().any(|l| l.contains("entering VR")), "{seen:#?}");
     let img = image::open(&shot).expect("screenshot").to_rgba8();
-    let (w, h) = (img.width(), img.height());
-    let centre = covered_fraction(&img, w * 45 / 100, w * 55 / 100, h * 30 / 100, h * 60 / 100);
+    let centre = view_centre_covered(&img);
     assert!(
         centre > 0.25,
         "the mannequin covers only {centre:.2} of the view"
@@ -229,35 +228,89 @@ fn vr_ready() -> Option<PathBuf> {
     if ok { monado() } else { None }
 }
 
+/// The editor in VR on Monado, in an X server of its own.
+struct VrRun {
+    _xvfb: Xvfb,
+    child: Child,
+    lines: Receiver<String>,
+    /// Every log line so far.
+    seen: Vec<String>,
+    launched: Instant,
+    exit_after: u64,
+}
+
+impl VrRun {
+    /// Starts `--vr --exit-after EXIT_AFTER ARGS…` on the runtime, with `envs`, and waits
+    /// until the session has focus.
+    fn start(manifest: &Path, exit_after: u64, args: &[&str], envs: &[(&str, &str)]) -> VrRun {
+        let (xvfb, display) = start_xvfb().expect("Xvfb starts");
+        let launched = Instant::now();
+        let exit_after_text = exit_after.to_string();
+        let mut all_args = vec!["--vr", "--exit-after", exit_after_text.as_str()];
+        all_args.extend_from_slice(args);
+        let mut all_envs = vec![("XR_RUNTIME_JSON", manifest.to_str().unwrap())];
+        all_envs.extend_from_slice(envs);
+        let (child, lines) = start_editor(&display, &all_args, &all_envs);
+        let mut seen = Vec::new();
+        let focused = wait_for_line(
+            &lines,
+            "VR session state: FOCUSED",
+            Duration::from_secs(120),
+            &mut seen,
+        );
+        assert!(focused, "the session never reached FOCUSED: {seen:#?}");
+        VrRun {
+            _xvfb: xvfb,
+            child,
+            lines,
+            seen,
+            launched,
+            exit_after,
+        }
+    }
+
+    /// A scripted sequence must be over 5 s before --exit-after ends the app.
+    fn assert_in_time(&self) {
+        assert!(
+            self.launched.elapsed() < Duration::from_secs(self.exit_after - 5),
+            "too slow for this test's timing: the sequence ended {:?} after launch, \
+             --exit-after is {} s",
+            self.launched.elapsed(),
+            self.exit_after
+        );
+    }
+
+    /// Waits (up to `limit`) for the app to quit by itself, cleanly; returns the log.
+    fn finish(mut self, limit: Duration) -> Vec<String> {
+        let status = wait_with_timeout(&mut self.child, limit);
+        drain(&self.lines, &mut self.seen);
+        assert!(
+            status.is_some_and(|s| s.success()),
+            "exit: {status:?} {:#?}",
+            self.seen
+        );
+        self.seen
+    }
+}
+
 #[test]
 fn the_simulated_headset_reaches_focus_and_the_session_ends_cleanly() {
     let Some(manifest) = vr_ready() else {
         return;
     };
-    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
     let config = scratch("vr-simulated-config");
-    let (mut child, lines) = start_editor(
-        &display,
-        &["--vr", "--exit-after", "25"],
+    let run = VrRun::start(
+        &manifest,
+        25,
+        &[],
         &[
-            ("XR_RUNTIME_JSON", manifest.to_str().unwrap()),
             ("XDG_CONFIG_HOME", config.to_str().unwrap()),
             ("SIMULATED_ENABLE", "1"),
             ("SIMULATED_LEFT", "simple"),
             ("SIMULATED_RIGHT", "simple"),
         ],
     );
-    let mut seen = Vec::new();
-    let focused = wait_for_line(
-        &lines,
-        "VR session state: FOCUSED",
-        Duration::from_secs(120),
-        &mut seen,
-    );
-    let status = wait_with_timeout(&mut child, Duration::from_secs(120));
-    drain(&lines, &mut seen);
-    assert!(focused, "the session never reached FOCUSED: {seen:#?}");
-    assert!(status.is_some_and(|s| s.success()), "exit: {status:?}");
+    let seen = run.finish(Duration::from_secs(120));
     for needle in [
         "entering VR",
         "VR session state: STOPPING",
@@ -500,30 +553,12 @@ fn controllers_grab_the_hips_and_a_hand_and_the_saved_project_shows_it() {
         Controller::at(park_left),
         Controller::at(floor_space(hips)),
     );
-    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
-    let launched = Instant::now();
-    let (mut child, lines) = start_editor(
-        &display,
-        &[
-            "--vr",
-            "--exit-after",
-            "75",
-            "--save-on-exit",
-            saved.to_str().unwrap(),
-        ],
-        &[
-            ("XR_RUNTIME_JSON", manifest.to_str().unwrap()),
-            ("XDG_CONFIG_HOME", config.to_str().unwrap()),
-        ],
+    let run = VrRun::start(
+        &manifest,
+        75,
+        &["--save-on-exit", saved.to_str().unwrap()],
+        &[("XDG_CONFIG_HOME", config.to_str().unwrap())],
     );
-    let mut seen = Vec::new();
-    let focused = wait_for_line(
-        &lines,
-        "VR session state: FOCUSED",
-        Duration::from_secs(120),
-        &mut seen,
-    );
-    assert!(focused, "the session never reached FOCUSED: {seen:#?}");
     assert!(feeder.connected.load(std::sync::atomic::Ordering::SeqCst));
     pause(2.0); // poses valid, spheres placed
 
@@ -574,20 +609,9 @@ fn controllers_grab_the_hips_and_a_hand_and_the_saved_project_shows_it() {
         pause(0.8);
     }
 
-    // The whole sequence must be over before --exit-after ends the app.
-    assert!(
-        launched.elapsed() < Duration::from_secs(70),
-        "too slow for this test's timing: the sequence ended {:?} after launch, \
-         --exit-after is 75 s",
-        launched.elapsed()
-    );
-    let status = wait_with_timeout(&mut child, Duration::from_secs(200));
+    run.assert_in_time();
+    let seen = run.finish(Duration::from_secs(200));
     drop(feeder);
-    drain(&lines, &mut seen);
-    assert!(
-        status.is_some_and(|s| s.success()),
-        "exit: {status:?} {seen:#?}"
-    );
     let world = saved_pose_world(&saved, &rig);
 
     // The hips went down ~0.2 m; the feet stayed pinned.
@@ -670,31 +694,11 @@ fn a_pinch_lifts_a_foot_and_a_laser_lowers_the_hips_and_the_saved_project_shows_
     hand.thumb_curl = 0.6;
     let park = floor_space(Vec3::new(-0.8, 1.0, 0.6));
     let feeder = Feeder::start(port, Controller::at(park), hand);
-    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
-    let launched = Instant::now();
-    let (mut child, lines) = start_editor(
-        &display,
-        &[
-            "--vr",
-            "--exit-after",
-            "55",
-            "--save-on-exit",
-            saved.to_str().unwrap(),
-        ],
-        &[
-            ("XR_RUNTIME_JSON", manifest.to_str().unwrap()),
-            ("XDG_CONFIG_HOME", config.to_str().unwrap()),
-        ],
-    );
-    let mut seen = Vec::new();
-    assert!(
-        wait_for_line(
-            &lines,
-            "VR session state: FOCUSED",
-            Duration::from_secs(120),
-            &mut seen
-        ),
-        "the session never reached FOCUSED: {seen:#?}"
+    let run = VrRun::start(
+        &manifest,
+        55,
+        &["--save-on-exit", saved.to_str().unwrap()],
+        &[("XDG_CONFIG_HOME", config.to_str().unwrap())],
     );
     pause(2.0); // joints tracked and smoothed
     // Pinch (the fingers close on the sphere), lift, hold still, open the hand. Closing
@@ -729,18 +733,9 @@ fn a_pinch_lifts_a_foot_and_a_laser_lowers_the_hips_and_the_saved_project_shows_
     pause(1.5);
     feeder.set(|l, _| l.trigger = 0.0);
     pause(1.0);
-    assert!(
-        launched.elapsed() < Duration::from_secs(50),
-        "too slow for this test's timing: {:?} (--exit-after is 55 s)",
-        launched.elapsed()
-    );
-    let status = wait_with_timeout(&mut child, Duration::from_secs(120));
+    run.assert_in_time();
+    run.finish(Duration::from_secs(120));
     drop(feeder);
-    drain(&lines, &mut seen);
-    assert!(
-        status.is_some_and(|s| s.success()),
-        "exit: {status:?} {seen:#?}"
-    );
     let world = saved_pose_world(&saved, &rig);
     let moved = at(&world, Bone::LeftFoot) - foot;
     eprintln!(

@@ -50,7 +50,7 @@ fn the_window_shows_the_mannequin_and_a_vrm0_model_faces_the_same_way() {
         .ok();
     let (w, h) = (img.width(), img.height());
     // The 3D view sits between the inspector (left) and the expressions panel (right).
-    let centre = covered_fraction(&img, w * 45 / 100, w * 55 / 100, h * 30 / 100, h * 60 / 100);
+    let centre = view_centre_covered(&img);
     assert!(
         centre > 0.25,
         "the mannequin covers only {centre:.2} of the centre of the view"
@@ -123,8 +123,7 @@ fn a_bad_model_file_shows_a_message_and_the_mannequin_stays() {
         "no error banner visible ({banner_rows} red rows)"
     );
     // The mannequin is still there to work on.
-    let (w, h) = (img.width(), img.height());
-    let centre = covered_fraction(&img, w * 45 / 100, w * 55 / 100, h * 30 / 100, h * 60 / 100);
+    let centre = view_centre_covered(&img);
     assert!(
         centre > 0.25,
         "the mannequin is not shown after a bad file ({centre:.2})"

@@ -79,8 +79,6 @@ pub fn build_app(launch: Launch) -> App {
     // the headset cameras while the renderer may still have commands queued for them.
     app.set_error_handler(bevy::ecs::error::warn);
     let memory = model::register_memory_source(&mut app);
-    #[cfg_attr(not(feature = "xr"), allow(unused_mut))]
-    let mut vr_status = vr::VrStatus::default();
     let plugins = DefaultPlugins
         .set(WindowPlugin {
             primary_window: Some(Window {
@@ -96,17 +94,7 @@ pub fn build_app(launch: Launch) -> App {
             filter: "wgpu=error,naga=warn,bevy_render=warn".into(),
             ..default()
         });
-    // With the `xr` feature and an OpenXR runtime, OpenXR creates the renderer (the
-    // session itself starts only when VR is wanted).
-    #[cfg(feature = "xr")]
-    let plugins = {
-        if let Some(config) = vr::openxr_mode::session_config_from_env() {
-            app.insert_resource(config);
-        }
-        vr::openxr_mode::plugin_group(plugins, &mut vr_status)
-    };
-    app.add_plugins(plugins);
-    app.insert_resource(vr_status);
+    vr::add_default_plugins(&mut app, plugins);
     app.add_plugins(EguiPlugin::default());
     app.insert_resource(model::MemoryAssets(memory));
     app.insert_resource(launch);

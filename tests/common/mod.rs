@@ -263,3 +263,10 @@ pub fn covered_fraction(img: &image::RgbaImage, x0: u32, x1: u32, y0: u32, y1: u
     }
     hit as f64 / total as f64
 }
+
+/// How much of the 3D view's centre (where the mannequin stands in a window screenshot)
+/// is covered by something other than the background.
+pub fn view_centre_covered(img: &image::RgbaImage) -> f64 {
+    let (w, h) = (img.width(), img.height());
+    covered_fraction(img, w * 45 / 100, w * 55 / 100, h * 30 / 100, h * 60 / 100)
+}

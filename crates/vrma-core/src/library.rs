@@ -94,7 +94,23 @@ fn remove_stale_temporary_files(dir: &Path) {
     }
 }
 
+/// A pose's name, trimmed; an empty one is refused.
+fn checked_name(name: &str) -> Result<&str, LoadError> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(LoadError::new("a library pose needs a name"));
+    }
+    Ok(name)
+}
+
 impl Library {
+    fn entry(&self, id: &str) -> Result<&LibraryEntry, LoadError> {
+        self.entries
+            .iter()
+            .find(|e| e.id == id)
+            .ok_or_else(|| LoadError::new(format!("no library pose '{id}'")))
+    }
+
     /// Opens (creating) a library folder and reads every entry in it.
     pub fn open(dir: &Path) -> Result<Library, LoadError> {
         std::fs::create_dir_all(dir).map_err(|e| {
@@ -168,10 +184,7 @@ impl Library {
 
     /// Saves a new entry (never overwriting another); returns its id.
     pub fn add(&mut self, name: &str, pose: &Pose) -> Result<String, LoadError> {
-        let name = name.trim();
-        if name.is_empty() {
-            return Err(LoadError::new("a library pose needs a name"));
-        }
+        let name = checked_name(name)?;
         let stem = slug(name);
         let id = (0..)
             .map(|n| {
@@ -190,11 +203,7 @@ impl Library {
 
     /// Replaces an entry's pose (keeping its name).
     pub fn overwrite(&mut self, id: &str, pose: &Pose) -> Result<(), LoadError> {
-        let entry = self
-            .entries
-            .iter()
-            .find(|e| e.id == id)
-            .ok_or_else(|| LoadError::new(format!("no library pose '{id}'")))?;
+        let entry = self.entry(id)?;
         let name = entry.name.clone();
         self.write(id, &name, pose)?;
         self.reload();
@@ -202,15 +211,8 @@ impl Library {
     }
 
     pub fn rename(&mut self, id: &str, name: &str) -> Result<(), LoadError> {
-        let name = name.trim();
-        if name.is_empty() {
-            return Err(LoadError::new("a library pose needs a name"));
-        }
-        let entry = self
-            .entries
-            .iter()
-            .find(|e| e.id == id)
-            .ok_or_else(|| LoadError::new(format!("no library pose '{id}'")))?;
+        let name = checked_name(name)?;
+        let entry = self.entry(id)?;
         let pose = entry.pose.clone();
         self.write(id, name, &pose)?;
         self.reload();

@@ -272,13 +272,6 @@ pub struct Hand {
     pinching: bool,
 }
 
-impl Hand {
-    /// Whether the hand is pinching (the hysteresis state).
-    pub fn pinching(&self) -> bool {
-        self.pinching
-    }
-}
-
 fn pressed(was: bool, value: f32) -> bool {
     if was {
         value > RELEASE_AT

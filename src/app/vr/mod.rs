@@ -6,6 +6,7 @@
 #[cfg(feature = "xr")]
 pub mod openxr_mode;
 
+use bevy::app::PluginGroupBuilder;
 use bevy::prelude::*;
 
 use super::Launch;
@@ -26,17 +27,31 @@ pub struct VrStatus {
     pub runtime: Option<String>,
 }
 
-pub fn plugin(app: &mut App) {
-    if !app.world().contains_resource::<VrStatus>() {
-        app.init_resource::<VrStatus>();
-    }
+/// Adds Bevy's default plugins and decides whether VR can start here. With the `xr`
+/// feature and an OpenXR runtime, OpenXR creates the renderer (the session itself starts
+/// only when VR is wanted); otherwise [`VrStatus::unavailable`] says why not.
+pub fn add_default_plugins(app: &mut App, defaults: PluginGroupBuilder) {
+    let mut status = VrStatus::default();
+    #[cfg(feature = "xr")]
+    let defaults = {
+        if let Some(config) = openxr_mode::session_config_from_env() {
+            app.insert_resource(config);
+        }
+        openxr_mode::plugin_group(defaults, &mut status)
+    };
     #[cfg(not(feature = "xr"))]
     {
-        app.world_mut().resource_mut::<VrStatus>().unavailable = Some(
+        status.unavailable = Some(
             "this build has no VR support: build it with `cargo build --release --features xr`"
                 .into(),
         );
     }
+    app.add_plugins(defaults);
+    app.insert_resource(status);
+}
+
+pub fn plugin(app: &mut App) {
+    app.init_resource::<VrStatus>();
     app.add_systems(Startup, want_vr_at_start)
         .add_systems(Update, explain_when_unavailable);
     #[cfg(feature = "xr")]

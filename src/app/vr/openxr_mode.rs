@@ -190,7 +190,7 @@ pub fn plugin(app: &mut App) {
             info!("{runtime}");
         }
     })
-    .add_systems(Update, check_runtime_started);
+    .add_systems(Startup, check_runtime_started);
     if !app.world().contains_resource::<OxrInstance>() {
         return;
     }
@@ -217,15 +217,8 @@ pub fn plugin(app: &mut App) {
 }
 
 /// OpenXR found a runtime but could not start on it (no headset, no Vulkan device).
-fn check_runtime_started(
-    state: Option<Res<XrState>>,
-    mut status: ResMut<VrStatus>,
-    mut checked: Local<bool>,
-) {
-    if *checked {
-        return;
-    }
-    *checked = true;
+/// (`OxrInitPlugin` sets the state while the app is built, so Startup can tell.)
+fn check_runtime_started(state: Option<Res<XrState>>, mut status: ResMut<VrStatus>) {
     if status.unavailable.is_none() && state.is_none_or(|s| *s == XrState::Unavailable) {
         status.unavailable = Some(
             "the OpenXR runtime is there but did not start (no headset connected, or no \
@@ -287,7 +280,11 @@ fn drive_session(
     }
     let in_session = !matches!(*state, XrState::Available | XrState::Unavailable);
     gate.busy = in_session || (status.wanted && *state == XrState::Available);
+    // One request per state: a request made in another state no longer counts.
     if *asked != Some(*state) {
+        *asked = None;
+    }
+    if asked.is_none() {
         if status.wanted && *state == XrState::Available {
             info!("entering VR");
             create.write_default();
@@ -298,9 +295,6 @@ fn drive_session(
             *asked = Some(*state);
         }
     }
-    if !matches!(*asked, Some(s) if s == *state) {
-        *asked = None;
-    }
 }
 
 fn create_actions(
@@ -310,34 +304,12 @@ fn create_actions(
 ) {
     let made = (|| -> openxr::Result<VrActions> {
         let set = instance.create_action_set("vrma_maker", "VRMA Maker", 0)?;
-        let hands = ["left", "right"];
-        let pair = |kind: &str| hands.map(|h| format!("{h}_{kind}"));
-        let [gl, gr] = pair("grip");
-        let [al, ar] = pair("aim");
-        let [sl, sr] = pair("squeeze");
-        let [tl, tr] = pair("trigger");
-        let [kl, kr] = pair("stick");
         Ok(VrActions {
-            grip: [
-                set.create_action(&gl, &gl, &[])?,
-                set.create_action(&gr, &gr, &[])?,
-            ],
-            aim: [
-                set.create_action(&al, &al, &[])?,
-                set.create_action(&ar, &ar, &[])?,
-            ],
-            squeeze: [
-                set.create_action(&sl, &sl, &[])?,
-                set.create_action(&sr, &sr, &[])?,
-            ],
-            trigger: [
-                set.create_action(&tl, &tl, &[])?,
-                set.create_action(&tr, &tr, &[])?,
-            ],
-            stick: [
-                set.create_action(&kl, &kl, &[])?,
-                set.create_action(&kr, &kr, &[])?,
-            ],
+            grip: per_hand(&set, "grip")?,
+            aim: per_hand(&set, "aim")?,
+            squeeze: per_hand(&set, "squeeze")?,
+            trigger: per_hand(&set, "trigger")?,
+            stick: per_hand(&set, "stick")?,
             a: set.create_action("button_a", "A: add key", &[])?,
             b: set.create_action("button_b", "B: undo", &[])?,
             x: set.create_action("button_x", "X: play or stop", &[])?,
@@ -349,6 +321,19 @@ fn create_actions(
         Ok(actions) => commands.insert_resource(actions),
         Err(e) => banner.error(format!("VR controllers cannot be set up: {e}")),
     }
+}
+
+/// One action per hand, `left_KIND` and `right_KIND`.
+fn per_hand<T: openxr::ActionTy>(
+    set: &openxr::ActionSet,
+    kind: &str,
+) -> openxr::Result<[openxr::Action<T>; 2]> {
+    let left = format!("left_{kind}");
+    let right = format!("right_{kind}");
+    Ok([
+        set.create_action(&left, &left, &[])?,
+        set.create_action(&right, &right, &[])?,
+    ])
 }
 
 const TOUCH: &str = "/interaction_profiles/oculus/touch_controller";
@@ -519,6 +504,21 @@ type HandJoint = (
     &'static XrSpaceLocationFlags,
 );
 
+/// One hand's index tip and thumb tip (in the tracking root), when both are tracked.
+fn tracked_tips<'a>(
+    joints: impl Iterator<Item = (&'a HandBone, &'a Transform, &'a XrSpaceLocationFlags)>,
+) -> Option<(Vec3, Vec3)> {
+    let (mut index, mut thumb) = (None, None);
+    for (bone, transform, _) in joints.filter(|(_, _, f)| f.position_tracked) {
+        match bone {
+            HandBone::IndexTip => index = Some(transform.translation),
+            HandBone::ThumbTip => thumb = Some(transform.translation),
+            _ => {}
+        }
+    }
+    index.zip(thumb)
+}
+
 fn pointer(transform: &Transform, root: &Transform) -> Pointer {
     Pointer::new(
         root.transform_point(transform.translation),
@@ -587,22 +587,17 @@ fn vr_input(
         }
     }
     let filter = input.filter;
-    for (hand, joints) in [
-        left_joints.iter().collect::<Vec<_>>(),
-        right_joints.iter().collect::<Vec<_>>(),
+    for (hand, tips) in [
+        tracked_tips(left_joints.iter()),
+        tracked_tips(right_joints.iter()),
     ]
     .into_iter()
     .enumerate()
     {
-        let tip = |which: HandBone| {
-            joints
-                .iter()
-                .find(|(b, _, f)| **b as u8 == which as u8 && f.position_tracked)
-        };
-        match (tip(HandBone::IndexTip), tip(HandBone::ThumbTip)) {
-            (Some((_, index, _)), Some((_, thumb, _))) => {
-                let index = root.transform_point(index.translation);
-                let thumb = root.transform_point(thumb.translation);
+        match tips {
+            Some((index, thumb)) => {
+                let index = root.transform_point(index);
+                let thumb = root.transform_point(thumb);
                 let [fi, ft] = &mut input.tips[hand];
                 hands[hand].pinch_tips =
                     Some((fi.filter(index, dt, &filter), ft.filter(thumb, dt, &filter)));
