@@ -90,6 +90,22 @@ impl BufferBuilder {
         self.accessor(view, 5123, data.len(), "SCALAR", json!({}))
     }
 
+    pub fn indices_u32(&mut self, data: &[u32]) -> usize {
+        let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let view = self.view(&bytes, Some(34963));
+        self.accessor(view, 5125, data.len(), "SCALAR", json!({}))
+    }
+
+    pub fn vec2(&mut self, data: &[[f32; 2]]) -> usize {
+        let bytes: Vec<u8> = data
+            .iter()
+            .flatten()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let view = self.view(&bytes, Some(34962));
+        self.accessor(view, 5126, data.len(), "VEC2", json!({}))
+    }
+
     pub fn mat4(&mut self, data: &[Mat4]) -> usize {
         let bytes: Vec<u8> = data
             .iter()

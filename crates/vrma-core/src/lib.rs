@@ -1,6 +1,7 @@
 //! The pure core: no ECS, no window, no Bevy. glam math (the same glam as `bevy::math`), tested directly and fuzzed on its own.
 
 pub mod accessors;
+pub mod display;
 pub mod edit;
 pub mod expressions;
 pub mod framing;
@@ -16,6 +17,7 @@ pub mod pose;
 pub mod project;
 pub mod recovery;
 pub mod rig;
+pub mod test_avatar;
 pub mod timeline;
 pub mod vr;
 pub mod vrm;

@@ -21,7 +21,7 @@ pub enum MannequinVariant {
 pub const TITLE: &str = "VRMA Maker Mannequin";
 
 /// Rest (T-pose) world position of every bone, VRM 1.0 frame.
-fn bone_position(bone: Bone) -> Vec3 {
+pub(crate) fn bone_position(bone: Bone) -> Vec3 {
     use Bone::*;
     let v = Vec3::new;
     // Left side; right side mirrors x below.
@@ -388,7 +388,7 @@ impl MeshData {
 }
 
 /// VRM 0.x name of a bone (the thumbs were renamed in 1.0).
-fn vrm0_bone_name(bone: Bone) -> String {
+pub(crate) fn vrm0_bone_name(bone: Bone) -> String {
     let name = bone.name();
     if bone.is_thumb() {
         return name
@@ -398,7 +398,7 @@ fn vrm0_bone_name(bone: Bone) -> String {
     name.to_string()
 }
 
-fn vrm0_preset_name(expression: &str) -> (&'static str, &str) {
+pub(crate) fn vrm0_preset_name(expression: &str) -> (&'static str, &str) {
     match expression {
         "blink" => ("blink", "Blink"),
         "blinkLeft" => ("blink_l", "Blink_L"),
@@ -528,7 +528,7 @@ pub fn build(variant: MannequinVariant) -> Vec<u8> {
     glb::build(&serde_json::to_vec(&root).expect("JSON serialises"), &bin)
 }
 
-fn upper_first(name: &str) -> String {
+pub(crate) fn upper_first(name: &str) -> String {
     let mut chars = name.chars();
     chars
         .next()

@@ -1,0 +1,582 @@
+//! The copy of a model that is handed to the renderer, made to fit the GPU it will run on.
+//!
+//! Real exports (VRoid Studio, UniVRM) give every primitive of a mesh the same vertex
+//! buffer: a `Face` of 8 primitives over one 8k-vertex buffer with 57 morph targets.
+//! Bevy 0.19 uploads each primitive on its own — every vertex of the accessor, and for
+//! morphs `vertices × targets × 48` bytes into one storage buffer — so that face alone
+//! became 179 MB, over the 128 MiB a storage binding may hold, and the app quit. Here
+//! each such primitive gets accessors holding only the vertices its indices use (the
+//! face drops to its real size), the morph data every part needs is checked against the
+//! device's limits before anything is uploaded, and textures larger than the device
+//! allows are downscaled (or, when even decoding them would cost too much, refused).
+//!
+//! Nothing here changes what the model *is*: node indices, mesh indices, morph target
+//! indices and the VRM extension are untouched, so expressions and the rig read the
+//! same. Only the bytes the renderer sees change.
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+
+use crate::LoadError;
+use crate::accessors::accessor_layout;
+use crate::glb;
+
+/// Bytes Bevy 0.19 stores per vertex per morph target (`MorphAttributes`: position,
+/// normal and tangent displacements, each padded to 16 bytes).
+pub const MORPH_BYTES_PER_VERTEX_TARGET: u64 = 48;
+
+/// The largest texture that is decoded to be downscaled (pixels). Decoding costs 4 bytes
+/// a pixel at once; past this a texture is refused rather than risk running out of memory.
+pub const MAX_DOWNSCALE_PIXELS: u64 = 80_000_000;
+
+/// What the GPU allows, read from the render device (or wgpu's defaults).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceLimits {
+    pub max_texture_side: u32,
+    /// The most bytes one storage-buffer binding may hold (morph targets live in one).
+    pub max_storage_binding: u64,
+}
+
+impl DeviceLimits {
+    /// wgpu's default limits, which every WebGPU-class device meets.
+    pub const WGPU_DEFAULT: DeviceLimits = DeviceLimits {
+        max_texture_side: 8192,
+        max_storage_binding: 128 << 20,
+    };
+}
+
+/// What preparing a model did, for the status line and benchmarks.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DisplayReport {
+    /// Primitives given accessors of their own used vertices.
+    pub primitives_compacted: usize,
+    /// Vertices the renderer would have uploaded, before and after.
+    pub vertices_before: u64,
+    pub vertices_after: u64,
+    /// Morph-target bytes the renderer would have stored, before and after.
+    pub morph_bytes_before: u64,
+    pub morph_bytes_after: u64,
+    /// The largest morph-target block of one primitive, after.
+    pub largest_morph_part: u64,
+    pub textures_downscaled: usize,
+}
+
+/// The renderer's copy of a model.
+#[derive(Clone, Debug)]
+pub struct DisplayModel {
+    pub bytes: Vec<u8>,
+    pub warnings: Vec<String>,
+    pub report: DisplayReport,
+}
+
+/// Downscales an encoded image to fit `max_side` on its longer side; returns PNG bytes.
+pub type Downscale<'a> = &'a mut dyn FnMut(&[u8], u32) -> Result<Vec<u8>, String>;
+
+/// Width and height from a PNG or JPEG header, without decoding.
+pub fn image_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    if bytes.len() >= 24 && bytes.starts_with(b"\x89PNG\r\n\x1a\n") && &bytes[12..16] == b"IHDR" {
+        let w = u32::from_be_bytes(bytes[16..20].try_into().ok()?);
+        let h = u32::from_be_bytes(bytes[20..24].try_into().ok()?);
+        return Some((w, h));
+    }
+    if bytes.starts_with(&[0xFF, 0xD8]) {
+        let mut at = 2;
+        while at + 9 < bytes.len() {
+            if bytes[at] != 0xFF {
+                return None;
+            }
+            let marker = bytes[at + 1];
+            let length = u16::from_be_bytes([bytes[at + 2], bytes[at + 3]]) as usize;
+            let is_frame = matches!(marker, 0xC0..=0xCF) && !matches!(marker, 0xC4 | 0xC8 | 0xCC);
+            if is_frame {
+                let h = u16::from_be_bytes([bytes[at + 5], bytes[at + 6]]) as u32;
+                let w = u16::from_be_bytes([bytes[at + 7], bytes[at + 8]]) as u32;
+                return Some((w, h));
+            }
+            at += 2 + length;
+        }
+    }
+    None
+}
+
+fn index_of(value: &Value) -> Option<usize> {
+    value.as_u64().map(|v| v as usize)
+}
+
+/// Element `i` of an accessor as raw bytes, whether dense, sparse or implicit zeros.
+struct ElementReader<'a> {
+    bin: &'a [u8],
+    dense: Option<crate::accessors::AccessorLayout>,
+    sparse: HashMap<usize, usize>,
+    sparse_values: Option<(usize, usize)>,
+    element: usize,
+    count: usize,
+}
+
+impl<'a> ElementReader<'a> {
+    fn new(root: &Value, index: usize, bin: &'a [u8]) -> Result<ElementReader<'a>, LoadError> {
+        let what = format!("accessor {index}");
+        let lengths = [bin.len()];
+        let accessor = &root["accessors"][index];
+        let components = match accessor["type"].as_str().unwrap_or("") {
+            "SCALAR" => 1,
+            "VEC2" => 2,
+            "VEC3" => 3,
+            "VEC4" => 4,
+            other => return Err(LoadError::new(format!("{what}: vertex data of type '{other}'"))),
+        };
+        let size = match accessor["componentType"].as_u64() {
+            Some(5120 | 5121) => 1,
+            Some(5122 | 5123) => 2,
+            Some(5125 | 5126) => 4,
+            other => return Err(LoadError::new(format!("{what}: component type {other:?}"))),
+        };
+        let element = components * size;
+        let count = accessor["count"].as_u64().unwrap_or(0) as usize;
+        let dense = accessor_layout(root, index, &lengths)?;
+        let mut sparse = HashMap::new();
+        let mut sparse_values = None;
+        if let Some(s) = accessor.get("sparse") {
+            let n = s["count"].as_u64().unwrap_or(0) as usize;
+            let index_size = match s["indices"]["componentType"].as_u64() {
+                Some(5121) => 1,
+                Some(5123) => 2,
+                Some(5125) => 4,
+                other => return Err(LoadError::new(format!("{what}: sparse index type {other:?}"))),
+            };
+            let view = |v: &Value, need: usize| -> Result<usize, LoadError> {
+                let view = index_of(&v["bufferView"])
+                    .ok_or_else(|| LoadError::new(format!("{what}: sparse bufferView missing")))?;
+                let (_, offset, length) = crate::accessors::view_range(root, view, &lengths)?;
+                let start = offset + v.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
+                if start.checked_add(need).is_none_or(|end| end > offset + length) {
+                    return Err(LoadError::new(format!("{what}: sparse data runs past its view")));
+                }
+                Ok(start)
+            };
+            let indices_at = view(&s["indices"], n.saturating_mul(index_size))?;
+            let values_at = view(&s["values"], n.saturating_mul(element))?;
+            for k in 0..n {
+                let b = &bin[indices_at + k * index_size..];
+                let i = match index_size {
+                    1 => b[0] as usize,
+                    2 => u16::from_le_bytes([b[0], b[1]]) as usize,
+                    _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize,
+                };
+                if i >= count {
+                    return Err(LoadError::new(format!("{what}: sparse index {i} ≥ count {count}")));
+                }
+                sparse.insert(i, k);
+            }
+            sparse_values = Some((values_at, element));
+        }
+        Ok(ElementReader {
+            bin,
+            dense,
+            sparse,
+            sparse_values,
+            element,
+            count,
+        })
+    }
+
+    fn push(&self, i: usize, out: &mut Vec<u8>) {
+        if let (Some(k), Some((at, element))) = (self.sparse.get(&i), self.sparse_values) {
+            out.extend_from_slice(&self.bin[at + k * element..at + (k + 1) * element]);
+        } else if let Some(d) = &self.dense {
+            let at = d.start + i * d.stride;
+            out.extend_from_slice(&self.bin[at..at + self.element]);
+        } else {
+            out.extend(std::iter::repeat_n(0u8, self.element));
+        }
+    }
+}
+
+/// Index values of a primitive, bounds-checked against its vertex count.
+fn read_indices(root: &Value, index: usize, bin: &[u8], vertices: usize) -> Result<Vec<u32>, LoadError> {
+    let what = format!("accessor {index}");
+    let layout = accessor_layout(root, index, &[bin.len()])?
+        .ok_or_else(|| LoadError::new(format!("{what}: indices without a bufferView")))?;
+    if root["accessors"][index].get("sparse").is_some() || layout.components != 1 {
+        return Err(LoadError::new(format!("{what}: not a plain index list")));
+    }
+    let mut out = Vec::with_capacity(layout.count);
+    for k in 0..layout.count {
+        let b = &bin[layout.start + k * layout.stride..];
+        let i = match layout.component_type {
+            5121 => b[0] as u32,
+            5123 => u16::from_le_bytes([b[0], b[1]]) as u32,
+            5125 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+            other => return Err(LoadError::new(format!("{what}: index type {other}"))),
+        };
+        if i as usize >= vertices {
+            return Err(LoadError::new(format!(
+                "{what}: index {i} is past the {vertices} vertices"
+            )));
+        }
+        out.push(i);
+    }
+    Ok(out)
+}
+
+/// Appends data to the binary chunk and describes it.
+struct Appender {
+    bin: Vec<u8>,
+    views: Vec<Value>,
+    accessors: Vec<Value>,
+}
+
+impl Appender {
+    fn view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+        let mut view = json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
+        if let Some(t) = target {
+            view["target"] = json!(t);
+        }
+        self.bin.extend_from_slice(bytes);
+        self.views.push(view);
+        self.views.len() - 1
+    }
+
+    /// A dense copy of `source` holding only the elements `used` lists, in that order.
+    fn compact(&mut self, root: &Value, source: usize, used: &[u32], is_position: bool) -> Result<usize, LoadError> {
+        let reader = ElementReader::new(root, source, &self.bin)?;
+        let mut bytes = Vec::with_capacity(used.len() * reader.element);
+        for &i in used {
+            if i as usize >= reader.count {
+                return Err(LoadError::new(format!("accessor {source}: vertex {i} is past its count")));
+            }
+            reader.push(i as usize, &mut bytes);
+        }
+        let original = &root["accessors"][source];
+        let mut accessor = json!({
+            "componentType": original["componentType"], "count": used.len(), "type": original["type"],
+        });
+        if let Some(n) = original.get("normalized") {
+            accessor["normalized"] = n.clone();
+        }
+        if is_position {
+            // glTF wants bounds on positions; recompute them for the subset.
+            let (min, max) = float3_bounds(&bytes);
+            accessor["min"] = json!(min);
+            accessor["max"] = json!(max);
+        }
+        let view = self.view(&bytes, Some(34962));
+        accessor["bufferView"] = json!(view);
+        self.accessors.push(accessor);
+        Ok(self.accessors.len() - 1)
+    }
+}
+
+fn float3_bounds(bytes: &[u8]) -> ([f32; 3], [f32; 3]) {
+    let mut min = [f32::MAX; 3];
+    let mut max = [f32::MIN; 3];
+    for chunk in bytes.chunks_exact(12) {
+        for c in 0..3 {
+            let x = f32::from_le_bytes(chunk[c * 4..c * 4 + 4].try_into().unwrap_or([0; 4]));
+            min[c] = min[c].min(x);
+            max[c] = max[c].max(x);
+        }
+    }
+    if bytes.is_empty() {
+        return ([0.0; 3], [0.0; 3]);
+    }
+    (min, max)
+}
+
+fn megabytes(bytes: u64) -> String {
+    format!("{:.0} MB", bytes as f64 / 1e6)
+}
+
+/// Makes the renderer's copy of a validated VRM/glTF binary: compacts shared-vertex
+/// primitives, checks morph data against the storage limit and fits textures to the
+/// texture limit. Refuses (changing nothing) what this device cannot draw.
+pub fn prepare(bytes: &[u8], limits: &DeviceLimits, downscale: Downscale<'_>) -> Result<DisplayModel, LoadError> {
+    let split = glb::split(bytes)?;
+    let mut root: Value = serde_json::from_slice(split.json)
+        .map_err(|e| LoadError::new(format!("the model's JSON is not valid: {e}")))?;
+    let bin = split.bin.unwrap_or(&[]);
+    let own_bin = root["buffers"][0].get("uri").is_none() && split.bin.is_some();
+    let mut out = Appender {
+        bin: bin.to_vec(),
+        views: root["bufferViews"].as_array().cloned().unwrap_or_default(),
+        accessors: root["accessors"].as_array().cloned().unwrap_or_default(),
+    };
+    let mut report = DisplayReport::default();
+    let mut warnings = Vec::new();
+
+    let mesh_count = root["meshes"].as_array().map_or(0, Vec::len);
+    for m in 0..mesh_count {
+        let mesh_name = root["meshes"][m]["name"].as_str().unwrap_or("").to_string();
+        let primitive_count = root["meshes"][m]["primitives"].as_array().map_or(0, Vec::len);
+        for p in 0..primitive_count {
+            let primitive = root["meshes"][m]["primitives"][p].clone();
+            let Some(position) = index_of(&primitive["attributes"]["POSITION"]) else {
+                continue;
+            };
+            let vertices = root["accessors"][position]["count"].as_u64().unwrap_or(0) as usize;
+            let targets = primitive["targets"].as_array().map_or(0, Vec::len) as u64;
+            report.vertices_before += vertices as u64;
+            report.morph_bytes_before += vertices as u64 * targets * MORPH_BYTES_PER_VERTEX_TARGET;
+            let mut kept = vertices as u64;
+            if let (Some(indices), true) = (index_of(&primitive["indices"]), own_bin) {
+                let values = read_indices(&root, indices, bin, vertices)
+                    .map_err(|e| e.context(format!("mesh '{mesh_name}' primitive {p}")))?;
+                let mut used: Vec<u32> = values.clone();
+                used.sort_unstable();
+                used.dedup();
+                // Worth a copy only when a good part of the buffer belongs to others.
+                if (used.len() as u64) * 10 < vertices as u64 * 9 {
+                    let mut remap = vec![u32::MAX; vertices];
+                    for (new, &old) in used.iter().enumerate() {
+                        remap[old as usize] = new as u32;
+                    }
+                    let mut new_primitive = primitive.clone();
+                    let attributes: Vec<(String, usize)> = primitive["attributes"]
+                        .as_object()
+                        .map(|a| a.iter().filter_map(|(k, v)| Some((k.clone(), index_of(v)?))).collect())
+                        .unwrap_or_default();
+                    for (name, accessor) in attributes {
+                        let compacted = out.compact(&root, accessor, &used, name == "POSITION")?;
+                        new_primitive["attributes"][&name] = json!(compacted);
+                    }
+                    for t in 0..targets as usize {
+                        let attributes: Vec<(String, usize)> = primitive["targets"][t]
+                            .as_object()
+                            .map(|a| a.iter().filter_map(|(k, v)| Some((k.clone(), index_of(v)?))).collect())
+                            .unwrap_or_default();
+                        for (name, accessor) in attributes {
+                            let compacted = out.compact(&root, accessor, &used, name == "POSITION")?;
+                            new_primitive["targets"][t][&name] = json!(compacted);
+                        }
+                    }
+                    let remapped: Vec<u8> = values
+                        .iter()
+                        .flat_map(|&i| remap[i as usize].to_le_bytes())
+                        .collect();
+                    let view = out.view(&remapped, Some(34963));
+                    out.accessors.push(json!({"bufferView": view, "componentType": 5125, "count": values.len(), "type": "SCALAR"}));
+                    new_primitive["indices"] = json!(out.accessors.len() - 1);
+                    root["meshes"][m]["primitives"][p] = new_primitive;
+                    report.primitives_compacted += 1;
+                    kept = used.len() as u64;
+                }
+            }
+            report.vertices_after += kept;
+            let morph = kept * targets * MORPH_BYTES_PER_VERTEX_TARGET;
+            report.morph_bytes_after += morph;
+            report.largest_morph_part = report.largest_morph_part.max(morph);
+            if morph > limits.max_storage_binding {
+                let name = if mesh_name.is_empty() { format!("mesh {m}") } else { format!("mesh '{mesh_name}'") };
+                return Err(LoadError::new(format!(
+                    "{name} needs {} of morph-target data ({kept} vertices × {targets} targets) in one \
+                     part; this GPU allows {} per buffer, so the model cannot be drawn here",
+                    megabytes(morph),
+                    megabytes(limits.max_storage_binding)
+                )));
+            }
+        }
+    }
+
+    let image_count = root["images"].as_array().map_or(0, Vec::len);
+    for i in 0..image_count {
+        let Some(view) = index_of(&root["images"][i]["bufferView"]) else {
+            continue;
+        };
+        let Ok((_, offset, length)) = crate::accessors::view_range(&root, view, &[bin.len()]) else {
+            continue;
+        };
+        let encoded = &bin[offset..offset + length];
+        let Some((w, h)) = image_size(encoded) else {
+            continue;
+        };
+        let side = limits.max_texture_side;
+        if w <= side && h <= side {
+            continue;
+        }
+        let name = root["images"][i]["name"].as_str().map_or(format!("image {i}"), |n| format!("'{n}'"));
+        if w as u64 * h as u64 > MAX_DOWNSCALE_PIXELS {
+            return Err(LoadError::new(format!(
+                "texture {name} is {w}×{h}, larger than this GPU allows ({side}×{side}) and too \
+                 large to downscale safely; the model cannot be drawn here"
+            )));
+        }
+        let smaller = downscale(encoded, side)
+            .map_err(|e| LoadError::new(format!("texture {name} ({w}×{h}) could not be downscaled: {e}")))?;
+        let (nw, nh) = image_size(&smaller).unwrap_or((side, side));
+        let new_view = out.view(&smaller, None);
+        root["images"][i]["bufferView"] = json!(new_view);
+        root["images"][i]["mimeType"] = json!("image/png");
+        report.textures_downscaled += 1;
+        warnings.push(format!(
+            "texture {name} is {w}×{h}, larger than this GPU allows ({side}); it is shown at {nw}×{nh}"
+        ));
+    }
+
+    if report.primitives_compacted == 0 && report.textures_downscaled == 0 {
+        return Ok(DisplayModel {
+            bytes: bytes.to_vec(),
+            warnings,
+            report,
+        });
+    }
+    while !out.bin.len().is_multiple_of(4) {
+        out.bin.push(0);
+    }
+    root["bufferViews"] = json!(out.views);
+    root["accessors"] = json!(out.accessors);
+    root["buffers"][0]["byteLength"] = json!(out.bin.len());
+    let json = serde_json::to_vec(&root).map_err(|e| LoadError::new(e.to_string()))?;
+    Ok(DisplayModel {
+        bytes: glb::build(&json, &out.bin),
+        warnings,
+        report,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mannequin::MannequinVariant;
+    use crate::test_avatar::{TestAvatarSpec, build};
+
+    fn no_downscale(_: &[u8], _: u32) -> Result<Vec<u8>, String> {
+        Err("not expected".into())
+    }
+
+    fn small_avatar(variant: MannequinVariant) -> TestAvatarSpec {
+        TestAvatarSpec {
+            texture_size: 32,
+            ..TestAvatarSpec::vroid(variant)
+        }
+    }
+
+    /// Every primitive's triangles, as positions (what is drawn), for comparison.
+    fn triangles(bytes: &[u8]) -> Vec<Vec<[f32; 3]>> {
+        let split = glb::split(bytes).unwrap();
+        let root: Value = serde_json::from_slice(split.json).unwrap();
+        let bin = split.bin.unwrap();
+        let mut out = Vec::new();
+        for mesh in root["meshes"].as_array().unwrap() {
+            for p in mesh["primitives"].as_array().unwrap() {
+                let position = p["attributes"]["POSITION"].as_u64().unwrap() as usize;
+                let count = root["accessors"][position]["count"].as_u64().unwrap() as usize;
+                let indices = read_indices(&root, p["indices"].as_u64().unwrap() as usize, bin, count).unwrap();
+                let reader = ElementReader::new(&root, position, bin).unwrap();
+                let mut corners = Vec::new();
+                for i in indices {
+                    let mut b = Vec::new();
+                    reader.push(i as usize, &mut b);
+                    corners.push([0, 1, 2].map(|c| f32::from_le_bytes(b[c * 4..c * 4 + 4].try_into().unwrap())));
+                }
+                out.push(corners);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn shared_vertex_primitives_keep_only_their_vertices_and_draw_the_same() {
+        let bytes = build(&small_avatar(MannequinVariant::Vrm1));
+        let display = prepare(&bytes, &DeviceLimits::WGPU_DEFAULT, &mut no_downscale).unwrap();
+        let r = &display.report;
+        // Face (8) and body (4) primitives share buffers; hair has one primitive.
+        assert_eq!(r.primitives_compacted, 12, "{r:?}");
+        assert!(r.morph_bytes_before > 150_000_000, "{r:?}");
+        assert!(r.morph_bytes_after * 7 < r.morph_bytes_before, "{r:?}");
+        assert!(r.morph_bytes_after < 32_000_000, "{r:?}");
+        assert_eq!(triangles(&display.bytes), triangles(&bytes));
+        // The model itself reads the same: same rig, same expressions.
+        let (before, after) = (
+            crate::vrm::Model::from_bytes(&bytes).unwrap(),
+            crate::vrm::Model::from_bytes(&display.bytes).unwrap(),
+        );
+        assert_eq!(before.expression_names(), after.expression_names());
+        assert_eq!(before.nodes.len(), after.nodes.len());
+    }
+
+    #[test]
+    fn morph_targets_move_the_same_vertices_after_compaction() {
+        let bytes = build(&small_avatar(MannequinVariant::Vrm0));
+        let display = prepare(&bytes, &DeviceLimits::WGPU_DEFAULT, &mut no_downscale).unwrap();
+        let read = |bytes: &[u8]| {
+            let split = glb::split(bytes).unwrap();
+            let root: Value = serde_json::from_slice(split.json).unwrap();
+            let bin = split.bin.unwrap();
+            let p = &root["meshes"][2]["primitives"][6]; // the mouth
+            let count = root["accessors"][p["attributes"]["POSITION"].as_u64().unwrap() as usize]["count"].as_u64().unwrap() as usize;
+            let indices = read_indices(&root, p["indices"].as_u64().unwrap() as usize, bin, count).unwrap();
+            let target = ElementReader::new(&root, p["targets"][39]["POSITION"].as_u64().unwrap() as usize, bin).unwrap();
+            indices
+                .iter()
+                .map(|&i| {
+                    let mut b = Vec::new();
+                    target.push(i as usize, &mut b);
+                    b
+                })
+                .collect::<Vec<_>>()
+        };
+        let (before, after) = (read(&bytes), read(&display.bytes));
+        assert_eq!(before, after);
+        assert!(before.iter().any(|b| b.iter().any(|x| *x != 0)), "the target moves the mouth");
+    }
+
+    #[test]
+    fn a_morph_set_over_the_storage_limit_is_refused_with_the_sizes() {
+        let spec = TestAvatarSpec {
+            crafted_morph_vertices: Some(20_000),
+            ..small_avatar(MannequinVariant::Vrm1)
+        };
+        let bytes = build(&spec);
+        assert!(bytes.len() < 40_000_000, "sparse targets keep the file small");
+        let err = prepare(&bytes, &DeviceLimits::WGPU_DEFAULT, &mut no_downscale).unwrap_err();
+        assert!(err.0.contains("'Crafted'") && err.0.contains("240 MB") && err.0.contains("134 MB"), "{err}");
+    }
+
+    #[test]
+    fn textures_over_the_limit_are_downscaled_or_refused() {
+        let mut spec = small_avatar(MannequinVariant::Vrm1);
+        spec.oversized_texture = Some(300);
+        let bytes = build(&spec);
+        let limits = DeviceLimits { max_texture_side: 256, ..DeviceLimits::WGPU_DEFAULT };
+        let mut asked = Vec::new();
+        let mut fake = |encoded: &[u8], side: u32| {
+            asked.push((image_size(encoded), side));
+            Ok(build_png_header(side, side))
+        };
+        let display = prepare(&bytes, &limits, &mut fake).unwrap();
+        assert_eq!(asked, vec![(Some((300, 300)), 256)]);
+        assert_eq!(display.report.textures_downscaled, 1);
+        assert!(display.warnings[0].contains("300×300") && display.warnings[0].contains("256×256"), "{:?}", display.warnings);
+
+        spec.oversized_texture = Some(9000);
+        let err = prepare(&build(&spec), &DeviceLimits::WGPU_DEFAULT, &mut no_downscale).unwrap_err();
+        assert!(err.0.contains("9000×9000") && err.0.contains("8192"), "{err}");
+    }
+
+    fn build_png_header(w: u32, h: u32) -> Vec<u8> {
+        let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+        b.extend_from_slice(&w.to_be_bytes());
+        b.extend_from_slice(&h.to_be_bytes());
+        b
+    }
+
+    #[test]
+    fn a_model_that_needs_nothing_is_passed_through() {
+        let bytes = crate::mannequin::build(MannequinVariant::Vrm1);
+        let display = prepare(&bytes, &DeviceLimits::WGPU_DEFAULT, &mut no_downscale).unwrap();
+        assert_eq!(display.bytes, bytes);
+        assert!(display.warnings.is_empty());
+    }
+
+    #[test]
+    fn jpeg_and_png_sizes_are_read_from_headers() {
+        assert_eq!(image_size(&build_png_header(7, 9)), Some((7, 9)));
+        let jpeg = [0xFF, 0xD8, 0xFF, 0xE0, 0, 4, 0, 0, 0xFF, 0xC0, 0, 17, 8, 0, 30, 0, 40, 3, 0, 0];
+        assert_eq!(image_size(&jpeg), Some((40, 30)));
+        assert_eq!(image_size(b"nonsense"), None);
+    }
+}
