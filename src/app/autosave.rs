@@ -68,8 +68,10 @@ fn autosave(
     session: Res<Session>,
     mut autosave: ResMut<Autosave>,
     mut banner: ResMut<Banner>,
+    mut save_now: MessageReader<super::session::SaveRecoveryNow>,
 ) {
     let now = time.elapsed_secs_f64();
+    let urgent = save_now.read().count() > 0;
     let editor = &session.editor;
     if editor.revision != autosave.seen_revision {
         autosave.seen_revision = editor.revision;
@@ -84,7 +86,7 @@ fn autosave(
     let overdue = autosave
         .unsaved_since
         .is_some_and(|t| now - t >= MAX_INTERVAL_SECS);
-    if !(quiet || overdue) {
+    if !(quiet || overdue || urgent) {
         return;
     }
     let model = session

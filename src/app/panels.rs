@@ -285,6 +285,12 @@ fn draw_panels(
     }
 
     egui::Panel::bottom("status").show(&mut root, |ui| {
+        if let Some(line) = &banner.progress {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(line);
+            });
+        }
         if let Some(p) = export_job.progress() {
             ui.add(egui::ProgressBar::new(p).text(format!("Exporting VRMA… {:.0}%", p * 100.0)));
         }

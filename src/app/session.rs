@@ -49,11 +49,56 @@ pub struct EditRequest(pub Edit);
 #[derive(Resource, Default, Debug)]
 pub struct Selection(pub Option<Bone>);
 
-/// Messages shown in the window: an error banner and a transient notice.
+/// Messages shown in the window: an error banner, a transient notice, and a line for
+/// long work in progress (opening a model).
 #[derive(Resource, Default, Debug)]
 pub struct Banner {
     pub error: Option<String>,
     pub notice: Option<String>,
+    pub progress: Option<String>,
+}
+
+/// Ask for the work to be written to the recovery file now (before anything risky).
+#[derive(Message, Clone, Copy, Debug, Default)]
+pub struct SaveRecoveryNow;
+
+/// Work on a worker thread whose result the app picks up when it is ready, so the
+/// window keeps drawing meanwhile. A panic in the work becomes an `Err` with its message.
+pub struct Job<T> {
+    slot: std::sync::Arc<std::sync::Mutex<Option<Result<T, String>>>>,
+}
+
+impl<T: Send + 'static> Job<T> {
+    pub fn spawn(name: &str, work: impl FnOnce() -> T + Send + 'static) -> Job<T> {
+        let slot: std::sync::Arc<std::sync::Mutex<Option<Result<T, String>>>> = Default::default();
+        let sink = slot.clone();
+        let run = move || {
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+                .map_err(|panic| {
+                    panic
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "the work stopped unexpectedly".into())
+                });
+            if let Ok(mut slot) = sink.lock() {
+                *slot = Some(outcome);
+            }
+        };
+        if let Err(e) = std::thread::Builder::new().name(name.into()).spawn(run) {
+            *slot.lock().expect("a new lock") = Some(Err(format!("cannot start a worker: {e}")));
+        }
+        Job { slot }
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.slot.lock().is_ok_and(|s| s.is_some())
+    }
+
+    /// The result once the work is done (once).
+    pub fn take(&self) -> Option<Result<T, String>> {
+        self.slot.lock().ok().and_then(|mut s| s.take())
+    }
 }
 
 impl Banner {
@@ -76,6 +121,7 @@ pub fn plugin(app: &mut App) {
     .add_systems(Startup, select_at_start)
     .init_resource::<Banner>()
     .add_message::<EditRequest>()
+    .add_message::<SaveRecoveryNow>()
     .add_systems(Update, (apply_edits, play).chain());
 }
 

@@ -364,7 +364,8 @@ pub fn render_headless(
                 ..default()
             })
             .set(bevy::log::LogPlugin {
-                filter: "error".into(),
+                // The CLI reports failures itself, in one line.
+                filter: "off".into(),
                 ..default()
             })
             .disable::<WinitPlugin>(),

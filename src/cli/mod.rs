@@ -9,6 +9,7 @@ mod inspect;
 mod mannequin;
 mod render_png;
 mod sample;
+mod test_avatar;
 
 use std::path::PathBuf;
 
@@ -146,6 +147,27 @@ pub enum Command {
         #[arg(long)]
         vrm0: bool,
     },
+    /// Write a generated VRoid-scale test avatar (~80k vertices, ten 2048² textures,
+    /// 57 face morphs over a shared-vertex face, MToon, spring bones).
+    TestAvatar {
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        /// Write VRM 0.x instead of VRM 1.0.
+        #[arg(long)]
+        vrm0: bool,
+        /// Side of each texture in pixels.
+        #[arg(long, default_value_t = 2048)]
+        texture_size: u32,
+        /// Number of textures.
+        #[arg(long, default_value_t = 10)]
+        textures: usize,
+        /// Crafted: add one flat texture of this side length (e.g. over the GPU's limit).
+        #[arg(long, value_name = "SIDE")]
+        oversized_texture: Option<u32>,
+        /// Crafted: add a mesh of this many vertices with 250 sparse morph targets.
+        #[arg(long, value_name = "VERTICES")]
+        crafted_morph_vertices: Option<u32>,
+    },
 }
 
 /// Runs a subcommand; returns the JSON to print, or the one-line error.
@@ -193,6 +215,24 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, LoadError> {
         )
         .map(Some),
         Command::Mannequin { output, vrm0 } => mannequin::run(&output, vrm0).map(|()| None),
+        Command::TestAvatar {
+            output,
+            vrm0,
+            texture_size,
+            textures,
+            oversized_texture,
+            crafted_morph_vertices,
+        } => test_avatar::run(
+            &output,
+            &test_avatar::Options {
+                vrm0,
+                texture_size,
+                textures,
+                oversized_texture,
+                crafted_morph_vertices,
+            },
+        )
+        .map(|()| None),
     }
 }
 
