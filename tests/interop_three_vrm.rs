@@ -136,3 +136,26 @@ fn the_mannequin_passes_the_khronos_gltf_validator() {
         assert_eq!(r["errors"], 0, "{r}");
     }
 }
+
+#[test]
+fn vroid_scale_test_avatars_pass_the_validator_and_agree_with_three_vrm() {
+    if !required_or_skip("Node harness (tests/node/node_modules)", node_ready()) {
+        return;
+    }
+    let dir = scratch("three-vrm-vroid");
+    // Full-size textures are only needed for load and memory tests; the rig, skin,
+    // morphs and extensions are the same at any texture size.
+    let v1 = test_avatar(&dir, "vroid1.vrm", false, &["--texture-size", "256"]);
+    let v0 = test_avatar(&dir, "vroid0.vrm", true, &["--texture-size", "256"]);
+    let out = node("validate.mjs", &[&v1, &v0]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "validator found errors: {text}");
+    for line in text.lines() {
+        let report: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(report["errors"], 0, "{report}");
+    }
+    // Non-identity rest rotations on every bone: the normalized rig must still match.
+    let (pose, script) = write_pose(&dir);
+    compare_facts(&v1, &pose, &script);
+    compare_facts(&v0, &pose, &script);
+}

@@ -7,12 +7,12 @@
 use std::f32::consts::PI;
 use std::path::{Path, PathBuf};
 
+use bevy::asset::RenderAssetUsages;
 use bevy::asset::io::memory::Dir;
+use bevy::gltf::GltfLoaderSettings;
 use bevy::gltf::extensions::{
     ErasedGltfExtensionHandler, GltfExtensionHandler, GltfExtensionHandlers,
 };
-use bevy::asset::RenderAssetUsages;
-use bevy::gltf::GltfLoaderSettings;
 use bevy::prelude::*;
 use bevy::render::RenderApp;
 use bevy::render::error_handler::{RenderError, RenderErrorHandler, RenderErrorPolicy};
@@ -343,9 +343,12 @@ fn prepare_for_display(
 fn source_name(source: &ModelSource) -> String {
     match source {
         ModelSource::Mannequin => "the mannequin".into(),
-        ModelSource::File(p) | ModelSource::Project(p) | ModelSource::Recovered(p) => p
-            .file_name()
-            .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned()),
+        ModelSource::File(p) | ModelSource::Project(p) | ModelSource::Recovered(p) => {
+            p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        }
     }
 }
 
@@ -359,11 +362,16 @@ fn start_loading(
     for LoadModel(source) in requests.read().cloned() {
         let limits = device_limits(device.as_deref());
         let work_source = source.clone();
-        banner.progress = Some(format!("Opening {}: reading and checking…", source_name(&source)));
+        banner.progress = Some(format!(
+            "Opening {}: reading and checking…",
+            source_name(&source)
+        ));
         // A newer request supersedes one still being read.
         jobs.0.clear();
         jobs.0.push(Opening {
-            job: Job::spawn("open-model", move || prepare_for_display(&work_source, limits)),
+            job: Job::spawn("open-model", move || {
+                prepare_for_display(&work_source, limits)
+            }),
             source,
         });
     }
@@ -429,9 +437,14 @@ fn spawn_prepared(
         s.load_lights = false;
         s.load_animations = false;
     };
-    let gltf: Handle<Gltf> = assets.load_builder().with_settings(settings).load(url.clone());
-    let scene: Handle<WorldAsset> =
-        assets.load_builder().with_settings(settings).load(GltfAssetLabel::Scene(0).from_asset(url));
+    let gltf: Handle<Gltf> = assets
+        .load_builder()
+        .with_settings(settings)
+        .load(url.clone());
+    let scene: Handle<WorldAsset> = assets
+        .load_builder()
+        .with_settings(settings)
+        .load(GltfAssetLabel::Scene(0).from_asset(url));
     // VRM 0.x faces -Z: turn it to face +Z like VRM 1.0 (SPEC §1).
     let turn = if prepared.editor.rig.version() == VrmVersion::V0 {
         Quat::from_rotation_y(PI)
@@ -575,7 +588,11 @@ fn contain_render_errors(app: &mut App) {
     }
 }
 
-fn on_render_error(error: &RenderError, main_world: &mut World, _: &mut World) -> RenderErrorPolicy {
+fn on_render_error(
+    error: &RenderError,
+    main_world: &mut World,
+    _: &mut World,
+) -> RenderErrorPolicy {
     // wgpu's text is "Validation Error / Caused by: / where / what": keep where and what.
     let lines: Vec<&str> = error
         .description
@@ -618,15 +635,25 @@ fn take_back_undrawable_model(
     mut banner: ResMut<Banner>,
     mut shown: MessageWriter<AvatarShown>,
     mut save_now: MessageWriter<SaveRecoveryNow>,
+    time: Res<Time<Real>>,
+    mut last_take_back: Local<Option<f64>>,
 ) {
     if failures.new.is_empty() {
         return;
     }
     let error = failures.new.join("; ");
     failures.new.clear();
+    let now = time.elapsed_secs_f64();
+    // Frames already queued with the refused model report the same error once or twice
+    // more after it is gone; they belong to the message already shown.
+    if last_take_back.is_some_and(|t| now - t < 2.0) {
+        return;
+    }
     save_now.write(SaveRecoveryNow);
     let Some((entity, mut old)) = retired.iter_mut().next() else {
-        banner.error(format!("The GPU reported an error while drawing: {error}. Your work is kept."));
+        banner.error(format!(
+            "The GPU reported an error while drawing: {error}. Your work is kept."
+        ));
         return;
     };
     let Some(mut previous) = old.session.take() else {
@@ -640,17 +667,24 @@ fn take_back_undrawable_model(
         previous.project_path = session.project_path.take();
     }
     *session = previous;
-    commands
-        .entity(entity)
-        .remove::<Retired>()
-        .insert((Avatar { nodes: std::mem::take(&mut old.nodes) }, Visibility::Inherited));
+    *last_take_back = Some(now);
+    commands.entity(entity).remove::<Retired>().insert((
+        Avatar {
+            nodes: std::mem::take(&mut old.nodes),
+        },
+        Visibility::Inherited,
+    ));
     banner.error(format!(
         "This model cannot be drawn on this GPU ({error}); the previous model is back and your work is kept."
     ));
     shown.write(AvatarShown);
 }
 
-fn drop_retired_avatars(mut commands: Commands, retired: Query<(Entity, &Retired)>, time: Res<Time<Real>>) {
+fn drop_retired_avatars(
+    mut commands: Commands,
+    retired: Query<(Entity, &Retired)>,
+    time: Res<Time<Real>>,
+) {
     for (entity, r) in &retired {
         if time.elapsed_secs_f64() > r.until {
             commands.entity(entity).despawn();

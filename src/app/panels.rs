@@ -138,7 +138,13 @@ fn draw_panels(
 
     egui::Panel::top("menu").show(&mut root, |ui| {
         egui::MenuBar::new().ui(ui, |ui| {
-            ui.menu_button("File", |ui| {
+            // The File menu holds a text field: clicking into it must not close the menu
+            // (egui's default closes a menu on any click inside it).
+            let stay_open = egui::containers::menu::MenuConfig::new()
+                .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
+            egui::containers::menu::MenuButton::new("File")
+                .config(stay_open)
+                .ui(ui, |ui| {
                 if ui.button("Open project…   Ctrl+O").clicked() {
                     dialogs.open(DialogPurpose::OpenProject);
                     ui.close();

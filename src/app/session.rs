@@ -73,8 +73,8 @@ impl<T: Send + 'static> Job<T> {
         let slot: std::sync::Arc<std::sync::Mutex<Option<Result<T, String>>>> = Default::default();
         let sink = slot.clone();
         let run = move || {
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
-                .map_err(|panic| {
+            let outcome =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|panic| {
                     panic
                         .downcast_ref::<&str>()
                         .map(|s| s.to_string())

@@ -30,8 +30,12 @@ pub fn run(output: &Path, options: &Options) -> Result<(), LoadError> {
         variant,
         texture_size: options.texture_size,
         textures: options.textures,
-        oversized_texture: options.oversized_texture.filter(|s| (1..=65_535).contains(s)),
-        crafted_morph_vertices: options.crafted_morph_vertices.map(|v| v.clamp(3, 2_000_000)),
+        oversized_texture: options
+            .oversized_texture
+            .filter(|s| (1..=65_535).contains(s)),
+        crafted_morph_vertices: options
+            .crafted_morph_vertices
+            .map(|v| v.clamp(3, 2_000_000)),
     };
     write_atomic(output, &build(&spec))
         .map_err(|e| LoadError::new(format!("cannot write {}: {e}", output.display())))

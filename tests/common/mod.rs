@@ -270,3 +270,99 @@ pub fn view_centre_covered(img: &image::RgbaImage) -> f64 {
     let (w, h) = (img.width(), img.height());
     covered_fraction(img, w * 45 / 100, w * 55 / 100, h * 30 / 100, h * 60 / 100)
 }
+
+/// A generated VRoid-scale test avatar (`vrma-maker test-avatar`), VRM 1.0 or 0.x, with
+/// any extra generator flags (crafted variants).
+pub fn test_avatar(dir: &Path, name: &str, vrm0: bool, extra: &[&str]) -> PathBuf {
+    let path = dir.join(name);
+    let mut args = vec!["test-avatar", "-o", path.to_str().unwrap()];
+    if vrm0 {
+        args.push("--vrm0");
+    }
+    args.extend_from_slice(extra);
+    let out = run(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    path
+}
+
+/// The same command run under `/usr/bin/time -v` (which reports its peak memory).
+pub fn under_time(command: &Command) -> Command {
+    let mut timed = Command::new("/usr/bin/time");
+    timed
+        .arg("-v")
+        .arg(command.get_program())
+        .args(command.get_args());
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(v) => timed.env(key, v),
+            None => timed.env_remove(key),
+        };
+    }
+    timed
+}
+
+/// Peak resident memory in bytes from `/usr/bin/time -v`'s report.
+pub fn peak_memory(time_report: &str) -> u64 {
+    time_report
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Maximum resident set size (kbytes): ")
+        })
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("no memory figure from /usr/bin/time:\n{time_report}"))
+        * 1024
+}
+
+/// Runs a command under `/usr/bin/time -v`; returns its output and its peak resident
+/// memory in bytes.
+pub fn with_peak_memory(command: &mut Command) -> (Output, u64) {
+    let out = under_time(command).output().expect("/usr/bin/time runs");
+    let peak = peak_memory(&String::from_utf8_lossy(&out.stderr));
+    (out, peak)
+}
+
+/// Whether `/usr/bin/time` (GNU time) and ImageMagick's `import` are installed.
+pub fn have_time_and_import() -> bool {
+    Path::new("/usr/bin/time").exists()
+        && Command::new("sh")
+            .args(["-c", "command -v import"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+}
+
+/// A screenshot of the whole X display (ImageMagick's `import`), while the app runs.
+pub fn grab_display(display: &str, path: &Path) -> image::RgbaImage {
+    let out = Command::new("import")
+        .args(["-window", "root", path.to_str().unwrap()])
+        .env("DISPLAY", display)
+        .output()
+        .expect("import runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    image::open(path).expect("a screenshot").to_rgba8()
+}
+
+/// Types a path into File ▸ "Or type a path" and presses Open, with the real mouse
+/// and keyboard (the window is 1280×800 at the display's top-left).
+pub fn open_typed_path(display: &str, window: &str, path: &Path) {
+    let pause = |ms| std::thread::sleep(Duration::from_millis(ms));
+    let click = |x: &str, y: &str| {
+        xdotool(display, &["mousemove", "--window", window, x, y]);
+        pause(500);
+        xdotool(display, &["click", "1"]);
+        pause(1200);
+    };
+    click("19", "11"); // File
+    click("150", "321"); // the path field
+    xdotool(display, &["type", "--delay", "40", path.to_str().unwrap()]);
+    pause(800);
+    click("321", "321"); // Open
+}

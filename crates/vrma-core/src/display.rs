@@ -124,7 +124,11 @@ impl<'a> ElementReader<'a> {
             "VEC2" => 2,
             "VEC3" => 3,
             "VEC4" => 4,
-            other => return Err(LoadError::new(format!("{what}: vertex data of type '{other}'"))),
+            other => {
+                return Err(LoadError::new(format!(
+                    "{what}: vertex data of type '{other}'"
+                )));
+            }
         };
         let size = match accessor["componentType"].as_u64() {
             Some(5120 | 5121) => 1,
@@ -143,15 +147,25 @@ impl<'a> ElementReader<'a> {
                 Some(5121) => 1,
                 Some(5123) => 2,
                 Some(5125) => 4,
-                other => return Err(LoadError::new(format!("{what}: sparse index type {other:?}"))),
+                other => {
+                    return Err(LoadError::new(format!(
+                        "{what}: sparse index type {other:?}"
+                    )));
+                }
             };
             let view = |v: &Value, need: usize| -> Result<usize, LoadError> {
                 let view = index_of(&v["bufferView"])
                     .ok_or_else(|| LoadError::new(format!("{what}: sparse bufferView missing")))?;
                 let (_, offset, length) = crate::accessors::view_range(root, view, &lengths)?;
-                let start = offset + v.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
-                if start.checked_add(need).is_none_or(|end| end > offset + length) {
-                    return Err(LoadError::new(format!("{what}: sparse data runs past its view")));
+                let start =
+                    offset + v.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
+                if start
+                    .checked_add(need)
+                    .is_none_or(|end| end > offset + length)
+                {
+                    return Err(LoadError::new(format!(
+                        "{what}: sparse data runs past its view"
+                    )));
                 }
                 Ok(start)
             };
@@ -165,7 +179,9 @@ impl<'a> ElementReader<'a> {
                     _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize,
                 };
                 if i >= count {
-                    return Err(LoadError::new(format!("{what}: sparse index {i} ≥ count {count}")));
+                    return Err(LoadError::new(format!(
+                        "{what}: sparse index {i} ≥ count {count}"
+                    )));
                 }
                 sparse.insert(i, k);
             }
@@ -194,7 +210,12 @@ impl<'a> ElementReader<'a> {
 }
 
 /// Index values of a primitive, bounds-checked against its vertex count.
-fn read_indices(root: &Value, index: usize, bin: &[u8], vertices: usize) -> Result<Vec<u32>, LoadError> {
+fn read_indices(
+    root: &Value,
+    index: usize,
+    bin: &[u8],
+    vertices: usize,
+) -> Result<Vec<u32>, LoadError> {
     let what = format!("accessor {index}");
     let layout = accessor_layout(root, index, &[bin.len()])?
         .ok_or_else(|| LoadError::new(format!("{what}: indices without a bufferView")))?;
@@ -232,7 +253,8 @@ impl Appender {
         while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
-        let mut view = json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
+        let mut view =
+            json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
         if let Some(t) = target {
             view["target"] = json!(t);
         }
@@ -242,12 +264,20 @@ impl Appender {
     }
 
     /// A dense copy of `source` holding only the elements `used` lists, in that order.
-    fn compact(&mut self, root: &Value, source: usize, used: &[u32], is_position: bool) -> Result<usize, LoadError> {
+    fn compact(
+        &mut self,
+        root: &Value,
+        source: usize,
+        used: &[u32],
+        is_position: bool,
+    ) -> Result<usize, LoadError> {
         let reader = ElementReader::new(root, source, &self.bin)?;
         let mut bytes = Vec::with_capacity(used.len() * reader.element);
         for &i in used {
             if i as usize >= reader.count {
-                return Err(LoadError::new(format!("accessor {source}: vertex {i} is past its count")));
+                return Err(LoadError::new(format!(
+                    "accessor {source}: vertex {i} is past its count"
+                )));
             }
             reader.push(i as usize, &mut bytes);
         }
@@ -294,7 +324,11 @@ fn megabytes(bytes: u64) -> String {
 /// Makes the renderer's copy of a validated VRM/glTF binary: compacts shared-vertex
 /// primitives, checks morph data against the storage limit and fits textures to the
 /// texture limit. Refuses (changing nothing) what this device cannot draw.
-pub fn prepare(bytes: &[u8], limits: &DeviceLimits, downscale: Downscale<'_>) -> Result<DisplayModel, LoadError> {
+pub fn prepare(
+    bytes: &[u8],
+    limits: &DeviceLimits,
+    downscale: Downscale<'_>,
+) -> Result<DisplayModel, LoadError> {
     let split = glb::split(bytes)?;
     let mut root: Value = serde_json::from_slice(split.json)
         .map_err(|e| LoadError::new(format!("the model's JSON is not valid: {e}")))?;
@@ -311,7 +345,9 @@ pub fn prepare(bytes: &[u8], limits: &DeviceLimits, downscale: Downscale<'_>) ->
     let mesh_count = root["meshes"].as_array().map_or(0, Vec::len);
     for m in 0..mesh_count {
         let mesh_name = root["meshes"][m]["name"].as_str().unwrap_or("").to_string();
-        let primitive_count = root["meshes"][m]["primitives"].as_array().map_or(0, Vec::len);
+        let primitive_count = root["meshes"][m]["primitives"]
+            .as_array()
+            .map_or(0, Vec::len);
         for p in 0..primitive_count {
             let primitive = root["meshes"][m]["primitives"][p].clone();
             let Some(position) = index_of(&primitive["attributes"]["POSITION"]) else {
@@ -337,7 +373,11 @@ pub fn prepare(bytes: &[u8], limits: &DeviceLimits, downscale: Downscale<'_>) ->
                     let mut new_primitive = primitive.clone();
                     let attributes: Vec<(String, usize)> = primitive["attributes"]
                         .as_object()
-                        .map(|a| a.iter().filter_map(|(k, v)| Some((k.clone(), index_of(v)?))).collect())
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|(k, v)| Some((k.clone(), index_of(v)?)))
+                                .collect()
+                        })
                         .unwrap_or_default();
                     for (name, accessor) in attributes {
                         let compacted = out.compact(&root, accessor, &used, name == "POSITION")?;
@@ -346,10 +386,15 @@ pub fn prepare(bytes: &[u8], limits: &DeviceLimits, downscale: Downscale<'_>) ->
                     for t in 0..targets as usize {
                         let attributes: Vec<(String, usize)> = primitive["targets"][t]
                             .as_object()
-                            .map(|a| a.iter().filter_map(|(k, v)| Some((k.clone(), index_of(v)?))).collect())
+                            .map(|a| {
+                                a.iter()
+                                    .filter_map(|(k, v)| Some((k.clone(), index_of(v)?)))
+                                    .collect()
+                            })
                             .unwrap_or_default();
                         for (name, accessor) in attributes {
-                            let compacted = out.compact(&root, accessor, &used, name == "POSITION")?;
+                            let compacted =
+                                out.compact(&root, accessor, &used, name == "POSITION")?;
                             new_primitive["targets"][t][&name] = json!(compacted);
                         }
                     }
@@ -370,7 +415,11 @@ pub fn prepare(bytes: &[u8], limits: &DeviceLimits, downscale: Downscale<'_>) ->
             report.morph_bytes_after += morph;
             report.largest_morph_part = report.largest_morph_part.max(morph);
             if morph > limits.max_storage_binding {
-                let name = if mesh_name.is_empty() { format!("mesh {m}") } else { format!("mesh '{mesh_name}'") };
+                let name = if mesh_name.is_empty() {
+                    format!("mesh {m}")
+                } else {
+                    format!("mesh '{mesh_name}'")
+                };
                 return Err(LoadError::new(format!(
                     "{name} needs {} of morph-target data ({kept} vertices × {targets} targets) in one \
                      part; this GPU allows {} per buffer, so the model cannot be drawn here",
@@ -386,7 +435,8 @@ pub fn prepare(bytes: &[u8], limits: &DeviceLimits, downscale: Downscale<'_>) ->
         let Some(view) = index_of(&root["images"][i]["bufferView"]) else {
             continue;
         };
-        let Ok((_, offset, length)) = crate::accessors::view_range(&root, view, &[bin.len()]) else {
+        let Ok((_, offset, length)) = crate::accessors::view_range(&root, view, &[bin.len()])
+        else {
             continue;
         };
         let encoded = &bin[offset..offset + length];
@@ -397,15 +447,20 @@ pub fn prepare(bytes: &[u8], limits: &DeviceLimits, downscale: Downscale<'_>) ->
         if w <= side && h <= side {
             continue;
         }
-        let name = root["images"][i]["name"].as_str().map_or(format!("image {i}"), |n| format!("'{n}'"));
+        let name = root["images"][i]["name"]
+            .as_str()
+            .map_or(format!("image {i}"), |n| format!("'{n}'"));
         if w as u64 * h as u64 > MAX_DOWNSCALE_PIXELS {
             return Err(LoadError::new(format!(
                 "texture {name} is {w}×{h}, larger than this GPU allows ({side}×{side}) and too \
                  large to downscale safely; the model cannot be drawn here"
             )));
         }
-        let smaller = downscale(encoded, side)
-            .map_err(|e| LoadError::new(format!("texture {name} ({w}×{h}) could not be downscaled: {e}")))?;
+        let smaller = downscale(encoded, side).map_err(|e| {
+            LoadError::new(format!(
+                "texture {name} ({w}×{h}) could not be downscaled: {e}"
+            ))
+        })?;
         let (nw, nh) = image_size(&smaller).unwrap_or((side, side));
         let new_view = out.view(&smaller, None);
         root["images"][i]["bufferView"] = json!(new_view);
@@ -464,13 +519,18 @@ mod tests {
             for p in mesh["primitives"].as_array().unwrap() {
                 let position = p["attributes"]["POSITION"].as_u64().unwrap() as usize;
                 let count = root["accessors"][position]["count"].as_u64().unwrap() as usize;
-                let indices = read_indices(&root, p["indices"].as_u64().unwrap() as usize, bin, count).unwrap();
+                let indices =
+                    read_indices(&root, p["indices"].as_u64().unwrap() as usize, bin, count)
+                        .unwrap();
                 let reader = ElementReader::new(&root, position, bin).unwrap();
                 let mut corners = Vec::new();
                 for i in indices {
                     let mut b = Vec::new();
                     reader.push(i as usize, &mut b);
-                    corners.push([0, 1, 2].map(|c| f32::from_le_bytes(b[c * 4..c * 4 + 4].try_into().unwrap())));
+                    corners.push(
+                        [0, 1, 2]
+                            .map(|c| f32::from_le_bytes(b[c * 4..c * 4 + 4].try_into().unwrap())),
+                    );
                 }
                 out.push(corners);
             }
@@ -507,9 +567,18 @@ mod tests {
             let root: Value = serde_json::from_slice(split.json).unwrap();
             let bin = split.bin.unwrap();
             let p = &root["meshes"][2]["primitives"][6]; // the mouth
-            let count = root["accessors"][p["attributes"]["POSITION"].as_u64().unwrap() as usize]["count"].as_u64().unwrap() as usize;
-            let indices = read_indices(&root, p["indices"].as_u64().unwrap() as usize, bin, count).unwrap();
-            let target = ElementReader::new(&root, p["targets"][39]["POSITION"].as_u64().unwrap() as usize, bin).unwrap();
+            let count =
+                root["accessors"][p["attributes"]["POSITION"].as_u64().unwrap() as usize]["count"]
+                    .as_u64()
+                    .unwrap() as usize;
+            let indices =
+                read_indices(&root, p["indices"].as_u64().unwrap() as usize, bin, count).unwrap();
+            let target = ElementReader::new(
+                &root,
+                p["targets"][39]["POSITION"].as_u64().unwrap() as usize,
+                bin,
+            )
+            .unwrap();
             indices
                 .iter()
                 .map(|&i| {
@@ -521,7 +590,10 @@ mod tests {
         };
         let (before, after) = (read(&bytes), read(&display.bytes));
         assert_eq!(before, after);
-        assert!(before.iter().any(|b| b.iter().any(|x| *x != 0)), "the target moves the mouth");
+        assert!(
+            before.iter().any(|b| b.iter().any(|x| *x != 0)),
+            "the target moves the mouth"
+        );
     }
 
     #[test]
@@ -531,9 +603,15 @@ mod tests {
             ..small_avatar(MannequinVariant::Vrm1)
         };
         let bytes = build(&spec);
-        assert!(bytes.len() < 40_000_000, "sparse targets keep the file small");
+        assert!(
+            bytes.len() < 40_000_000,
+            "sparse targets keep the file small"
+        );
         let err = prepare(&bytes, &DeviceLimits::WGPU_DEFAULT, &mut no_downscale).unwrap_err();
-        assert!(err.0.contains("'Crafted'") && err.0.contains("240 MB") && err.0.contains("134 MB"), "{err}");
+        assert!(
+            err.0.contains("'Crafted'") && err.0.contains("240 MB") && err.0.contains("134 MB"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -541,7 +619,10 @@ mod tests {
         let mut spec = small_avatar(MannequinVariant::Vrm1);
         spec.oversized_texture = Some(300);
         let bytes = build(&spec);
-        let limits = DeviceLimits { max_texture_side: 256, ..DeviceLimits::WGPU_DEFAULT };
+        let limits = DeviceLimits {
+            max_texture_side: 256,
+            ..DeviceLimits::WGPU_DEFAULT
+        };
         let mut asked = Vec::new();
         let mut fake = |encoded: &[u8], side: u32| {
             asked.push((image_size(encoded), side));
@@ -550,11 +631,23 @@ mod tests {
         let display = prepare(&bytes, &limits, &mut fake).unwrap();
         assert_eq!(asked, vec![(Some((300, 300)), 256)]);
         assert_eq!(display.report.textures_downscaled, 1);
-        assert!(display.warnings[0].contains("300×300") && display.warnings[0].contains("256×256"), "{:?}", display.warnings);
+        assert!(
+            display.warnings[0].contains("300×300") && display.warnings[0].contains("256×256"),
+            "{:?}",
+            display.warnings
+        );
 
         spec.oversized_texture = Some(9000);
-        let err = prepare(&build(&spec), &DeviceLimits::WGPU_DEFAULT, &mut no_downscale).unwrap_err();
-        assert!(err.0.contains("9000×9000") && err.0.contains("8192"), "{err}");
+        let err = prepare(
+            &build(&spec),
+            &DeviceLimits::WGPU_DEFAULT,
+            &mut no_downscale,
+        )
+        .unwrap_err();
+        assert!(
+            err.0.contains("9000×9000") && err.0.contains("8192"),
+            "{err}"
+        );
     }
 
     fn build_png_header(w: u32, h: u32) -> Vec<u8> {
@@ -575,7 +668,9 @@ mod tests {
     #[test]
     fn jpeg_and_png_sizes_are_read_from_headers() {
         assert_eq!(image_size(&build_png_header(7, 9)), Some((7, 9)));
-        let jpeg = [0xFF, 0xD8, 0xFF, 0xE0, 0, 4, 0, 0, 0xFF, 0xC0, 0, 17, 8, 0, 30, 0, 40, 3, 0, 0];
+        let jpeg = [
+            0xFF, 0xD8, 0xFF, 0xE0, 0, 4, 0, 0, 0xFF, 0xC0, 0, 17, 8, 0, 30, 0, 40, 3, 0, 0,
+        ];
         assert_eq!(image_size(&jpeg), Some((40, 30)));
         assert_eq!(image_size(b"nonsense"), None);
     }

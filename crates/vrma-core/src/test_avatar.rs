@@ -15,7 +15,9 @@ use serde_json::{Value, json};
 use super::glb;
 use super::gltf_buffer::BufferBuilder;
 use super::humanoid::{ALL_BONES, Bone};
-use super::mannequin::{MannequinVariant, bone_position, upper_first, vrm0_bone_name, vrm0_preset_name};
+use super::mannequin::{
+    MannequinVariant, bone_position, upper_first, vrm0_bone_name, vrm0_preset_name,
+};
 
 /// Title written into the avatar's meta.
 pub const TITLE: &str = "VRMA Maker VRoid-scale test avatar";
@@ -51,18 +53,63 @@ impl TestAvatarSpec {
 
 /// The 57 face morph targets of a VRoid Studio export, in its order.
 pub const FACE_TARGETS: [&str; 57] = [
-    "Fcl_ALL_Neutral", "Fcl_ALL_Angry", "Fcl_ALL_Fun", "Fcl_ALL_Joy", "Fcl_ALL_Sorrow",
-    "Fcl_ALL_Surprised", "Fcl_BRW_Angry", "Fcl_BRW_Fun", "Fcl_BRW_Joy", "Fcl_BRW_Sorrow",
-    "Fcl_BRW_Surprised", "Fcl_EYE_Natural", "Fcl_EYE_Angry", "Fcl_EYE_Close", "Fcl_EYE_Close_R",
-    "Fcl_EYE_Close_L", "Fcl_EYE_Fun", "Fcl_EYE_Joy", "Fcl_EYE_Joy_R", "Fcl_EYE_Joy_L",
-    "Fcl_EYE_Sorrow", "Fcl_EYE_Surprised", "Fcl_EYE_Spread", "Fcl_EYE_Iris_Hide",
-    "Fcl_EYE_Highlight_Hide", "Fcl_MTH_Close", "Fcl_MTH_Up", "Fcl_MTH_Down", "Fcl_MTH_Angry",
-    "Fcl_MTH_Small", "Fcl_MTH_Large", "Fcl_MTH_Neutral", "Fcl_MTH_Fun", "Fcl_MTH_Joy",
-    "Fcl_MTH_Sorrow", "Fcl_MTH_Surprised", "Fcl_MTH_SkinFung", "Fcl_MTH_SkinFung_R",
-    "Fcl_MTH_SkinFung_L", "Fcl_MTH_A", "Fcl_MTH_I", "Fcl_MTH_U", "Fcl_MTH_E", "Fcl_MTH_O",
-    "Fcl_HA_Hide", "Fcl_HA_Fung1", "Fcl_HA_Fung1_Low", "Fcl_HA_Fung1_Up", "Fcl_HA_Fung2",
-    "Fcl_HA_Fung2_Low", "Fcl_HA_Fung2_Up", "Fcl_HA_Fung3", "Fcl_HA_Fung3_Up", "Fcl_HA_Fung3_Low",
-    "Fcl_HA_Short", "Fcl_HA_Short_Up", "Fcl_HA_Short_Low",
+    "Fcl_ALL_Neutral",
+    "Fcl_ALL_Angry",
+    "Fcl_ALL_Fun",
+    "Fcl_ALL_Joy",
+    "Fcl_ALL_Sorrow",
+    "Fcl_ALL_Surprised",
+    "Fcl_BRW_Angry",
+    "Fcl_BRW_Fun",
+    "Fcl_BRW_Joy",
+    "Fcl_BRW_Sorrow",
+    "Fcl_BRW_Surprised",
+    "Fcl_EYE_Natural",
+    "Fcl_EYE_Angry",
+    "Fcl_EYE_Close",
+    "Fcl_EYE_Close_R",
+    "Fcl_EYE_Close_L",
+    "Fcl_EYE_Fun",
+    "Fcl_EYE_Joy",
+    "Fcl_EYE_Joy_R",
+    "Fcl_EYE_Joy_L",
+    "Fcl_EYE_Sorrow",
+    "Fcl_EYE_Surprised",
+    "Fcl_EYE_Spread",
+    "Fcl_EYE_Iris_Hide",
+    "Fcl_EYE_Highlight_Hide",
+    "Fcl_MTH_Close",
+    "Fcl_MTH_Up",
+    "Fcl_MTH_Down",
+    "Fcl_MTH_Angry",
+    "Fcl_MTH_Small",
+    "Fcl_MTH_Large",
+    "Fcl_MTH_Neutral",
+    "Fcl_MTH_Fun",
+    "Fcl_MTH_Joy",
+    "Fcl_MTH_Sorrow",
+    "Fcl_MTH_Surprised",
+    "Fcl_MTH_SkinFung",
+    "Fcl_MTH_SkinFung_R",
+    "Fcl_MTH_SkinFung_L",
+    "Fcl_MTH_A",
+    "Fcl_MTH_I",
+    "Fcl_MTH_U",
+    "Fcl_MTH_E",
+    "Fcl_MTH_O",
+    "Fcl_HA_Hide",
+    "Fcl_HA_Fung1",
+    "Fcl_HA_Fung1_Low",
+    "Fcl_HA_Fung1_Up",
+    "Fcl_HA_Fung2",
+    "Fcl_HA_Fung2_Low",
+    "Fcl_HA_Fung2_Up",
+    "Fcl_HA_Fung3",
+    "Fcl_HA_Fung3_Up",
+    "Fcl_HA_Fung3_Low",
+    "Fcl_HA_Short",
+    "Fcl_HA_Short_Up",
+    "Fcl_HA_Short_Low",
 ];
 
 /// VRM 1.0 preset expressions and the face target each binds (VRoid's mapping).
@@ -175,12 +222,7 @@ impl Streams {
 /// that keep bone rolls leave them. Positions stay the mannequin's, so the figure is the
 /// same; only the frames differ.
 fn rest_rotation(index: usize) -> Quat {
-    let axis = Vec3::new(
-        (index as f32 * 1.7).sin(),
-        (index as f32 * 0.9).cos(),
-        0.5,
-    )
-    .normalize();
+    let axis = Vec3::new((index as f32 * 1.7).sin(), (index as f32 * 0.9).cos(), 0.5).normalize();
     Quat::from_axis_angle(axis, 0.25 + 0.04 * (index % 9) as f32)
 }
 
@@ -241,11 +283,20 @@ fn body_segment(streams: &mut Streams, bone: Bone, joint: u16, parent_joint: u16
         let bulge = 1.0 + 0.15 * (v * std::f32::consts::PI).sin();
         (a + (b - a) * v + radial * r * bulge, radial)
     };
-    let skin = move |v: f32| {
-        let w = ((v - 0.7) / 0.3).clamp(0.0, 1.0) * 0.5;
-        ([parent_joint, joint, 0, 0], [1.0 - w, w, 0.0, 0.0])
-    };
+    let skin = move |v: f32| blend(parent_joint, joint, ((v - 0.7) / 0.3).clamp(0.0, 1.0) * 0.5);
     streams.grid(body_part(parent), 32, 32, &at, &skin);
+}
+
+/// Skin weights `1 - w` on joint `a` and `w` on `b`; a joint with no weight is written
+/// as joint 0, as glTF asks.
+fn blend(a: u16, b: u16, w: f32) -> ([u16; 4], [f32; 4]) {
+    if w <= 0.0 {
+        ([a, 0, 0, 0], [1.0, 0.0, 0.0, 0.0])
+    } else if w >= 1.0 {
+        ([b, 0, 0, 0], [1.0, 0.0, 0.0, 0.0])
+    } else {
+        ([a, b, 0, 0], [1.0 - w, w, 0.0, 0.0])
+    }
 }
 
 /// Hair chain `k`: joint positions hanging from the head.
@@ -253,8 +304,7 @@ fn hair_joint_position(k: usize, j: usize) -> Vec3 {
     let head = bone_position(Bone::Head);
     let angle = k as f32 / HAIR_CHAINS as f32 * std::f32::consts::TAU;
     let out = Vec3::new(angle.sin(), 0.0, angle.cos());
-    head + Vec3::new(0.0, 0.17, 0.0) + out * (0.07 + 0.02 * j as f32)
-        - Vec3::Y * (0.06 * j as f32)
+    head + Vec3::new(0.0, 0.17, 0.0) + out * (0.07 + 0.02 * j as f32) - Vec3::Y * (0.06 * j as f32)
 }
 
 fn face_geometry(head_joint: u16, eye_joints: [u16; 2]) -> Streams {
@@ -290,7 +340,10 @@ fn face_geometry(head_joint: u16, eye_joints: [u16; 2]) -> Streams {
         let disc = |c: Vec3, r: f32| {
             move |u: f32, v: f32| {
                 let angle = u * std::f32::consts::TAU;
-                (c + Vec3::new(angle.cos(), angle.sin(), 0.0) * r * v, Vec3::Z)
+                (
+                    c + Vec3::new(angle.cos(), angle.sin(), 0.0) * r * v,
+                    Vec3::Z,
+                )
             }
         };
         s.grid(
@@ -393,7 +446,11 @@ fn target_region(name: &str) -> (Vec3, f32, &'static [FacePart]) {
     } else if name.contains("_HA_") {
         (centre + Vec3::new(0.0, -0.055, 0.09), 0.03, &[Teeth])
     } else {
-        (centre + Vec3::new(0.0, -0.01, 0.09), 0.09, &[Brow, Lash, Mouth, Skin])
+        (
+            centre + Vec3::new(0.0, -0.01, 0.09),
+            0.09,
+            &[Brow, Lash, Mouth, Skin],
+        )
     }
 }
 
@@ -483,7 +540,13 @@ fn flat_png(size: u32) -> Vec<u8> {
 }
 
 /// Material names; material `m` uses textures `2m` (base) and `2m + 1` (shade).
-const MATERIALS: [&str; 5] = ["Body_SKIN", "Tops_CLOTH", "Hair_HAIR", "Face_SKIN", "Eye_EYE"];
+const MATERIALS: [&str; 5] = [
+    "Body_SKIN",
+    "Tops_CLOTH",
+    "Hair_HAIR",
+    "Face_SKIN",
+    "Eye_EYE",
+];
 
 fn mtoon_material(name: &str, base: usize, shade: usize, shade_color: [f32; 3]) -> Value {
     json!({
@@ -582,7 +645,11 @@ fn shared_mesh(
 /// in the file, `count × 12` bytes once a loader expands it.
 fn sparse_vec3(buf: &mut BufferBuilder, count: usize, at: u32, value: Vec3) -> usize {
     let index_view = buf.view(&at.to_le_bytes(), None);
-    let value_bytes: Vec<u8> = value.to_array().iter().flat_map(|x| x.to_le_bytes()).collect();
+    let value_bytes: Vec<u8> = value
+        .to_array()
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
     let value_view = buf.view(&value_bytes, None);
     buf.accessors.push(json!({
         "componentType": 5126, "count": count, "type": "VEC3",
@@ -670,7 +737,11 @@ pub fn build(spec: &TestAvatarSpec) -> Vec<u8> {
         .iter()
         .map(|&i| {
             let n = &skeleton[i];
-            Mat4::from_rotation_translation(turn * n.rotation, frame(n.position)).inverse()
+            // An affine inverse keeps the last row exactly (0, 0, 0, 1), as glTF requires.
+            Mat4::from(
+                glam::Affine3A::from_rotation_translation(turn * n.rotation, frame(n.position))
+                    .inverse(),
+            )
         })
         .collect();
     let ibm = buf.mat4(&ibms);
@@ -708,7 +779,7 @@ pub fn build(spec: &TestAvatarSpec) -> Vec<u8> {
                     let radial = side * angle.cos() + up * angle.sin();
                     (a + (b - a) * v + radial * 0.012 * (1.0 - 0.4 * v), radial)
                 },
-                &move |v: f32| ([ja, jb, 0, 0], [1.0 - v, v, 0.0, 0.0]),
+                &move |v: f32| blend(ja, jb, v),
             );
         }
     }
@@ -724,7 +795,9 @@ pub fn build(spec: &TestAvatarSpec) -> Vec<u8> {
         let (dp, dn) = face_target(&face, i, name);
         let dp: Vec<Vec3> = dp.into_iter().map(frame).collect();
         let dn: Vec<Vec3> = dn.into_iter().map(frame).collect();
-        face_targets.push(json!({"POSITION": buf.vec3(&dp, Some(34962)), "NORMAL": buf.vec3(&dn, Some(34962))}));
+        face_targets.push(
+            json!({"POSITION": buf.vec3(&dp, Some(34962)), "NORMAL": buf.vec3(&dn, Some(34962))}),
+        );
     }
     let face_materials: Vec<usize> = FACE_PARTS
         .iter()
@@ -737,7 +810,14 @@ pub fn build(spec: &TestAvatarSpec) -> Vec<u8> {
     let mut meshes = vec![
         shared_mesh(&mut buf, "Body", &body, &[0, 1, 1, 1], &frame, &[]),
         shared_mesh(&mut buf, "Hair", &hair, &[2], &frame, &[]),
-        shared_mesh(&mut buf, "Face", &face, &face_materials, &frame, &face_targets),
+        shared_mesh(
+            &mut buf,
+            "Face",
+            &face,
+            &face_materials,
+            &frame,
+            &face_targets,
+        ),
     ];
     meshes[2]["extras"] = json!({"targetNames": FACE_TARGETS.to_vec()});
 
@@ -754,7 +834,13 @@ pub fn build(spec: &TestAvatarSpec) -> Vec<u8> {
     if let Some(count) = spec.crafted_morph_vertices {
         let count = count as usize;
         let positions: Vec<Vec3> = (0..count)
-            .map(|i| frame(Vec3::new(0.3 + (i % 100) as f32 * 1e-3, 0.05 + (i / 100 % 100) as f32 * 1e-3, 0.0)))
+            .map(|i| {
+                frame(Vec3::new(
+                    0.3 + (i % 100) as f32 * 1e-3,
+                    0.05 + (i / 100 % 100) as f32 * 1e-3,
+                    0.0,
+                ))
+            })
             .collect();
         let position = buf.vec3(&positions, Some(34962));
         let indices: Vec<u32> = (0..(count as u32 / 3) * 3).collect();
@@ -782,7 +868,9 @@ pub fn build(spec: &TestAvatarSpec) -> Vec<u8> {
     });
     for (t, png) in pngs.iter().enumerate() {
         let view = buf.view(png, None);
-        images.push(json!({"name": format!("Texture_{t}"), "bufferView": view, "mimeType": "image/png"}));
+        images.push(
+            json!({"name": format!("Texture_{t}"), "bufferView": view, "mimeType": "image/png"}),
+        );
     }
     if let Some(size) = spec.oversized_texture {
         let view = buf.view(&flat_png(size), None);
@@ -792,7 +880,13 @@ pub fn build(spec: &TestAvatarSpec) -> Vec<u8> {
         .map(|i| json!({"sampler": 0, "source": i}))
         .collect();
     let texture = |i: usize| i.min(images.len().saturating_sub(1));
-    let shade_colors = [[0.9, 0.75, 0.75], [0.6, 0.6, 0.7], [0.5, 0.4, 0.45], [0.9, 0.75, 0.75], [0.8, 0.8, 0.85]];
+    let shade_colors = [
+        [0.9, 0.75, 0.75],
+        [0.6, 0.6, 0.7],
+        [0.5, 0.4, 0.45],
+        [0.9, 0.75, 0.75],
+        [0.8, 0.8, 0.85],
+    ];
     let mut materials: Vec<Value> = MATERIALS
         .iter()
         .enumerate()
@@ -818,7 +912,14 @@ pub fn build(spec: &TestAvatarSpec) -> Vec<u8> {
         let properties: Vec<Value> = materials
             .iter()
             .enumerate()
-            .map(|(m, _)| mtoon_properties(MATERIALS[m], texture(2 * m), texture(2 * m + 1), shade_colors[m]))
+            .map(|(m, _)| {
+                mtoon_properties(
+                    MATERIALS[m],
+                    texture(2 * m),
+                    texture(2 * m + 1),
+                    shade_colors[m],
+                )
+            })
             .collect();
         ext["materialProperties"] = json!(properties);
         ("VRM", ext)
@@ -907,8 +1008,10 @@ fn spring_bone_1(bone_node: &dyn Fn(Bone) -> usize, chains: &[Vec<usize>]) -> Va
         .map(|(k, chain)| {
             let joints: Vec<Value> = chain
                 .iter()
-                .map(|n| json!({"node": n, "hitRadius": 0.02, "stiffness": 1.0, "gravityPower": 0.0,
-                    "gravityDir": [0.0, -1.0, 0.0], "dragForce": 0.4}))
+                .map(|n| {
+                    json!({"node": n, "hitRadius": 0.02, "stiffness": 1.0, "gravityPower": 0.0,
+                    "gravityDir": [0.0, -1.0, 0.0], "dragForce": 0.4})
+                })
                 .collect();
             json!({"name": format!("Hair{:02}", k + 1), "joints": joints, "colliderGroups": [0]})
         })
@@ -995,7 +1098,11 @@ mod tests {
             assert_eq!(model.title, TITLE);
             assert!(model.humanoid.iter().all(Option::is_some));
             let (preset, custom) = model.expression_names();
-            assert_eq!(preset.len() + custom.len(), EXPRESSION_BINDS.len(), "{preset:?} {custom:?}");
+            assert_eq!(
+                preset.len() + custom.len(),
+                EXPRESSION_BINDS.len(),
+                "{preset:?} {custom:?}"
+            );
         }
     }
 
@@ -1009,13 +1116,23 @@ mod tests {
         assert_eq!(primitives.len(), 8);
         // One shared vertex buffer: every primitive names the same POSITION accessor.
         let position = &primitives[0]["attributes"]["POSITION"];
-        assert!(primitives.iter().all(|p| &p["attributes"]["POSITION"] == position));
+        assert!(
+            primitives
+                .iter()
+                .all(|p| &p["attributes"]["POSITION"] == position)
+        );
         assert_eq!(primitives[0]["targets"].as_array().unwrap().len(), 57);
         let vertices: u64 = json["meshes"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|m| json["accessors"][m["primitives"][0]["attributes"]["POSITION"].as_u64().unwrap() as usize]["count"].as_u64().unwrap())
+            .map(|m| {
+                json["accessors"][m["primitives"][0]["attributes"]["POSITION"]
+                    .as_u64()
+                    .unwrap() as usize]["count"]
+                    .as_u64()
+                    .unwrap()
+            })
             .sum();
         assert!(vertices >= 80_000, "{vertices} vertices");
         assert_eq!(json["images"].as_array().unwrap().len(), 10);
@@ -1023,7 +1140,10 @@ mod tests {
             .as_array()
             .unwrap()
             .iter()
-            .filter(|n| n.get("rotation").is_some_and(|r| r[3].as_f64().unwrap() < 0.9999))
+            .filter(|n| {
+                n.get("rotation")
+                    .is_some_and(|r| r[3].as_f64().unwrap() < 0.9999)
+            })
             .count();
         assert!(rotations > 50, "{rotations} nodes with a rest rotation");
     }
