@@ -6,50 +6,19 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use bevy::animation::AnimationPlugin;
-use bevy::gltf::GltfPlugin;
-use bevy::image::ImagePlugin;
-use bevy::mesh::MeshPlugin;
 use bevy::prelude::*;
-use bevy::transform::TransformPlugin;
-use bevy::world_serialization::WorldSerializationPlugin;
 use common::*;
 use vrma_maker::app::close_guard::{CloseGuard, QuitRequested};
 use vrma_maker::app::files::SaveProject;
-use vrma_maker::app::model::{Avatar, LoadModel, MemoryAssets, ModelSource};
+use vrma_maker::app::model::{Avatar, LoadModel, ModelSource};
 use vrma_maker::app::session::{Banner, EditRequest, Session};
-use vrma_maker::app::{Launch, close_guard, files, model, session, vrma_files};
+use vrma_maker::app::Launch;
 use vrma_maker::core::edit::Edit;
 use vrma_maker::core::humanoid::{ALL_BONES, Bone};
 use vrma_maker::core::vrm::VrmVersion;
 
 fn headless_app() -> App {
-    let mut app = App::new();
-    let memory = model::register_memory_source(&mut app);
-    app.add_plugins((
-        MinimalPlugins,
-        AssetPlugin::default(),
-        WorldSerializationPlugin,
-        MeshPlugin,
-        ImagePlugin::default(),
-        AnimationPlugin,
-        GltfPlugin::default(),
-        TransformPlugin,
-    ));
-    app.add_message::<FileDragAndDrop>();
-    app.add_message::<bevy::window::WindowCloseRequested>();
-    app.insert_resource(MemoryAssets(memory));
-    app.insert_resource(Launch::default());
-    app.add_plugins((
-        session::plugin,
-        model::plugin,
-        files::plugin,
-        close_guard::plugin,
-        vrma_files::plugin,
-    ));
-    app.finish();
-    app.cleanup();
-    app
+    vrma_maker::app::build_headless(Launch::default())
 }
 
 fn run_until(app: &mut App, what: &str, mut done: impl FnMut(&mut World) -> bool) {
@@ -420,4 +389,67 @@ fn export_vrma_runs_in_the_background_and_import_replaces_keys_undoably() {
     app.world_mut().write_message(EditRequest(Edit::Undo));
     app.update();
     assert!(app.world().resource::<Session>().editor.timeline.is_empty());
+}
+
+#[test]
+fn a_vroid_face_split_by_the_targets_each_part_uses_gets_its_weights_routed() {
+    let dir = scratch("app-headless-vroid");
+    let model = test_avatar(&dir, "vroid.vrm", false, &["--texture-size", "32"]);
+    let mut app = headless_app();
+    run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+    app.world_mut()
+        .write_message(LoadModel(ModelSource::File(model)));
+    run_until(&mut app, "the VRoid-scale avatar", |w| {
+        w.resource::<Session>()
+            .editor
+            .rig
+            .model
+            .title
+            .contains("VRoid")
+            && avatar_count(w) == 1
+    });
+    for (name, value) in [("happy", 1.0), ("aa", 0.6), ("blinkLeft", 0.3)] {
+        app.world_mut().write_message(EditRequest(Edit::Expression {
+            name: name.into(),
+            value,
+        }));
+    }
+    app.update();
+    app.update();
+    let world = app.world_mut();
+    let (nodes, routes) = {
+        let mut q = world.query::<&Avatar>();
+        let avatar = q.single(world).unwrap();
+        (avatar.nodes.clone(), avatar.routes.clone())
+    };
+    let session = world.resource::<Session>();
+    let wanted = vrma_maker::core::expressions::morph_weights(
+        &session.editor.rig.model,
+        &session.editor.pose.expressions,
+    );
+    let (face, full) = wanted
+        .iter()
+        .find(|(_, w)| w.iter().any(|x| *x > 0.0))
+        .expect("the face has weights");
+    let parts = routes
+        .get(face)
+        .expect("the face's mesh was split by target sets");
+    assert!(parts.len() > 1, "{parts:?}");
+    let mut lit = 0;
+    for part in parts {
+        let entity = nodes[part.node].expect("the part's node was spawned");
+        let weights = world.get::<MorphWeights>(entity).expect("the part morphs");
+        let expected: Vec<f32> = part.targets.iter().map(|&t| full[t]).collect();
+        assert_eq!(
+            weights.weights(),
+            expected.as_slice(),
+            "part on node {}",
+            part.node
+        );
+        lit += expected.iter().filter(|w| **w > 0.0).count();
+    }
+    assert!(
+        lit >= 3,
+        "every set expression reaches a part that it moves ({lit})"
+    );
 }

@@ -43,6 +43,9 @@ fn killed_work_is_recovered_at_the_next_start_and_saving_clears_it() {
     std::thread::sleep(Duration::from_secs(5));
     app.kill().unwrap(); // SIGKILL
     app.wait().unwrap();
+    // Xvfb can refuse a connection for a moment while it cleans up after a killed
+    // client; the next start must not race it.
+    wait_for_display(&display);
     let recovery: Value = serde_json::from_slice(
         &std::fs::read(data.join("recovery.json")).expect("autosaved before the kill"),
     )

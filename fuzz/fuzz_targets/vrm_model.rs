@@ -1,5 +1,6 @@
 //! The VRM/GLB reader: any bytes either fail with a message or give a rig that the
-//! window can pose, draw and frame without a non-finite number.
+//! window can pose, draw and frame without a non-finite number, and a display copy
+//! for the renderer that is refused or reads back as the same model.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -26,4 +27,10 @@ fuzz_target!(|data: &[u8]| {
         .collect();
     let weights = names.iter().map(|n| (n.clone(), 1.0)).collect();
     let _ = expressions::morph_weights(&rig.model, &weights);
+    // The renderer's copy: refused or made, never a panic; what it makes reads the same.
+    let limits = vrma_core::display::DeviceLimits::WGPU_DEFAULT;
+    if let Ok(display) = vrma_core::display::prepare(data, &limits, &mut |_, _| Err("no".into())) {
+        let again = vrma_core::rig_from_bytes(&display.bytes).expect("the display copy parses");
+        assert_eq!(again.model.nodes.len(), rig.model.nodes.len());
+    }
 });

@@ -27,6 +27,9 @@ const BACKGROUND: Color = Color::srgb(0.22, 0.24, 0.28);
 #[derive(Component)]
 struct ThumbnailAvatar {
     nodes: Vec<Option<Entity>>,
+    /// The on-screen avatar's node count and morph routes (the same display copy).
+    node_count: usize,
+    routes: std::sync::Arc<crate::core::display::MorphRoutes>,
     /// Frames since its meshes were put on the thumbnail layer; renders wait until the
     /// new instance has been through the pipeline (as stills wait before capturing).
     settled: u8,
@@ -86,7 +89,7 @@ pub fn plugin(app: &mut App) {
 
 fn spawn_hidden_avatar(
     mut shown: MessageReader<AvatarShown>,
-    avatars: Query<(&WorldAssetRoot, &Transform), With<Avatar>>,
+    avatars: Query<(&WorldAssetRoot, &Transform, &Avatar)>,
     old: Query<Entity, With<ThumbnailAvatar>>,
     mut thumbs: ResMut<KeyThumbnails>,
     mut commands: Commands,
@@ -100,13 +103,15 @@ fn spawn_hidden_avatar(
     for thumb in thumbs.by_key.values_mut() {
         thumb.rendered = None; // a new model: every key is re-rendered
     }
-    if let Ok((root, transform)) = avatars.single() {
+    if let Ok((root, transform, avatar)) = avatars.single() {
         commands.spawn((
             WorldAssetRoot(root.0.clone()),
             *transform,
             Visibility::Hidden,
             ThumbnailAvatar {
                 nodes: Vec::new(),
+                node_count: avatar.nodes.len(),
+                routes: avatar.routes.clone(),
                 settled: 0,
                 ready: false,
             },
@@ -120,7 +125,6 @@ fn finish_hidden_avatar(
     children: Query<&Children>,
     indices: Query<&GltfNodeIndex>,
     meshes: Query<(), With<Mesh3d>>,
-    session: Res<Session>,
     mut commands: Commands,
 ) {
     for (entity, mut avatar, mut visibility) in &mut avatars {
@@ -142,12 +146,7 @@ fn finish_hidden_avatar(
             }
         }
         if any {
-            avatar.nodes = node_entities(
-                entity,
-                session.editor.rig.model.nodes.len(),
-                &children,
-                &indices,
-            );
+            avatar.nodes = node_entities(entity, avatar.node_count, &children, &indices);
             avatar.settled = 1;
             *visibility = Visibility::Inherited;
         }
@@ -279,6 +278,7 @@ fn drive_hidden_avatar(
             &session.editor.rig,
             pose,
             &avatar.nodes,
+            &avatar.routes,
             &mut transforms,
             &mut morphs,
             true,

@@ -123,6 +123,38 @@ pub fn build_app(launch: Launch) -> App {
     app
 }
 
+/// The app without a window or GPU: Bevy's asset, glTF, mesh, image and transform
+/// plugins with the session, model, files, close-guard and VRMA plugins. Tests and
+/// benchmarks drive the real loading and edit path through it.
+pub fn build_headless(launch: Launch) -> App {
+    let mut app = App::new();
+    let memory = model::register_memory_source(&mut app);
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin::default(),
+        bevy::world_serialization::WorldSerializationPlugin,
+        bevy::mesh::MeshPlugin,
+        bevy::image::ImagePlugin::default(),
+        bevy::animation::AnimationPlugin,
+        bevy::gltf::GltfPlugin::default(),
+        bevy::transform::TransformPlugin,
+    ));
+    app.add_message::<FileDragAndDrop>();
+    app.add_message::<bevy::window::WindowCloseRequested>();
+    app.insert_resource(model::MemoryAssets(memory));
+    app.insert_resource(launch);
+    app.add_plugins((
+        session::plugin,
+        model::plugin,
+        files::plugin,
+        close_guard::plugin,
+        vrma_files::plugin,
+    ));
+    app.finish();
+    app.cleanup();
+    app
+}
+
 /// Bevy panics when there is no Vulkan driver or no display; say what to install instead.
 pub(crate) fn install_friendly_panic_hook() {
     let default_hook = std::panic::take_hook();

@@ -21,7 +21,9 @@ use bevy::render::renderer::RenderDevice;
 use bevy::world_serialization::WorldInstanceReady;
 
 use super::session::{Banner, Job, SaveRecoveryNow, Selection, Session};
-use crate::core::display::{self, DeviceLimits, DisplayModel};
+use std::sync::Arc;
+
+use crate::core::display::{self, DeviceLimits, DisplayModel, MorphRoutes};
 use crate::core::edit::Editor;
 use crate::core::expressions::morph_weights;
 use crate::core::mannequin::{self, MannequinVariant};
@@ -71,10 +73,12 @@ pub struct LoadModel(pub ModelSource);
 #[reflect(Component)]
 pub struct GltfNodeIndex(pub usize);
 
-/// The avatar on screen: node index → entity.
+/// The avatar on screen: node index → entity (for every node of the display copy), and
+/// where each node's morph weights go in that copy.
 #[derive(Component)]
 pub struct Avatar {
     pub nodes: Vec<Option<Entity>>,
+    pub routes: Arc<MorphRoutes>,
 }
 
 /// A model being spawned; it replaces the current one when ready.
@@ -89,6 +93,8 @@ struct PendingAvatar {
     gltf: Handle<Gltf>,
     file: String,
     timings: LoadTimings,
+    node_count: usize,
+    routes: Arc<MorphRoutes>,
 }
 
 /// Where the time to open a model went (logged, and read by `scripts/bench`).
@@ -110,6 +116,7 @@ struct LoadTimings {
 struct Retired {
     session: Option<Session>,
     nodes: Vec<Option<Entity>>,
+    routes: Arc<MorphRoutes>,
     /// The work moved to the new model and must move back.
     work_moved: bool,
     until: f64,
@@ -396,7 +403,7 @@ fn spawn_prepared(
     let Some(outcome) = job.take() else {
         return;
     };
-    let (prepared, display, timings) = match outcome.and_then(|r| r) {
+    let (prepared, mut display, timings) = match outcome.and_then(|r| r) {
         Ok(p) => p,
         Err(e) => {
             banner.progress = None;
@@ -426,7 +433,9 @@ fn spawn_prepared(
     }
     *counter += 1;
     let file = format!("avatar-{}.glb", *counter);
-    memory.0.insert_asset(Path::new(&file), display.bytes);
+    memory
+        .0
+        .insert_asset(Path::new(&file), std::mem::take(&mut display.bytes));
     let url = format!("mem://{file}");
     // Meshes and textures live on the GPU only: nothing reads them back, and a CPU copy
     // of a VRoid avatar's textures and morphs is hundreds of megabytes.
@@ -464,6 +473,8 @@ fn spawn_prepared(
             gltf,
             file,
             timings,
+            node_count: display.node_count,
+            routes: Arc::new(display.routes),
         },
     ));
 }
@@ -504,7 +515,7 @@ fn finish_loading(
         let Some(editor) = p.editor.take() else {
             continue;
         };
-        let nodes = node_entities(entity, editor.rig.model.nodes.len(), &children, &indices);
+        let nodes = node_entities(entity, p.node_count, &children, &indices);
         // Bevy has its own copy now; the bytes need not stay in memory.
         memory.0.remove_asset(Path::new(&p.file));
         let mut editor = editor;
@@ -533,6 +544,7 @@ fn finish_loading(
                 Retired {
                     session: previous.take(),
                     nodes: avatar.nodes.clone(),
+                    routes: avatar.routes.clone(),
                     work_moved: p.keep_work,
                     until: time.elapsed_secs_f64() + FALLBACK_SECS,
                 },
@@ -560,7 +572,13 @@ fn finish_loading(
         commands
             .entity(entity)
             .remove::<(PendingAvatar, SceneReady)>()
-            .insert((Avatar { nodes }, FirstFrame(timings)));
+            .insert((
+                Avatar {
+                    nodes,
+                    routes: p.routes.clone(),
+                },
+                FirstFrame(timings),
+            ));
         shown.write(AvatarShown);
     }
 }
@@ -671,6 +689,7 @@ fn take_back_undrawable_model(
     commands.entity(entity).remove::<Retired>().insert((
         Avatar {
             nodes: std::mem::take(&mut old.nodes),
+            routes: old.routes.clone(),
         },
         Visibility::Inherited,
     ));
@@ -718,6 +737,7 @@ pub fn pose_instance(
     rig: &Rig,
     pose: &Pose,
     nodes: &[Option<Entity>],
+    routes: &MorphRoutes,
     transforms: &mut Query<&mut Transform>,
     morphs: &mut Query<&mut MorphWeights>,
     always: bool,
@@ -736,13 +756,29 @@ pub fn pose_instance(
             }
         }
     }
-    for (node, w) in morph_weights(&rig.model, &pose.expressions) {
+    let mut write = |node: usize, w: &[f32]| {
         if let Some(Some(entity)) = nodes.get(node)
             && let Ok(mut mw) = morphs.get_mut(*entity)
             && mw.weights().len() == w.len()
-            && (always || mw.weights() != w.as_slice())
+            && (always || mw.weights() != w)
         {
-            mw.weights_mut().copy_from_slice(&w);
+            mw.weights_mut().copy_from_slice(w);
+        }
+    };
+    for (node, w) in morph_weights(&rig.model, &pose.expressions) {
+        match routes.get(&node) {
+            // The display copy split this node's mesh: each part gets its own targets.
+            Some(parts) => {
+                for part in parts {
+                    let subset: Vec<f32> = part
+                        .targets
+                        .iter()
+                        .map(|&t| w.get(t).copied().unwrap_or(0.0))
+                        .collect();
+                    write(part.node, &subset);
+                }
+            }
+            None => write(node, &w),
         }
     }
 }
@@ -759,6 +795,7 @@ fn drive_skeleton(
             &session.editor.rig,
             &session.editor.pose,
             &avatar.nodes,
+            &avatar.routes,
             &mut transforms,
             &mut morphs,
             false,

@@ -200,6 +200,10 @@ pub fn wait_for_window(display: &str) -> String {
             .args(["search", "--name", "VRMA Maker"])
             .env("DISPLAY", display)
             .output();
+        let said = found
+            .as_ref()
+            .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+            .unwrap_or_else(|e| e.to_string());
         if let Some(id) = found.ok().and_then(|o| {
             String::from_utf8_lossy(&o.stdout)
                 .lines()
@@ -208,12 +212,34 @@ pub fn wait_for_window(display: &str) -> String {
         }) {
             return id;
         }
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "no window appeared"
-        );
+        if start.elapsed() >= Duration::from_secs(60) {
+            let tree = Command::new("xwininfo")
+                .args(["-root", "-tree"])
+                .env("DISPLAY", display)
+                .output()
+                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                .unwrap_or_default();
+            panic!("no window appeared on {display} (xdotool: {said}); windows:\n{tree}");
+        }
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// Waits (up to 10 s) until the X server accepts connections again, then a second more.
+pub fn wait_for_display(display: &str) {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        let ok = Command::new("xdotool")
+            .arg("getmouselocation")
+            .env("DISPLAY", display)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if ok {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    std::thread::sleep(Duration::from_secs(1));
 }
 
 /// Runs xdotool against an X display.

@@ -30,6 +30,10 @@ pub const MORPH_BYTES_PER_VERTEX_TARGET: u64 = 48;
 /// a pixel at once; past this a texture is refused rather than risk running out of memory.
 pub const MAX_DOWNSCALE_PIXELS: u64 = 80_000_000;
 
+/// Vertices in one primitive: far above any real avatar's part (VRoid's largest are
+/// ~60k), and what bounds the memory a hostile vertex count can make us allocate.
+pub const MAX_PART_VERTICES: usize = 16 << 20;
+
 /// What the GPU allows, read from the render device (or wgpu's defaults).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DeviceLimits {
@@ -60,7 +64,20 @@ pub struct DisplayReport {
     /// The largest morph-target block of one primitive, after.
     pub largest_morph_part: u64,
     pub textures_downscaled: usize,
+    /// (primitive, target) pairs left out because the target moves none of its vertices.
+    pub targets_dropped: usize,
 }
+
+/// Where a node's morph weights go once its mesh is split by the targets each part
+/// uses: display node, and for each of its targets the original target index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MorphRoute {
+    pub node: usize,
+    pub targets: Vec<usize>,
+}
+
+/// Original node index → its routes. Nodes not listed keep their weights as they are.
+pub type MorphRoutes = std::collections::BTreeMap<usize, Vec<MorphRoute>>;
 
 /// The renderer's copy of a model.
 #[derive(Clone, Debug)]
@@ -68,6 +85,9 @@ pub struct DisplayModel {
     pub bytes: Vec<u8>,
     pub warnings: Vec<String>,
     pub report: DisplayReport,
+    pub routes: MorphRoutes,
+    /// Nodes in the display copy (split meshes add some after the model's own).
+    pub node_count: usize,
 }
 
 /// Downscales an encoded image to fit `max_side` on its longer side; returns PNG bytes.
@@ -317,6 +337,158 @@ fn float3_bounds(bytes: &[u8]) -> ([f32; 3], [f32; 3]) {
     (min, max)
 }
 
+/// Whether a morph target moves any of a part's vertices (any attribute non-zero).
+fn target_moves(
+    root: &Value,
+    target: &Value,
+    bin: &[u8],
+    used: Option<&[u32]>,
+    vertices: usize,
+) -> Result<bool, LoadError> {
+    let Some(attributes) = target.as_object() else {
+        return Ok(false);
+    };
+    let mut element = Vec::new();
+    for accessor in attributes.values().filter_map(index_of) {
+        let reader = ElementReader::new(root, accessor, bin)?;
+        let float = root["accessors"][accessor]["componentType"].as_u64() == Some(5126);
+        let mut check = |i: usize| -> Result<bool, LoadError> {
+            if i >= reader.count {
+                return Err(LoadError::new(format!(
+                    "accessor {accessor}: vertex {i} is past its count"
+                )));
+            }
+            element.clear();
+            reader.push(i, &mut element);
+            Ok(if float {
+                element
+                    .chunks_exact(4)
+                    .any(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) != 0.0)
+            } else {
+                element.iter().any(|b| *b != 0)
+            })
+        };
+        match used {
+            Some(used) => {
+                for &i in used {
+                    if check(i as usize)? {
+                        return Ok(true);
+                    }
+                }
+            }
+            None => {
+                for i in 0..vertices {
+                    if check(i)? {
+                        return Ok(true);
+                    }
+                }
+            }
+        }
+    }
+    Ok(false)
+}
+
+fn targets_of(root: &Value, mesh: usize) -> usize {
+    root["meshes"][mesh]["primitives"][0]["targets"]
+        .as_array()
+        .map_or(0, Vec::len)
+}
+
+/// Splits mesh `m` into one mesh per set of targets its parts use (glTF gives every
+/// primitive of a mesh the same targets), each on its own node beside the original,
+/// and records where each node's weights now go.
+fn split_by_targets(
+    root: &mut Value,
+    m: usize,
+    parts: &[(usize, Vec<usize>)],
+    routes: &mut MorphRoutes,
+) {
+    let original = root["meshes"][m].clone();
+    let mut groups: Vec<(Vec<usize>, Vec<usize>)> = Vec::new();
+    for (p, moving) in parts {
+        match groups.iter_mut().find(|(targets, _)| targets == moving) {
+            Some((_, primitives)) => primitives.push(*p),
+            None => groups.push((moving.clone(), vec![*p])),
+        }
+    }
+    let make = |targets: &[usize], primitives: &[usize]| {
+        let mut mesh = original.clone();
+        let subset =
+            |list: &Value| json!(targets.iter().map(|&t| list[t].clone()).collect::<Vec<_>>());
+        mesh["primitives"] = json!(
+            primitives
+                .iter()
+                .map(|&p| {
+                    let mut primitive = original["primitives"][p].clone();
+                    if let Some(object) = primitive.as_object_mut() {
+                        if targets.is_empty() {
+                            object.remove("targets");
+                        } else {
+                            let kept = subset(&object["targets"]);
+                            object.insert("targets".into(), kept);
+                        }
+                    }
+                    primitive
+                })
+                .collect::<Vec<_>>()
+        );
+        if let Some(object) = mesh.as_object_mut() {
+            if targets.is_empty() {
+                object.remove("weights");
+            } else if let Some(weights) = original.get("weights") {
+                object.insert("weights".into(), subset(weights));
+            }
+        }
+        if let Some(names) = original["extras"].get("targetNames") {
+            mesh["extras"]["targetNames"] = subset(names);
+        }
+        mesh
+    };
+    let mut meshes = vec![m];
+    root["meshes"][m] = make(&groups[0].0, &groups[0].1);
+    for (targets, primitives) in &groups[1..] {
+        let mesh = make(targets, primitives);
+        if let Some(list) = root["meshes"].as_array_mut() {
+            list.push(mesh);
+            meshes.push(list.len() - 1);
+        }
+    }
+    let node_count = root["nodes"].as_array().map_or(0, Vec::len);
+    for n in 0..node_count {
+        if root["nodes"][n]["mesh"].as_u64() != Some(m as u64) {
+            continue;
+        }
+        let mut node_routes = Vec::new();
+        for (k, ((targets, _), &mesh)) in groups.iter().zip(&meshes).enumerate() {
+            let node = if k == 0 {
+                n
+            } else {
+                let mut part = json!({"name": format!("{} (part {k})", root["nodes"][n]["name"].as_str().unwrap_or("mesh")), "mesh": mesh});
+                if let Some(skin) = root["nodes"][n].get("skin") {
+                    part["skin"] = skin.clone();
+                }
+                let Some(nodes) = root["nodes"].as_array_mut() else {
+                    continue;
+                };
+                nodes.push(part);
+                let index = nodes.len() - 1;
+                match root["nodes"][n]["children"].as_array_mut() {
+                    Some(children) => children.push(json!(index)),
+                    None => root["nodes"][n]["children"] = json!([index]),
+                }
+                index
+            };
+            if !targets.is_empty() {
+                node_routes.push(MorphRoute {
+                    node,
+                    targets: targets.clone(),
+                });
+            }
+        }
+        routes.insert(n, node_routes);
+    }
+}
+
 fn megabytes(bytes: u64) -> String {
     format!("{:.0} MB", bytes as f64 / 1e6)
 }
@@ -342,28 +514,51 @@ pub fn prepare(
     let mut report = DisplayReport::default();
     let mut warnings = Vec::new();
 
+    let mut routes = MorphRoutes::new();
     let mesh_count = root["meshes"].as_array().map_or(0, Vec::len);
     for m in 0..mesh_count {
         let mesh_name = root["meshes"][m]["name"].as_str().unwrap_or("").to_string();
+        let mut part_targets: Vec<(usize, Vec<usize>)> = Vec::new();
         let primitive_count = root["meshes"][m]["primitives"]
             .as_array()
             .map_or(0, Vec::len);
         for p in 0..primitive_count {
             let primitive = root["meshes"][m]["primitives"][p].clone();
             let Some(position) = index_of(&primitive["attributes"]["POSITION"]) else {
+                let all = (0..primitive["targets"].as_array().map_or(0, Vec::len)).collect();
+                part_targets.push((p, all));
                 continue;
             };
             let vertices = root["accessors"][position]["count"].as_u64().unwrap_or(0) as usize;
+            if vertices > MAX_PART_VERTICES {
+                return Err(LoadError::new(format!(
+                    "mesh '{mesh_name}' has a part of {vertices} vertices; at most {MAX_PART_VERTICES} can be drawn"
+                )));
+            }
             let targets = primitive["targets"].as_array().map_or(0, Vec::len) as u64;
             report.vertices_before += vertices as u64;
             report.morph_bytes_before += vertices as u64 * targets * MORPH_BYTES_PER_VERTEX_TARGET;
             let mut kept = vertices as u64;
-            if let (Some(indices), true) = (index_of(&primitive["indices"]), own_bin) {
-                let values = read_indices(&root, indices, bin, vertices)
-                    .map_err(|e| e.context(format!("mesh '{mesh_name}' primitive {p}")))?;
-                let mut used: Vec<u32> = values.clone();
-                used.sort_unstable();
-                used.dedup();
+            let indexed = match index_of(&primitive["indices"]) {
+                Some(indices) => {
+                    let values = read_indices(&root, indices, bin, vertices)
+                        .map_err(|e| e.context(format!("mesh '{mesh_name}' primitive {p}")))?;
+                    let mut used: Vec<u32> = values.clone();
+                    used.sort_unstable();
+                    used.dedup();
+                    Some((values, used))
+                }
+                None => None,
+            };
+            let used = indexed.as_ref().map(|(_, used)| used.as_slice());
+            // Targets that move none of this part's vertices cost GPU memory for nothing.
+            let mut moving = Vec::new();
+            for t in 0..targets as usize {
+                if target_moves(&root, &primitive["targets"][t], bin, used, vertices)? {
+                    moving.push(t);
+                }
+            }
+            if let (Some((values, used)), true) = (&indexed, own_bin) {
                 // Worth a copy only when a good part of the buffer belongs to others.
                 if (used.len() as u64) * 10 < vertices as u64 * 9 {
                     let mut remap = vec![u32::MAX; vertices];
@@ -380,10 +575,10 @@ pub fn prepare(
                         })
                         .unwrap_or_default();
                     for (name, accessor) in attributes {
-                        let compacted = out.compact(&root, accessor, &used, name == "POSITION")?;
+                        let compacted = out.compact(&root, accessor, used, name == "POSITION")?;
                         new_primitive["attributes"][&name] = json!(compacted);
                     }
-                    for t in 0..targets as usize {
+                    for &t in &moving {
                         let attributes: Vec<(String, usize)> = primitive["targets"][t]
                             .as_object()
                             .map(|a| {
@@ -394,7 +589,7 @@ pub fn prepare(
                             .unwrap_or_default();
                         for (name, accessor) in attributes {
                             let compacted =
-                                out.compact(&root, accessor, &used, name == "POSITION")?;
+                                out.compact(&root, accessor, used, name == "POSITION")?;
                             new_primitive["targets"][t][&name] = json!(compacted);
                         }
                     }
@@ -411,7 +606,7 @@ pub fn prepare(
                 }
             }
             report.vertices_after += kept;
-            let morph = kept * targets * MORPH_BYTES_PER_VERTEX_TARGET;
+            let morph = kept * moving.len() as u64 * MORPH_BYTES_PER_VERTEX_TARGET;
             report.morph_bytes_after += morph;
             report.largest_morph_part = report.largest_morph_part.max(morph);
             if morph > limits.max_storage_binding {
@@ -421,12 +616,21 @@ pub fn prepare(
                     format!("mesh '{mesh_name}'")
                 };
                 return Err(LoadError::new(format!(
-                    "{name} needs {} of morph-target data ({kept} vertices × {targets} targets) in one \
+                    "{name} needs {} of morph-target data ({kept} vertices × {} targets) in one \
                      part; this GPU allows {} per buffer, so the model cannot be drawn here",
                     megabytes(morph),
+                    moving.len(),
                     megabytes(limits.max_storage_binding)
                 )));
             }
+            report.targets_dropped += targets as usize - moving.len();
+            part_targets.push((p, moving));
+        }
+        if part_targets
+            .iter()
+            .any(|(_, moving)| moving.len() != targets_of(&root, m))
+        {
+            split_by_targets(&mut root, m, &part_targets, &mut routes);
         }
     }
 
@@ -471,11 +675,14 @@ pub fn prepare(
         ));
     }
 
-    if report.primitives_compacted == 0 && report.textures_downscaled == 0 {
+    let node_count = root["nodes"].as_array().map_or(0, Vec::len);
+    if report.primitives_compacted == 0 && report.textures_downscaled == 0 && routes.is_empty() {
         return Ok(DisplayModel {
             bytes: bytes.to_vec(),
             warnings,
             report,
+            routes,
+            node_count,
         });
     }
     while !out.bin.len().is_multiple_of(4) {
@@ -489,6 +696,8 @@ pub fn prepare(
         bytes: glb::build(&json, &out.bin),
         warnings,
         report,
+        routes,
+        node_count,
     })
 }
 
@@ -509,32 +718,68 @@ mod tests {
         }
     }
 
-    /// Every primitive's triangles, as positions (what is drawn), for comparison.
-    fn triangles(bytes: &[u8]) -> Vec<Vec<[f32; 3]>> {
+    fn read_vec3(root: &Value, bin: &[u8], accessor: usize, i: usize) -> [f32; 3] {
+        let reader = ElementReader::new(root, accessor, bin).unwrap();
+        let mut b = Vec::new();
+        reader.push(i, &mut b);
+        [0, 1, 2].map(|c| f32::from_le_bytes(b[c * 4..c * 4 + 4].try_into().unwrap()))
+    }
+
+    /// Corners at rest (as bits, to match parts however meshes were split) and with
+    /// morph weights applied, for one primitive.
+    type Drawn = (Vec<[u32; 3]>, Vec<[f32; 3]>);
+
+    /// Every drawn primitive's triangle corners with each morph target at `weight(t)`
+    /// (routed as the app routes weights), sorted by the corners at rest.
+    fn drawn(bytes: &[u8], routes: &MorphRoutes, weight: &dyn Fn(usize) -> f32) -> Vec<Drawn> {
         let split = glb::split(bytes).unwrap();
         let root: Value = serde_json::from_slice(split.json).unwrap();
         let bin = split.bin.unwrap();
+        // Display node → original target index of each of its mesh's targets.
+        let mut routed: HashMap<usize, Vec<usize>> = HashMap::new();
+        for list in routes.values() {
+            for r in list {
+                routed.insert(r.node, r.targets.clone());
+            }
+        }
         let mut out = Vec::new();
-        for mesh in root["meshes"].as_array().unwrap() {
-            for p in mesh["primitives"].as_array().unwrap() {
+        for (n, node) in root["nodes"].as_array().unwrap().iter().enumerate() {
+            let Some(mesh) = node["mesh"].as_u64() else {
+                continue;
+            };
+            for p in root["meshes"][mesh as usize]["primitives"]
+                .as_array()
+                .unwrap()
+            {
                 let position = p["attributes"]["POSITION"].as_u64().unwrap() as usize;
                 let count = root["accessors"][position]["count"].as_u64().unwrap() as usize;
                 let indices =
                     read_indices(&root, p["indices"].as_u64().unwrap() as usize, bin, count)
                         .unwrap();
-                let reader = ElementReader::new(&root, position, bin).unwrap();
-                let mut corners = Vec::new();
+                let targets = p["targets"].as_array().cloned().unwrap_or_default();
+                let original = |k: usize| routed.get(&n).map_or(k, |list| list[k]);
+                let (mut rest, mut moved) = (Vec::new(), Vec::new());
                 for i in indices {
-                    let mut b = Vec::new();
-                    reader.push(i as usize, &mut b);
-                    corners.push(
-                        [0, 1, 2]
-                            .map(|c| f32::from_le_bytes(b[c * 4..c * 4 + 4].try_into().unwrap())),
-                    );
+                    let at = read_vec3(&root, bin, position, i as usize);
+                    rest.push(at.map(f32::to_bits));
+                    let mut v = at;
+                    for (k, t) in targets.iter().enumerate() {
+                        let d = read_vec3(
+                            &root,
+                            bin,
+                            t["POSITION"].as_u64().unwrap() as usize,
+                            i as usize,
+                        );
+                        for c in 0..3 {
+                            v[c] += weight(original(k)) * d[c];
+                        }
+                    }
+                    moved.push(v);
                 }
-                out.push(corners);
+                out.push((rest, moved));
             }
         }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
         out
     }
 
@@ -546,54 +791,53 @@ mod tests {
         // Face (8) and body (4) primitives share buffers; hair has one primitive.
         assert_eq!(r.primitives_compacted, 12, "{r:?}");
         assert!(r.morph_bytes_before > 150_000_000, "{r:?}");
-        assert!(r.morph_bytes_after * 7 < r.morph_bytes_before, "{r:?}");
-        assert!(r.morph_bytes_after < 32_000_000, "{r:?}");
-        assert_eq!(triangles(&display.bytes), triangles(&bytes));
+        assert!(r.morph_bytes_after * 10 < r.morph_bytes_before, "{r:?}");
+        assert!(r.morph_bytes_after < 16_000_000, "{r:?}");
+        assert!(r.targets_dropped > 100, "{r:?}");
+        let rest = |_: usize| 0.0;
+        assert_eq!(
+            drawn(&display.bytes, &display.routes, &rest),
+            drawn(&bytes, &MorphRoutes::new(), &rest)
+        );
         // The model itself reads the same: same rig, same expressions.
         let (before, after) = (
             crate::vrm::Model::from_bytes(&bytes).unwrap(),
             crate::vrm::Model::from_bytes(&display.bytes).unwrap(),
         );
         assert_eq!(before.expression_names(), after.expression_names());
-        assert_eq!(before.nodes.len(), after.nodes.len());
+        assert!(
+            display.node_count > before.nodes.len(),
+            "the face is split over extra nodes"
+        );
     }
 
     #[test]
-    fn morph_targets_move_the_same_vertices_after_compaction() {
-        let bytes = build(&small_avatar(MannequinVariant::Vrm0));
-        let display = prepare(&bytes, &DeviceLimits::WGPU_DEFAULT, &mut no_downscale).unwrap();
-        let read = |bytes: &[u8]| {
-            let split = glb::split(bytes).unwrap();
-            let root: Value = serde_json::from_slice(split.json).unwrap();
-            let bin = split.bin.unwrap();
-            let p = &root["meshes"][2]["primitives"][6]; // the mouth
-            let count =
-                root["accessors"][p["attributes"]["POSITION"].as_u64().unwrap() as usize]["count"]
-                    .as_u64()
-                    .unwrap() as usize;
-            let indices =
-                read_indices(&root, p["indices"].as_u64().unwrap() as usize, bin, count).unwrap();
-            let target = ElementReader::new(
-                &root,
-                p["targets"][39]["POSITION"].as_u64().unwrap() as usize,
-                bin,
-            )
-            .unwrap();
-            indices
-                .iter()
-                .map(|&i| {
-                    let mut b = Vec::new();
-                    target.push(i as usize, &mut b);
-                    b
-                })
-                .collect::<Vec<_>>()
-        };
-        let (before, after) = (read(&bytes), read(&display.bytes));
-        assert_eq!(before, after);
-        assert!(
-            before.iter().any(|b| b.iter().any(|x| *x != 0)),
-            "the target moves the mouth"
-        );
+    fn every_morph_target_deforms_the_same_vertices_by_the_same_amounts() {
+        for variant in [MannequinVariant::Vrm1, MannequinVariant::Vrm0] {
+            let bytes = build(&small_avatar(variant));
+            let display = prepare(&bytes, &DeviceLimits::WGPU_DEFAULT, &mut no_downscale).unwrap();
+            // Every target at a different weight at once: a target routed to the wrong
+            // slot, or dropped while it moves something, shows.
+            let weight = |t: usize| 0.3 + (t % 7) as f32 * 0.1;
+            let theirs = drawn(&bytes, &MorphRoutes::new(), &weight);
+            let ours = drawn(&display.bytes, &display.routes, &weight);
+            assert_eq!(theirs.len(), ours.len());
+            let mut moved = 0;
+            for ((key_a, a), (key_b, b)) in theirs.iter().zip(&ours) {
+                assert_eq!(key_a, key_b);
+                for (p, q) in a.iter().zip(b) {
+                    for c in 0..3 {
+                        assert!((p[c] - q[c]).abs() < 1e-6, "{p:?} vs {q:?}");
+                    }
+                }
+                moved += key_a
+                    .iter()
+                    .zip(a)
+                    .filter(|(r, m)| r.map(f32::from_bits) != **m)
+                    .count();
+            }
+            assert!(moved > 1000, "the weights moved {moved} corners");
+        }
     }
 
     #[test]
