@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 
 use bevy::prelude::*;
 use common::*;
+use vrma_maker::app::Launch;
 use vrma_maker::app::close_guard::{CloseGuard, QuitRequested};
 use vrma_maker::app::files::SaveProject;
 use vrma_maker::app::model::{Avatar, LoadModel, ModelSource};
 use vrma_maker::app::session::{Banner, EditRequest, Session};
-use vrma_maker::app::Launch;
 use vrma_maker::core::edit::Edit;
 use vrma_maker::core::humanoid::{ALL_BONES, Bone};
 use vrma_maker::core::vrm::VrmVersion;
@@ -393,8 +393,14 @@ fn export_vrma_runs_in_the_background_and_import_replaces_keys_undoably() {
 
 #[test]
 fn a_vroid_face_split_by_the_targets_each_part_uses_gets_its_weights_routed() {
+    for vrm0 in [false, true] {
+        face_weights_are_routed(vrm0);
+    }
+}
+
+fn face_weights_are_routed(vrm0: bool) {
     let dir = scratch("app-headless-vroid");
-    let model = test_avatar(&dir, "vroid.vrm", false, &["--texture-size", "32"]);
+    let model = test_avatar(&dir, "vroid.vrm", vrm0, &["--texture-size", "32"]);
     let mut app = headless_app();
     run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
     app.world_mut()

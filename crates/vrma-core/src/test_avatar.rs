@@ -711,17 +711,23 @@ pub fn build(spec: &TestAvatarSpec) -> Vec<u8> {
     let joint_nodes: Vec<usize> = (1..skeleton.len()).collect();
     let joint_of = |node: usize| (node - 1) as u16;
 
-    let mut nodes: Vec<Value> = skeleton
-        .iter()
-        .map(|n| {
-            let (parent_position, parent_rotation) = n.parent.map_or(
-                (Vec3::ZERO, Quat::IDENTITY),
-                |p| (skeleton[p].position, skeleton[p].rotation),
-            );
-            let parent_world = turn * parent_rotation;
-            let world = turn * n.rotation;
+    // World orientation of each node: the root stays unturned (the scene's frame); every
+    // bone carries its rest tilt, turned with the figure for VRM 0.x.
+    let world_rotation = |i: usize| {
+        if skeleton[i].parent.is_none() {
+            Quat::IDENTITY
+        } else {
+            turn * skeleton[i].rotation
+        }
+    };
+    let mut nodes: Vec<Value> = (0..skeleton.len())
+        .map(|i| {
+            let n = &skeleton[i];
+            let (parent_position, parent_world) = n
+                .parent
+                .map_or((Vec3::ZERO, Quat::IDENTITY), |p| (skeleton[p].position, world_rotation(p)));
             let translation = parent_world.inverse() * frame(n.position - parent_position);
-            let rotation = (parent_world.inverse() * world).normalize();
+            let rotation = (parent_world.inverse() * world_rotation(i)).normalize();
             json!({"name": n.name, "translation": translation.to_array(), "rotation": rotation.to_array()})
         })
         .collect();
@@ -1103,6 +1109,56 @@ mod tests {
                 EXPRESSION_BINDS.len(),
                 "{preset:?} {custom:?}"
             );
+        }
+    }
+
+    /// A node's world translation, walking its parents in the file's own frame.
+    fn world_position(json: &Value, node: usize) -> Vec3 {
+        let nodes = json["nodes"].as_array().unwrap();
+        let parent = |n: usize| {
+            nodes.iter().position(|p| {
+                p["children"]
+                    .as_array()
+                    .is_some_and(|c| c.contains(&json!(n)))
+            })
+        };
+        let local = |n: usize| {
+            let t = &nodes[n]["translation"];
+            let r = &nodes[n]["rotation"];
+            let f = |v: &Value, i: usize, d: f32| {
+                v.get(i).and_then(Value::as_f64).map_or(d, |x| x as f32)
+            };
+            Mat4::from_rotation_translation(
+                Quat::from_xyzw(f(r, 0, 0.0), f(r, 1, 0.0), f(r, 2, 0.0), f(r, 3, 1.0)),
+                Vec3::new(f(t, 0, 0.0), f(t, 1, 0.0), f(t, 2, 0.0)),
+            )
+        };
+        let mut m = local(node);
+        let mut at = node;
+        while let Some(p) = parent(at) {
+            m = local(p) * m;
+            at = p;
+        }
+        m.w_axis.truncate()
+    }
+
+    #[test]
+    fn the_face_looks_along_plus_z_in_vrm1_and_minus_z_in_vrm0_files() {
+        for (variant, sign) in [
+            (MannequinVariant::Vrm1, 1.0),
+            (MannequinVariant::Vrm0, -1.0),
+        ] {
+            let bytes = build(&small(variant));
+            let json: Value = serde_json::from_slice(glb::split(&bytes).unwrap().json).unwrap();
+            let eye = world_position(&json, 1 + Bone::LeftEye.index());
+            let head = world_position(&json, 1 + Bone::Head.index());
+            assert!(
+                (eye.z - head.z) * sign > 0.05,
+                "{variant:?}: eye {eye} head {head}"
+            );
+            // The left side is +X in VRM 1.0 and −X in 0.x files.
+            let hand = world_position(&json, 1 + Bone::LeftHand.index());
+            assert!(hand.x * sign > 0.5, "{variant:?}: left hand {hand}");
         }
     }
 
