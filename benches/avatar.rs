@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use bevy::math::Vec3;
 use bevy::prelude::*;
 use criterion::{Criterion, criterion_group, criterion_main};
-use vrma_maker::app::model::{Avatar, LoadModel, ModelSource};
-use vrma_maker::app::session::EditRequest;
+use vrma_maker::app::model::Avatar;
+use vrma_maker::app::session::{EditRequest, Session};
 use vrma_maker::app::{Launch, build_headless};
 use vrma_maker::core::display::{self, DeviceLimits};
 use vrma_maker::core::edit::Edit;
@@ -44,12 +44,15 @@ fn embedded_images(bytes: &[u8]) -> Vec<Vec<u8>> {
 }
 
 fn open(path: &std::path::Path) -> App {
-    let mut app = build_headless(Launch::default());
-    app.world_mut()
-        .write_message(LoadModel(ModelSource::File(path.to_path_buf())));
+    let mut app = build_headless(Launch {
+        file: Some(path.to_path_buf()),
+        ..Default::default()
+    });
     for _ in 0..20_000 {
         app.update();
-        if app.world_mut().query::<&Avatar>().iter(app.world()).count() > 0 {
+        let world = app.world_mut();
+        let shown = world.query::<&Avatar>().iter(world).count() > 0;
+        if shown && world.resource::<Session>().editor.rig.model.title.contains("VRoid") {
             return app;
         }
         std::thread::sleep(std::time::Duration::from_micros(200));
