@@ -52,7 +52,15 @@ fn open(path: &std::path::Path) -> App {
         app.update();
         let world = app.world_mut();
         let shown = world.query::<&Avatar>().iter(world).count() > 0;
-        if shown && world.resource::<Session>().editor.rig.model.title.contains("VRoid") {
+        if shown
+            && world
+                .resource::<Session>()
+                .editor
+                .rig
+                .model
+                .title
+                .contains("VRoid")
+        {
             return app;
         }
         std::thread::sleep(std::time::Duration::from_micros(200));

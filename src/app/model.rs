@@ -18,6 +18,7 @@ use bevy::render::RenderApp;
 use bevy::render::error_handler::{RenderError, RenderErrorHandler, RenderErrorPolicy};
 use bevy::render::mesh::allocator::MeshAllocatorSettings;
 use bevy::render::renderer::RenderDevice;
+use bevy::render::slab_allocator::SlabAllocatorSettings;
 use bevy::world_serialization::WorldInstanceReady;
 
 use super::session::{Banner, Job, SaveRecoveryNow, Selection, Session};
@@ -599,9 +600,15 @@ fn contain_render_errors(app: &mut App) {
     // single mesh part over the device's own limit could ever exceed it — and the core
     // refuses those before upload.
     if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
-        let mut settings = MeshAllocatorSettings::default();
-        settings.max_slab_size = DeviceLimits::WGPU_DEFAULT.max_storage_binding;
-        settings.large_threshold = DeviceLimits::WGPU_DEFAULT.max_storage_binding / 2;
+        let limit = DeviceLimits::WGPU_DEFAULT.max_storage_binding;
+        let settings = MeshAllocatorSettings {
+            slab_allocator_settings: SlabAllocatorSettings {
+                max_slab_size: limit,
+                large_threshold: limit / 2,
+                ..default()
+            },
+            ..default()
+        };
         render_app.insert_resource(settings);
     }
 }
