@@ -300,6 +300,8 @@ fn the_window_opens_vroid_scale_avatars_and_keeps_working_under_1_2_gb() {
             run.peak
         );
         assert!(log.contains("model ready to pose"), "{log}");
+        // The new key's thumbnail was rendered from the hidden instance of this avatar.
+        assert!(log.contains("key thumbnails: 1 regenerated"), "{log}");
     }
 }
 

@@ -145,7 +145,9 @@ pub fn start_xvfb() -> Option<(Xvfb, String)> {
         .stderr(Stdio::null())
         .spawn()
         .ok()?;
-    std::thread::sleep(Duration::from_millis(800));
+    // Under load Xvfb can take longer than a fixed pause to accept connections, and an
+    // app started too early fails to open its window.
+    wait_for_display(&display);
     Some((Xvfb(child), display))
 }
 
@@ -225,17 +227,19 @@ pub fn wait_for_window(display: &str) -> String {
     }
 }
 
-/// Waits (up to 10 s) until the X server accepts connections again, then a second more.
+/// Waits (up to 20 s) until the X server accepts connections, then a second more.
 pub fn wait_for_display(display: &str) {
     let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(10) {
-        let ok = Command::new("xdotool")
+    while start.elapsed() < Duration::from_secs(20) {
+        let answered = Command::new("xdotool")
             .arg("getmouselocation")
             .env("DISPLAY", display)
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if ok {
-            break;
+            .output();
+        match answered {
+            Ok(o) if o.status.success() => break,
+            Ok(_) => {}
+            // No xdotool to ask with: the old fixed pause.
+            Err(_) => break,
         }
         std::thread::sleep(Duration::from_millis(200));
     }

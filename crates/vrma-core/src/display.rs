@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 use crate::LoadError;
 use crate::accessors::accessor_layout;
 use crate::glb;
+use crate::gltf_buffer::BufferBuilder;
 
 /// Bytes Bevy 0.19 stores per vertex per morph target (`MorphAttributes`: position,
 /// normal and tangent displacements, each padded to 16 bytes).
@@ -122,6 +123,18 @@ pub fn image_size(bytes: &[u8]) -> Option<(u32, u32)> {
 
 fn index_of(value: &Value) -> Option<usize> {
     value.as_u64().map(|v| v as usize)
+}
+
+/// An attribute map's (semantic, accessor index) pairs.
+fn accessors_of(attributes: &Value) -> Vec<(String, usize)> {
+    attributes
+        .as_object()
+        .map(|a| {
+            a.iter()
+                .filter_map(|(k, v)| Some((k.clone(), index_of(v)?)))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Element `i` of an accessor as raw bytes, whether dense, sparse or implicit zeros.
@@ -261,64 +274,42 @@ fn read_indices(
     Ok(out)
 }
 
-/// Appends data to the binary chunk and describes it.
-struct Appender {
-    bin: Vec<u8>,
-    views: Vec<Value>,
-    accessors: Vec<Value>,
-}
-
-impl Appender {
-    fn view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
-        while !self.bin.len().is_multiple_of(4) {
-            self.bin.push(0);
+/// Appends a dense copy of accessor `source` holding only the elements `used` lists, in
+/// that order; returns the new accessor's index.
+fn compact(
+    out: &mut BufferBuilder,
+    root: &Value,
+    source: usize,
+    used: &[u32],
+    is_position: bool,
+) -> Result<usize, LoadError> {
+    let reader = ElementReader::new(root, source, &out.bin)?;
+    let mut bytes = Vec::with_capacity(used.len() * reader.element);
+    for &i in used {
+        if i as usize >= reader.count {
+            return Err(LoadError::new(format!(
+                "accessor {source}: vertex {i} is past its count"
+            )));
         }
-        let mut view =
-            json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
-        if let Some(t) = target {
-            view["target"] = json!(t);
-        }
-        self.bin.extend_from_slice(bytes);
-        self.views.push(view);
-        self.views.len() - 1
+        reader.push(i as usize, &mut bytes);
     }
-
-    /// A dense copy of `source` holding only the elements `used` lists, in that order.
-    fn compact(
-        &mut self,
-        root: &Value,
-        source: usize,
-        used: &[u32],
-        is_position: bool,
-    ) -> Result<usize, LoadError> {
-        let reader = ElementReader::new(root, source, &self.bin)?;
-        let mut bytes = Vec::with_capacity(used.len() * reader.element);
-        for &i in used {
-            if i as usize >= reader.count {
-                return Err(LoadError::new(format!(
-                    "accessor {source}: vertex {i} is past its count"
-                )));
-            }
-            reader.push(i as usize, &mut bytes);
-        }
-        let original = &root["accessors"][source];
-        let mut accessor = json!({
-            "componentType": original["componentType"], "count": used.len(), "type": original["type"],
-        });
-        if let Some(n) = original.get("normalized") {
-            accessor["normalized"] = n.clone();
-        }
-        if is_position {
-            // glTF wants bounds on positions; recompute them for the subset.
-            let (min, max) = float3_bounds(&bytes);
-            accessor["min"] = json!(min);
-            accessor["max"] = json!(max);
-        }
-        let view = self.view(&bytes, Some(34962));
-        accessor["bufferView"] = json!(view);
-        self.accessors.push(accessor);
-        Ok(self.accessors.len() - 1)
+    let original = &root["accessors"][source];
+    let mut accessor = json!({
+        "componentType": original["componentType"], "count": used.len(), "type": original["type"],
+    });
+    if let Some(n) = original.get("normalized") {
+        accessor["normalized"] = n.clone();
     }
+    if is_position {
+        // glTF wants bounds on positions; recompute them for the subset.
+        let (min, max) = float3_bounds(&bytes);
+        accessor["min"] = json!(min);
+        accessor["max"] = json!(max);
+    }
+    let view = out.view(&bytes, Some(34962));
+    accessor["bufferView"] = json!(view);
+    out.accessors.push(accessor);
+    Ok(out.accessors.len() - 1)
 }
 
 fn float3_bounds(bytes: &[u8]) -> ([f32; 3], [f32; 3]) {
@@ -506,7 +497,7 @@ pub fn prepare(
         .map_err(|e| LoadError::new(format!("the model's JSON is not valid: {e}")))?;
     let bin = split.bin.unwrap_or(&[]);
     let own_bin = root["buffers"][0].get("uri").is_none() && split.bin.is_some();
-    let mut out = Appender {
+    let mut out = BufferBuilder {
         bin: bin.to_vec(),
         views: root["bufferViews"].as_array().cloned().unwrap_or_default(),
         accessors: root["accessors"].as_array().cloned().unwrap_or_default(),
@@ -566,30 +557,15 @@ pub fn prepare(
                         remap[old as usize] = new as u32;
                     }
                     let mut new_primitive = primitive.clone();
-                    let attributes: Vec<(String, usize)> = primitive["attributes"]
-                        .as_object()
-                        .map(|a| {
-                            a.iter()
-                                .filter_map(|(k, v)| Some((k.clone(), index_of(v)?)))
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    for (name, accessor) in attributes {
-                        let compacted = out.compact(&root, accessor, used, name == "POSITION")?;
+                    for (name, accessor) in accessors_of(&primitive["attributes"]) {
+                        let compacted =
+                            compact(&mut out, &root, accessor, used, name == "POSITION")?;
                         new_primitive["attributes"][&name] = json!(compacted);
                     }
                     for &t in &moving {
-                        let attributes: Vec<(String, usize)> = primitive["targets"][t]
-                            .as_object()
-                            .map(|a| {
-                                a.iter()
-                                    .filter_map(|(k, v)| Some((k.clone(), index_of(v)?)))
-                                    .collect()
-                            })
-                            .unwrap_or_default();
-                        for (name, accessor) in attributes {
+                        for (name, accessor) in accessors_of(&primitive["targets"][t]) {
                             let compacted =
-                                out.compact(&root, accessor, used, name == "POSITION")?;
+                                compact(&mut out, &root, accessor, used, name == "POSITION")?;
                             new_primitive["targets"][t][&name] = json!(compacted);
                         }
                     }

@@ -65,13 +65,18 @@ impl BufferBuilder {
     }
 
     pub fn vec4_f32(&mut self, data: &[[f32; 4]]) -> usize {
+        self.float_vectors(data, "VEC4")
+    }
+
+    /// A vertex attribute of float vectors (`kind` names their size).
+    fn float_vectors<const N: usize>(&mut self, data: &[[f32; N]], kind: &str) -> usize {
         let bytes: Vec<u8> = data
             .iter()
             .flatten()
             .flat_map(|x| x.to_le_bytes())
             .collect();
         let view = self.view(&bytes, Some(34962));
-        self.accessor(view, 5126, data.len(), "VEC4", json!({}))
+        self.accessor(view, 5126, data.len(), kind, json!({}))
     }
 
     pub fn joints(&mut self, data: &[[u16; 4]]) -> usize {
@@ -97,13 +102,7 @@ impl BufferBuilder {
     }
 
     pub fn vec2(&mut self, data: &[[f32; 2]]) -> usize {
-        let bytes: Vec<u8> = data
-            .iter()
-            .flatten()
-            .flat_map(|x| x.to_le_bytes())
-            .collect();
-        let view = self.view(&bytes, Some(34962));
-        self.accessor(view, 5126, data.len(), "VEC2", json!({}))
+        self.float_vectors(data, "VEC2")
     }
 
     pub fn mat4(&mut self, data: &[Mat4]) -> usize {

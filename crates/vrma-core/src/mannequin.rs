@@ -537,10 +537,6 @@ pub(crate) fn upper_first(name: &str) -> String {
 }
 
 fn vrm1_extension(bone_node: &dyn Fn(Bone) -> usize, face_node: usize) -> Value {
-    let human: serde_json::Map<String, Value> = ALL_BONES
-        .iter()
-        .map(|b| (b.name().to_string(), json!({"node": bone_node(*b)})))
-        .collect();
     let preset: serde_json::Map<String, Value> = EXPRESSIONS
         .iter()
         .enumerate()
@@ -551,10 +547,23 @@ fn vrm1_extension(bone_node: &dyn Fn(Bone) -> usize, face_node: usize) -> Value 
             }))
         })
         .collect();
+    vrm1_extension_for(TITLE, bone_node, preset)
+}
+
+/// A `VRMC_vrm` extension of our own models: open licence, all 55 bones, these presets.
+pub(crate) fn vrm1_extension_for(
+    title: &str,
+    bone_node: &dyn Fn(Bone) -> usize,
+    preset: serde_json::Map<String, Value>,
+) -> Value {
+    let human: serde_json::Map<String, Value> = ALL_BONES
+        .iter()
+        .map(|b| (b.name().to_string(), json!({"node": bone_node(*b)})))
+        .collect();
     json!({
         "specVersion": "1.0",
         "meta": {
-            "name": TITLE, "version": env!("CARGO_PKG_VERSION"), "authors": ["VRMA Maker contributors"],
+            "name": title, "version": env!("CARGO_PKG_VERSION"), "authors": ["VRMA Maker contributors"],
             "licenseUrl": "https://vrm.dev/licenses/1.0/",
             "avatarPermission": "everyone", "allowExcessivelyViolentUsage": true,
             "allowExcessivelySexualUsage": false, "commercialUsage": "corporation",
@@ -568,10 +577,6 @@ fn vrm1_extension(bone_node: &dyn Fn(Bone) -> usize, face_node: usize) -> Value 
 }
 
 fn vrm0_extension(bone_node: &dyn Fn(Bone) -> usize) -> Value {
-    let human: Vec<Value> = ALL_BONES
-        .iter()
-        .map(|b| json!({"bone": vrm0_bone_name(*b), "node": bone_node(*b), "useDefaultValues": true}))
-        .collect();
     let groups: Vec<Value> = EXPRESSIONS
         .iter()
         .enumerate()
@@ -581,12 +586,27 @@ fn vrm0_extension(bone_node: &dyn Fn(Bone) -> usize) -> Value {
                    "binds": [{"mesh": 1, "index": i, "weight": 100}], "materialValues": [], "isBinary": false})
         })
         .collect();
+    vrm0_extension_for(TITLE, bone_node, groups, 0.1)
+}
+
+/// A `VRM` (0.x) extension of our own models: CC0, all 55 bones, these blend shape
+/// groups, a bone look-at; no spring bones or material properties.
+pub(crate) fn vrm0_extension_for(
+    title: &str,
+    bone_node: &dyn Fn(Bone) -> usize,
+    groups: Vec<Value>,
+    first_person_y: f32,
+) -> Value {
+    let human: Vec<Value> = ALL_BONES
+        .iter()
+        .map(|b| json!({"bone": vrm0_bone_name(*b), "node": bone_node(*b), "useDefaultValues": true}))
+        .collect();
     let curve = json!({"curve": [0, 0, 0, 1, 1, 1, 1, 0], "xRange": 90, "yRange": 10});
     json!({
         "exporterVersion": concat!("VRMA Maker ", env!("CARGO_PKG_VERSION")),
         "specVersion": "0.0",
         "meta": {
-            "title": TITLE, "version": env!("CARGO_PKG_VERSION"), "author": "VRMA Maker contributors",
+            "title": title, "version": env!("CARGO_PKG_VERSION"), "author": "VRMA Maker contributors",
             "contactInformation": "", "reference": "", "allowedUserName": "Everyone",
             "violentUssageName": "Allow", "sexualUssageName": "Disallow", "commercialUssageName": "Allow",
             "otherPermissionUrl": "", "licenseName": "CC0", "otherLicenseUrl": ""
@@ -597,7 +617,7 @@ fn vrm0_extension(bone_node: &dyn Fn(Bone) -> usize) -> Value {
             "hasTranslationDoF": false
         },
         "firstPerson": {
-            "firstPersonBone": bone_node(Bone::Head), "firstPersonBoneOffset": {"x": 0, "y": 0.1, "z": 0},
+            "firstPersonBone": bone_node(Bone::Head), "firstPersonBoneOffset": {"x": 0, "y": first_person_y, "z": 0},
             "meshAnnotations": [], "lookAtTypeName": "Bone",
             "lookAtHorizontalInner": curve, "lookAtHorizontalOuter": curve,
             "lookAtVerticalDown": curve, "lookAtVerticalUp": curve

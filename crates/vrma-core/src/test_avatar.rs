@@ -16,7 +16,8 @@ use super::glb;
 use super::gltf_buffer::BufferBuilder;
 use super::humanoid::{ALL_BONES, Bone};
 use super::mannequin::{
-    MannequinVariant, bone_position, upper_first, vrm0_bone_name, vrm0_preset_name,
+    MannequinVariant, bone_position, upper_first, vrm0_extension_for, vrm0_preset_name,
+    vrm1_extension_for,
 };
 
 /// Title written into the avatar's meta.
@@ -974,10 +975,6 @@ fn target_index(name: &str) -> usize {
 }
 
 fn vrm1_extension(bone_node: &dyn Fn(Bone) -> usize, face_node: usize) -> Value {
-    let human: serde_json::Map<String, Value> = ALL_BONES
-        .iter()
-        .map(|b| (b.name().to_string(), json!({"node": bone_node(*b)})))
-        .collect();
     let preset: serde_json::Map<String, Value> = EXPRESSION_BINDS
         .iter()
         .map(|(name, target)| {
@@ -987,24 +984,12 @@ fn vrm1_extension(bone_node: &dyn Fn(Bone) -> usize, face_node: usize) -> Value 
             }))
         })
         .collect();
+    let mut extension = vrm1_extension_for(TITLE, bone_node, preset);
     let range = json!({"inputMaxValue": 90.0, "outputScale": 10.0});
-    json!({
-        "specVersion": "1.0",
-        "meta": {
-            "name": TITLE, "version": env!("CARGO_PKG_VERSION"), "authors": ["VRMA Maker contributors"],
-            "licenseUrl": "https://vrm.dev/licenses/1.0/",
-            "avatarPermission": "everyone", "allowExcessivelyViolentUsage": true,
-            "allowExcessivelySexualUsage": false, "commercialUsage": "corporation",
-            "allowPoliticalOrReligiousUsage": true, "allowAntisocialOrHateUsage": false,
-            "creditNotation": "unnecessary", "allowRedistribution": true,
-            "modification": "allowModificationRedistribution"
-        },
-        "humanoid": {"humanBones": human},
-        "lookAt": {"type": "bone", "offsetFromHeadBone": [0.0, 0.06, 0.0],
-            "rangeMapHorizontalInner": range, "rangeMapHorizontalOuter": range,
-            "rangeMapVerticalDown": range, "rangeMapVerticalUp": range},
-        "expressions": {"preset": preset}
-    })
+    extension["lookAt"] = json!({"type": "bone", "offsetFromHeadBone": [0.0, 0.06, 0.0],
+        "rangeMapHorizontalInner": range, "rangeMapHorizontalOuter": range,
+        "rangeMapVerticalDown": range, "rangeMapVerticalUp": range});
+    extension
 }
 
 fn spring_bone_1(bone_node: &dyn Fn(Bone) -> usize, chains: &[Vec<usize>]) -> Value {
@@ -1031,10 +1016,6 @@ fn spring_bone_1(bone_node: &dyn Fn(Bone) -> usize, chains: &[Vec<usize>]) -> Va
 }
 
 fn vrm0_extension(bone_node: &dyn Fn(Bone) -> usize, chains: &[Vec<usize>]) -> Value {
-    let human: Vec<Value> = ALL_BONES
-        .iter()
-        .map(|b| json!({"bone": vrm0_bone_name(*b), "node": bone_node(*b), "useDefaultValues": true}))
-        .collect();
     let groups: Vec<Value> = EXPRESSION_BINDS
         .iter()
         .map(|(name, target)| {
@@ -1047,38 +1028,17 @@ fn vrm0_extension(bone_node: &dyn Fn(Bone) -> usize, chains: &[Vec<usize>]) -> V
                    "materialValues": [], "isBinary": false})
         })
         .collect();
-    let curve = json!({"curve": [0, 0, 0, 1, 1, 1, 1, 0], "xRange": 90, "yRange": 10});
+    let mut extension = vrm0_extension_for(TITLE, bone_node, groups, 0.06);
+    extension["exporterVersion"] = json!("UniVRM-0.99.0");
     let first_joints: Vec<usize> = chains.iter().map(|c| c[0]).collect();
-    json!({
-        "exporterVersion": "UniVRM-0.99.0",
-        "specVersion": "0.0",
-        "meta": {
-            "title": TITLE, "version": env!("CARGO_PKG_VERSION"), "author": "VRMA Maker contributors",
-            "contactInformation": "", "reference": "", "allowedUserName": "Everyone",
-            "violentUssageName": "Allow", "sexualUssageName": "Disallow", "commercialUssageName": "Allow",
-            "otherPermissionUrl": "", "licenseName": "CC0", "otherLicenseUrl": ""
-        },
-        "humanoid": {
-            "humanBones": human, "armStretch": 0.05, "legStretch": 0.05, "upperArmTwist": 0.5,
-            "lowerArmTwist": 0.5, "upperLegTwist": 0.5, "lowerLegTwist": 0.5, "feetSpacing": 0.0,
-            "hasTranslationDoF": false
-        },
-        "firstPerson": {
-            "firstPersonBone": bone_node(Bone::Head), "firstPersonBoneOffset": {"x": 0, "y": 0.06, "z": 0},
-            "meshAnnotations": [], "lookAtTypeName": "Bone",
-            "lookAtHorizontalInner": curve, "lookAtHorizontalOuter": curve,
-            "lookAtVerticalDown": curve, "lookAtVerticalUp": curve
-        },
-        "blendShapeMaster": {"blendShapeGroups": groups},
-        "secondaryAnimation": {
-            "boneGroups": [{"comment": "Hair", "stiffiness": 1.0, "gravityPower": 0.0,
-                "gravityDir": {"x": 0.0, "y": -1.0, "z": 0.0}, "dragForce": 0.4, "center": -1,
-                "hitRadius": 0.02, "bones": first_joints, "colliderGroups": [0]}],
-            "colliderGroups": [{"node": bone_node(Bone::Head),
-                "colliders": [{"offset": {"x": 0.0, "y": 0.1, "z": 0.0}, "radius": 0.11}]}]
-        },
-        "materialProperties": []
-    })
+    extension["secondaryAnimation"] = json!({
+        "boneGroups": [{"comment": "Hair", "stiffiness": 1.0, "gravityPower": 0.0,
+            "gravityDir": {"x": 0.0, "y": -1.0, "z": 0.0}, "dragForce": 0.4, "center": -1,
+            "hitRadius": 0.02, "bones": first_joints, "colliderGroups": [0]}],
+        "colliderGroups": [{"node": bone_node(Bone::Head),
+            "colliders": [{"offset": {"x": 0.0, "y": 0.1, "z": 0.0}, "radius": 0.11}]}]
+    });
+    extension
 }
 
 #[cfg(test)]
