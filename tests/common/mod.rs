@@ -390,6 +390,7 @@ pub fn open_typed_path(display: &str, window: &str, path: &Path) {
         xdotool(display, &["click", "1"]);
         pause(1200);
     };
+    xdotool(display, &["windowfocus", "--sync", window]); // the keys go to the field
     click("19", "11"); // File
     click("150", "321"); // the path field
     xdotool(display, &["type", "--delay", "40", path.to_str().unwrap()]);
