@@ -14,6 +14,10 @@ use serde_json::Value;
 
 const GB: u64 = 1 << 30;
 
+/// The Pose menu and its "Arms down" item in the 1280×800 window.
+const POSE_MENU: (i32, i32) = (90, 11);
+const ARMS_DOWN: (i32, i32) = (115, 78);
+
 /// Fraction of a PNG's pixels that are not transparent.
 fn opaque_fraction(png: &Path) -> f64 {
     let img = image::open(png).expect("a PNG").to_rgba8();
@@ -272,7 +276,17 @@ fn the_window_opens_vroid_scale_avatars_and_keeps_working_under_1_2_gb() {
                 std::thread::sleep(Duration::from_secs(10));
                 xdotool(display, &["windowfocus", "--sync", window]);
                 xdotool(display, &["key", "--delay", "150", "k"]);
-                std::thread::sleep(Duration::from_secs(2));
+                std::thread::sleep(Duration::from_secs(1));
+                // Pose it with real clicks: Pose ▸ Arms down.
+                let click = |(x, y): (i32, i32)| {
+                    let (x, y) = (x.to_string(), y.to_string());
+                    xdotool(display, &["mousemove", "--window", window, &x, &y]);
+                    std::thread::sleep(Duration::from_millis(500));
+                    xdotool(display, &["click", "1"]);
+                    std::thread::sleep(Duration::from_millis(1200));
+                };
+                click(POSE_MENU);
+                click(ARMS_DOWN);
             },
         );
         let log = String::from_utf8_lossy(&run.output.stderr);
@@ -287,6 +301,12 @@ fn the_window_opens_vroid_scale_avatars_and_keeps_working_under_1_2_gb() {
             project["keys"].as_array().map(Vec::len),
             Some(1),
             "{project}"
+        );
+        // Arms down posed both arms, written into the key at the playhead.
+        let key_bones = &project["keys"][0]["pose"]["bones"];
+        assert!(
+            key_bones.get("leftUpperArm").is_some() && key_bones.get("rightUpperArm").is_some(),
+            "vrm0={vrm0}: the click posed the arms: {project}"
         );
         assert!(
             project["model"]["path"]

@@ -7,8 +7,8 @@
 use std::f32::consts::PI;
 use std::path::{Path, PathBuf};
 
-use bevy::asset::RenderAssetUsages;
 use bevy::asset::io::memory::Dir;
+use bevy::asset::{RecursiveDependencyLoadState, RenderAssetUsages};
 use bevy::gltf::GltfLoaderSettings;
 use bevy::gltf::extensions::{
     ErasedGltfExtensionHandler, GltfExtensionHandler, GltfExtensionHandlers,
@@ -511,8 +511,19 @@ fn finish_loading(
     mut banner: ResMut<Banner>,
     memory: Res<MemoryAssets>,
     time: Res<Time<Real>>,
+    assets: Res<AssetServer>,
 ) {
     for (entity, mut p, mut visibility) in &mut pending {
+        // The scene can exist before its textures and meshes have loaded; showing it
+        // then would put a model without its face on screen (or in a still). A part
+        // that failed to load is shown without, and said.
+        match assets.recursive_dependency_load_state(&p.gltf) {
+            RecursiveDependencyLoadState::Loaded => {}
+            RecursiveDependencyLoadState::Failed(e) => {
+                banner.notice = Some(format!("Part of the model could not be loaded: {e}"));
+            }
+            _ => continue,
+        }
         let Some(editor) = p.editor.take() else {
             continue;
         };
