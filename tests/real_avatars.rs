@@ -17,6 +17,8 @@ const GB: u64 = 1 << 30;
 /// The Pose menu and its "Arms down" item in the 1280×800 window.
 const POSE_MENU: (i32, i32) = (90, 11);
 const ARMS_DOWN: (i32, i32) = (115, 78);
+/// The avatar's right-hand marker at the start-up framing (screen left).
+const RIGHT_HAND: (i32, i32) = (501, 196);
 
 /// Fraction of a PNG's pixels that are not transparent.
 fn opaque_fraction(png: &Path) -> f64 {
@@ -266,7 +268,7 @@ fn the_window_opens_vroid_scale_avatars_and_keeps_working_under_1_2_gb() {
             &[
                 model.to_str().unwrap(),
                 "--exit-after",
-                "16",
+                "30",
                 "--save-on-exit",
                 at_exit.to_str().unwrap(),
             ],
@@ -277,7 +279,7 @@ fn the_window_opens_vroid_scale_avatars_and_keeps_working_under_1_2_gb() {
                 xdotool(display, &["windowfocus", "--sync", window]);
                 xdotool(display, &["key", "--delay", "150", "k"]);
                 std::thread::sleep(Duration::from_secs(1));
-                // Pose it with real clicks: Pose ▸ Arms down.
+                // Pose it with real clicks.
                 let click = |(x, y): (i32, i32)| {
                     let (x, y) = (x.to_string(), y.to_string());
                     xdotool(display, &["mousemove", "--window", window, &x, &y]);
@@ -285,6 +287,18 @@ fn the_window_opens_vroid_scale_avatars_and_keeps_working_under_1_2_gb() {
                     xdotool(display, &["click", "1"]);
                     std::thread::sleep(Duration::from_millis(1200));
                 };
+                // Select the right hand by clicking its marker, G, drag down, click: IK.
+                click(RIGHT_HAND);
+                xdotool(display, &["key", "g"]);
+                std::thread::sleep(Duration::from_millis(500));
+                for step in 1..=6 {
+                    let (x, y) = (RIGHT_HAND.0 + step * 4, RIGHT_HAND.1 + step * 15);
+                    let (x, y) = (x.to_string(), y.to_string());
+                    xdotool(display, &["mousemove", "--window", window, &x, &y]);
+                    std::thread::sleep(Duration::from_millis(400));
+                }
+                xdotool(display, &["click", "1"]);
+                std::thread::sleep(Duration::from_secs(1));
                 click(POSE_MENU);
                 click(ARMS_DOWN);
             },
@@ -302,11 +316,12 @@ fn the_window_opens_vroid_scale_avatars_and_keeps_working_under_1_2_gb() {
             Some(1),
             "{project}"
         );
-        // Arms down posed both arms, written into the key at the playhead.
+        // The hand drag bent the right arm by IK and Arms down lowered the left one,
+        // both written into the key at the playhead.
         let key_bones = &project["keys"][0]["pose"]["bones"];
         assert!(
-            key_bones.get("leftUpperArm").is_some() && key_bones.get("rightUpperArm").is_some(),
-            "vrm0={vrm0}: the click posed the arms: {project}"
+            key_bones.get("rightLowerArm").is_some() && key_bones.get("leftUpperArm").is_some(),
+            "vrm0={vrm0}: the marker drag and the menu posed the arms: {project}"
         );
         assert!(
             project["model"]["path"]

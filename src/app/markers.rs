@@ -96,9 +96,8 @@ pub fn bone_under_cursor(
         .iter()
         .filter_map(|&bone| {
             let (pos, _) = world[bone.index()]?;
-            // world_to_viewport is relative to the viewport's corner; the cursor is not.
-            let origin = camera.logical_viewport_rect().map_or(Vec2::ZERO, |r| r.min);
-            let screen = camera.world_to_viewport(camera_transform, pos).ok()? + origin;
+            // Window coordinates, like the cursor: Bevy 0.19 adds the viewport's corner.
+            let screen = camera.world_to_viewport(camera_transform, pos).ok()?;
             let d = screen.distance(cursor);
             (d <= PICK_RADIUS_PX).then_some((d, bone))
         })

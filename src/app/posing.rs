@@ -73,17 +73,14 @@ fn cursor_ray(
     transform: &GlobalTransform,
 ) -> Option<(Vec2, Ray3d)> {
     let cursor = window.cursor_position()?;
-    let origin = camera.logical_viewport_rect().map_or(Vec2::ZERO, |r| r.min);
-    let ray = camera.viewport_to_world(transform, cursor - origin).ok()?;
+    // Bevy 0.19's viewport conversions take and give window coordinates already (they
+    // add and remove the viewport's corner themselves).
+    let ray = camera.viewport_to_world(transform, cursor).ok()?;
     Some((cursor, ray))
 }
 
 fn to_screen(camera: &Camera, transform: &GlobalTransform, p: Vec3) -> Option<Vec2> {
-    let origin = camera.logical_viewport_rect().map_or(Vec2::ZERO, |r| r.min);
-    camera
-        .world_to_viewport(transform, p)
-        .ok()
-        .map(|s| s + origin)
+    camera.world_to_viewport(transform, p).ok()
 }
 
 /// Gizmo size in world units: about the same on screen at any zoom.
@@ -269,13 +266,7 @@ fn update_op(
         let settings = session.editor.settings;
         let edit = match op.kind {
             OpKind::Move => {
-                let start_ray = camera
-                    .viewport_to_world(
-                        transform,
-                        op.start_cursor
-                            - camera.logical_viewport_rect().map_or(Vec2::ZERO, |r| r.min),
-                    )
-                    .ok();
+                let start_ray = camera.viewport_to_world(transform, op.start_cursor).ok();
                 let project = |origin: Vec3, dir: Vec3| match op.axis {
                     Some(axis) => ray_axis(origin, dir, op.start_position, axis),
                     None => ray_plane(origin, dir, op.start_position, *transform.forward()),
