@@ -20,6 +20,23 @@ const ARMS_DOWN: (i32, i32) = (115, 78);
 /// The avatar's right-hand marker at the start-up framing (screen left).
 const RIGHT_HAND: (i32, i32) = (501, 196);
 
+/// A Vulkan driver for `render-png`, and `/usr/bin/time` to measure it.
+fn can_render_and_measure() -> bool {
+    required_or_skip(
+        "a Vulkan driver and /usr/bin/time",
+        have_display_stack() && have_time_and_import(),
+    )
+}
+
+/// Xvfb, a Vulkan driver and xdotool for the window, `/usr/bin/time` and ImageMagick to
+/// measure and see it.
+fn can_drive_the_window() -> bool {
+    required_or_skip(
+        "Xvfb, a Vulkan driver, xdotool, /usr/bin/time and ImageMagick",
+        have_display_stack() && have_xdotool() && have_time_and_import(),
+    )
+}
+
 /// Fraction of a PNG's pixels that are not transparent.
 fn opaque_fraction(png: &Path) -> f64 {
     let img = image::open(png).expect("a PNG").to_rgba8();
@@ -54,10 +71,7 @@ fn render_pose(
 
 #[test]
 fn render_png_draws_vroid_scale_avatars_of_both_versions_under_1_gb() {
-    if !required_or_skip(
-        "a Vulkan driver and /usr/bin/time",
-        have_display_stack() && have_time_and_import(),
-    ) {
+    if !can_render_and_measure() {
         return;
     }
     let dir = scratch("real-avatars-png");
@@ -97,10 +111,7 @@ fn render_png_draws_vroid_scale_avatars_of_both_versions_under_1_gb() {
 
 #[test]
 fn expressions_deform_the_split_face_on_the_gpu() {
-    if !required_or_skip(
-        "a Vulkan driver and /usr/bin/time",
-        have_display_stack() && have_time_and_import(),
-    ) {
+    if !can_render_and_measure() {
         return;
     }
     let dir = scratch("real-avatars-expressions");
@@ -135,10 +146,7 @@ fn expressions_deform_the_split_face_on_the_gpu() {
 
 #[test]
 fn models_over_the_gpus_limits_are_refused_in_one_line_or_downscaled() {
-    if !required_or_skip(
-        "a Vulkan driver and /usr/bin/time",
-        have_display_stack() && have_time_and_import(),
-    ) {
+    if !can_render_and_measure() {
         return;
     }
     let dir = scratch("real-avatars-limits");
@@ -246,11 +254,7 @@ fn saved(path: &Path) -> Value {
 
 #[test]
 fn the_window_opens_vroid_scale_avatars_and_keeps_working_under_1_2_gb() {
-    let have = have_display_stack() && have_xdotool() && have_time_and_import();
-    if !required_or_skip(
-        "Xvfb, a Vulkan driver, xdotool, /usr/bin/time and ImageMagick",
-        have,
-    ) {
+    if !can_drive_the_window() {
         return;
     }
     let dir = scratch("real-avatars-window");
@@ -350,11 +354,7 @@ fn banner_shown(shot: &image::RgbaImage) -> bool {
 
 #[test]
 fn a_model_the_gpu_cannot_draw_leaves_the_previous_model_and_the_work_intact() {
-    let have = have_display_stack() && have_xdotool() && have_time_and_import();
-    if !required_or_skip(
-        "Xvfb, a Vulkan driver, xdotool, /usr/bin/time and ImageMagick",
-        have,
-    ) {
+    if !can_drive_the_window() {
         return;
     }
     let dir = scratch("real-avatars-undrawable");

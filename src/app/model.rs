@@ -6,6 +6,7 @@
 
 use std::f32::consts::PI;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use bevy::asset::io::memory::Dir;
 use bevy::asset::{RecursiveDependencyLoadState, RenderAssetUsages};
@@ -22,8 +23,6 @@ use bevy::render::slab_allocator::SlabAllocatorSettings;
 use bevy::world_serialization::WorldInstanceReady;
 
 use super::session::{Banner, Job, SaveRecoveryNow, Selection, Session};
-use std::sync::Arc;
-
 use crate::core::display::{self, DeviceLimits, DisplayModel, MorphRoutes};
 use crate::core::edit::Editor;
 use crate::core::expressions::morph_weights;
@@ -132,14 +131,14 @@ struct Opening {
     source: ModelSource,
 }
 
+/// The model being read; a newer request replaces it.
 #[derive(Resource, Default)]
-struct OpeningJobs(Vec<Opening>);
+struct OpeningJob(Option<Opening>);
 
 /// Render errors reported by wgpu since the app last looked (see [`on_render_error`]).
 #[derive(Resource, Default, Debug)]
 pub struct RenderFailures {
     pub new: Vec<String>,
-    pub total: usize,
 }
 
 /// Set by the observer when the glTF scene instance exists.
@@ -173,7 +172,7 @@ pub fn plugin(app: &mut App) {
     app.register_type::<GltfNodeIndex>()
         .add_message::<LoadModel>()
         .add_message::<AvatarShown>()
-        .init_resource::<OpeningJobs>()
+        .init_resource::<OpeningJob>()
         .add_systems(Startup, load_initial_model)
         .add_systems(
             Update,
@@ -363,7 +362,7 @@ fn source_name(source: &ModelSource) -> String {
 /// Starts reading each requested model on a worker thread; the window keeps drawing.
 fn start_loading(
     mut requests: MessageReader<LoadModel>,
-    mut jobs: ResMut<OpeningJobs>,
+    mut opening: ResMut<OpeningJob>,
     device: Option<Res<RenderDevice>>,
     mut banner: ResMut<Banner>,
 ) {
@@ -375,8 +374,7 @@ fn start_loading(
             source_name(&source)
         ));
         // A newer request supersedes one still being read.
-        jobs.0.clear();
-        jobs.0.push(Opening {
+        opening.0 = Some(Opening {
             job: Job::spawn("open-model", move || {
                 prepare_for_display(&work_source, limits)
             }),
@@ -388,7 +386,7 @@ fn start_loading(
 /// Hands a prepared model to Bevy's glTF loader and spawns it hidden.
 #[allow(clippy::too_many_arguments)]
 fn spawn_prepared(
-    mut jobs: ResMut<OpeningJobs>,
+    mut opening: ResMut<OpeningJob>,
     mut commands: Commands,
     memory: Res<MemoryAssets>,
     assets: Res<AssetServer>,
@@ -397,11 +395,10 @@ fn spawn_prepared(
     pending: Query<Entity, With<PendingAvatar>>,
     mut load: MessageWriter<LoadModel>,
 ) {
-    let Some(index) = jobs.0.iter().position(|j| j.job.is_done()) else {
+    let Some(outcome) = opening.0.as_ref().and_then(|o| o.job.take()) else {
         return;
     };
-    let Opening { job, source } = jobs.0.remove(index);
-    let Some(outcome) = job.take() else {
+    let Some(Opening { source, .. }) = opening.0.take() else {
         return;
     };
     let (prepared, mut display, timings) = match outcome.and_then(|r| r) {
@@ -639,7 +636,6 @@ fn on_render_error(
     let description = lines[lines.len().saturating_sub(2)..].join(": ");
     let message = format!("{:?} error: {description}", error.ty);
     let mut failures = main_world.get_resource_or_init::<RenderFailures>();
-    failures.total += 1;
     if failures.new.len() < 8 {
         failures.new.push(message);
     }

@@ -91,10 +91,6 @@ impl<T: Send + 'static> Job<T> {
         Job { slot }
     }
 
-    pub fn is_done(&self) -> bool {
-        self.slot.lock().is_ok_and(|s| s.is_some())
-    }
-
     /// The result once the work is done (once).
     pub fn take(&self) -> Option<Result<T, String>> {
         self.slot.lock().ok().and_then(|mut s| s.take())
