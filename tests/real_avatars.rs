@@ -224,15 +224,40 @@ fn run_window(
         command.env(k, v);
     }
     let log = dir.join("window-log.txt");
-    let child = under_time(&command)
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    let window = wait_for_window(&display);
+    // Xvfb now and then refuses a new client's first connection (XOpenDisplay fails
+    // although the server answers before and after); start again then, at most twice.
+    let mut attempts = 0;
+    let (mut child, window) = loop {
+        attempts += 1;
+        let mut child = under_time(&command)
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        let window = loop {
+            if let Some(id) = window_id(&display) {
+                break Some(id);
+            }
+            if child.try_wait().unwrap().is_some() || start.elapsed() > Duration::from_secs(60) {
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        let said = std::fs::read_to_string(&log).unwrap_or_default();
+        match window {
+            Some(id) => break (child, id),
+            None if attempts < 3 && said.contains("cannot open a window") => {
+                std::thread::sleep(Duration::from_secs(1));
+            }
+            None => {
+                let _ = child.kill();
+                panic!("no window appeared on {display}:\n{said}");
+            }
+        }
+    };
     act(&display, &window);
     let shot = grab_display(&display, &dir.join("window.png"));
-    let mut child = child;
     let status = wait_with_timeout(&mut child, Duration::from_secs(120));
     let stderr = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(status.is_some(), "the window did not exit:\n{stderr}");

@@ -195,23 +195,23 @@ pub fn rich_project(model: &Path) -> serde_json::Value {
 }
 
 /// Waits (up to a minute) for the editor window on an X display; returns its id.
+/// The editor window's id on an X display, if it is there now.
+pub fn window_id(display: &str) -> Option<String> {
+    let found = Command::new("xdotool")
+        .args(["search", "--name", "VRMA Maker"])
+        .env("DISPLAY", display)
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&found.stdout)
+        .lines()
+        .next()
+        .map(str::to_string)
+}
+
 pub fn wait_for_window(display: &str) -> String {
     let start = Instant::now();
     loop {
-        let found = Command::new("xdotool")
-            .args(["search", "--name", "VRMA Maker"])
-            .env("DISPLAY", display)
-            .output();
-        let said = found
-            .as_ref()
-            .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
-            .unwrap_or_else(|e| e.to_string());
-        if let Some(id) = found.ok().and_then(|o| {
-            String::from_utf8_lossy(&o.stdout)
-                .lines()
-                .next()
-                .map(str::to_string)
-        }) {
+        if let Some(id) = window_id(display) {
             return id;
         }
         if start.elapsed() >= Duration::from_secs(60) {
@@ -221,7 +221,7 @@ pub fn wait_for_window(display: &str) -> String {
                 .output()
                 .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
                 .unwrap_or_default();
-            panic!("no window appeared on {display} (xdotool: {said}); windows:\n{tree}");
+            panic!("no window appeared on {display}; windows:\n{tree}");
         }
         std::thread::sleep(Duration::from_millis(200));
     }
