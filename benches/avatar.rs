@@ -114,13 +114,13 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             step += 1;
             let wobble = (step as f32 * 0.1).sin() * 0.05;
-            let edit = Edit::Ik {
+            let edit = Edit::Pose(PoseEdit::Ik {
                 end: Bone::LeftHand,
                 target: Vec3::new(0.55, 1.2 + wobble, 0.2),
                 keep_angle: true,
-            };
+            });
             app.world_mut()
-                .write_message(EditRequest(Edit::Preview(Box::new(edit))));
+                .write_message(EditRequest(Edit::preview(edit)));
             app.update();
         })
     });

@@ -13,7 +13,7 @@ use vrma_maker::app::close_guard::{CloseGuard, QuitRequested};
 use vrma_maker::app::files::SaveProject;
 use vrma_maker::app::model::{Avatar, LoadModel, ModelSource};
 use vrma_maker::app::session::{Banner, EditRequest, Session};
-use vrma_maker::core::edit::Edit;
+use vrma_maker::core::edit::{Edit, Gesture, KeyEdit, PoseEdit};
 use vrma_maker::core::humanoid::{ALL_BONES, Bone};
 use vrma_maker::core::vrm::VrmVersion;
 
@@ -83,18 +83,21 @@ fn assert_skeleton_matches_core(app: &mut App) {
 fn the_app_loads_poses_and_drives_the_skeleton_like_the_core() {
     let mut app = headless_app();
     run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
-    app.world_mut().write_message(EditRequest(Edit::Rotate {
-        bone: Bone::LeftUpperArm,
-        rotation: Quat::from_rotation_z(-0.9),
-    }));
-    app.world_mut().write_message(EditRequest(Edit::Rotate {
-        bone: Bone::Spine,
-        rotation: Quat::from_rotation_y(0.4),
-    }));
-    app.world_mut().write_message(EditRequest(Edit::Expression {
-        name: "happy".into(),
-        value: 1.0,
-    }));
+    app.world_mut()
+        .write_message(EditRequest(Edit::Pose(PoseEdit::Rotate {
+            bone: Bone::LeftUpperArm,
+            rotation: Quat::from_rotation_z(-0.9),
+        })));
+    app.world_mut()
+        .write_message(EditRequest(Edit::Pose(PoseEdit::Rotate {
+            bone: Bone::Spine,
+            rotation: Quat::from_rotation_y(0.4),
+        })));
+    app.world_mut()
+        .write_message(EditRequest(Edit::Pose(PoseEdit::Expression {
+            name: "happy".into(),
+            value: 1.0,
+        })));
     app.update();
     app.update();
     assert_skeleton_matches_core(&mut app);
@@ -146,10 +149,11 @@ fn the_app_loads_poses_and_drives_the_skeleton_like_the_core() {
     app.update();
     app.update();
     assert_eq!(avatar_count(app.world_mut()), 1, "the old avatar is gone");
-    app.world_mut().write_message(EditRequest(Edit::Rotate {
-        bone: Bone::RightLowerLeg,
-        rotation: Quat::from_rotation_x(0.8),
-    }));
+    app.world_mut()
+        .write_message(EditRequest(Edit::Pose(PoseEdit::Rotate {
+            bone: Bone::RightLowerLeg,
+            rotation: Quat::from_rotation_x(0.8),
+        })));
     app.update();
     app.update();
     assert_skeleton_matches_core(&mut app);
@@ -243,7 +247,8 @@ fn a_project_opens_saves_and_guards_unsaved_changes_on_quit() {
     }
 
     // An edit marks it unsaved; quitting then asks instead of exiting.
-    app.world_mut().write_message(EditRequest(Edit::Mirror));
+    app.world_mut()
+        .write_message(EditRequest(Edit::Pose(PoseEdit::Mirror)));
     app.update();
     assert!(app.world().resource::<Session>().editor.dirty);
     assert!(
@@ -288,13 +293,13 @@ fn opening_another_model_keeps_the_keys() {
     let mut app = headless_app();
     run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
     for edit in [
-        Edit::AddKey,
+        Edit::Keys(KeyEdit::Add),
         Edit::Seek(1.0),
-        Edit::Mirror,
-        Edit::Rotate {
+        Edit::Pose(PoseEdit::Mirror),
+        Edit::Pose(PoseEdit::Rotate {
             bone: Bone::Neck,
             rotation: Quat::from_rotation_x(0.4),
-        },
+        }),
     ] {
         app.world_mut().write_message(EditRequest(edit));
     }
@@ -322,20 +327,20 @@ fn export_vrma_runs_in_the_background_and_import_replaces_keys_undoably() {
     let mut app = headless_app();
     run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
     for edit in [
-        Edit::Rotate {
+        Edit::Pose(PoseEdit::Rotate {
             bone: Bone::Spine,
             rotation: Quat::from_rotation_y(0.3),
-        },
-        Edit::AddKey,
+        }),
+        Edit::Keys(KeyEdit::Add),
         Edit::Seek(1.0),
-        Edit::Rotate {
+        Edit::Pose(PoseEdit::Rotate {
             bone: Bone::Spine,
             rotation: Quat::from_rotation_y(-0.3),
-        },
-        Edit::Expression {
+        }),
+        Edit::Pose(PoseEdit::Expression {
             name: "happy".into(),
             value: 1.0,
-        },
+        }),
     ] {
         app.world_mut().write_message(EditRequest(edit));
     }
@@ -365,9 +370,11 @@ fn export_vrma_runs_in_the_background_and_import_replaces_keys_undoably() {
 
     // Clear the keys, then import the file back: the keys return; one undo clears them.
     app.world_mut().write_message(EditRequest(Edit::Seek(0.0)));
-    app.world_mut().write_message(EditRequest(Edit::DeleteKey));
+    app.world_mut()
+        .write_message(EditRequest(Edit::Keys(KeyEdit::Delete)));
     app.world_mut().write_message(EditRequest(Edit::Seek(1.0)));
-    app.world_mut().write_message(EditRequest(Edit::DeleteKey));
+    app.world_mut()
+        .write_message(EditRequest(Edit::Keys(KeyEdit::Delete)));
     app.update();
     assert!(app.world().resource::<Session>().editor.timeline.is_empty());
     app.world_mut()
@@ -415,10 +422,11 @@ fn face_weights_are_routed(vrm0: bool) {
             && avatar_count(w) == 1
     });
     for (name, value) in [("happy", 1.0), ("aa", 0.6), ("blinkLeft", 0.3)] {
-        app.world_mut().write_message(EditRequest(Edit::Expression {
-            name: name.into(),
-            value,
-        }));
+        app.world_mut()
+            .write_message(EditRequest(Edit::Pose(PoseEdit::Expression {
+                name: name.into(),
+                value,
+            })));
     }
     app.update();
     app.update();

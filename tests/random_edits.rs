@@ -5,7 +5,7 @@
 use bevy::math::{Quat, Vec3};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use vrma_maker::core::edit::{Edit, Editor, GripSide};
+use vrma_maker::core::edit::{Edit, Editor, Gesture, GripSide, KeyEdit, PoseEdit};
 use vrma_maker::core::humanoid::{ALL_BONES, Bone, Side};
 use vrma_maker::core::ik::Limb;
 use vrma_maker::core::mannequin::{self, MannequinVariant};
@@ -35,48 +35,51 @@ fn arb_edit() -> impl Strategy<Value = Edit> {
         Just(Limb::RightLeg)
     ];
     prop_oneof![
-        (bone.clone(), arb_quat()).prop_map(|(bone, rotation)| Edit::Rotate { bone, rotation }),
-        (end.clone(), arb_vec(), any::<bool>()).prop_map(|(end, target, keep_angle)| Edit::Ik {
-            end,
-            target,
-            keep_angle
-        }),
-        (limb, arb_vec()).prop_map(|(limb, point)| Edit::Pole { limb, point }),
+        (bone.clone(), arb_quat())
+            .prop_map(|(bone, rotation)| Edit::Pose(PoseEdit::Rotate { bone, rotation })),
+        (end.clone(), arb_vec(), any::<bool>()).prop_map(|(end, target, keep_angle)| Edit::Pose(
+            PoseEdit::Ik {
+                end,
+                target,
+                keep_angle
+            }
+        )),
+        (limb, arb_vec()).prop_map(|(limb, point)| Edit::Pose(PoseEdit::Pole { limb, point })),
         (
             proptest::option::of(arb_vec()),
             proptest::option::of(arb_quat()),
             any::<bool>()
         )
-            .prop_map(|(to, rotate, pin_feet)| Edit::MoveHips {
+            .prop_map(|(to, rotate, pin_feet)| Edit::Pose(PoseEdit::MoveHips {
                 to,
                 rotate,
                 pin_feet
-            }),
-        Just(Edit::Mirror),
-        Just(Edit::ArmsDown),
-        (0.0f32..1.0).prop_map(|amount| Edit::Grip {
+            })),
+        Just(Edit::Pose(PoseEdit::Mirror)),
+        Just(Edit::Pose(PoseEdit::ArmsDown)),
+        (0.0f32..1.0).prop_map(|amount| Edit::Pose(PoseEdit::Grip {
             side: GripSide::One(Side::Left),
             amount
-        }),
-        (0.0f32..1.0).prop_map(|value| Edit::Expression {
+        })),
+        (0.0f32..1.0).prop_map(|value| Edit::Pose(PoseEdit::Expression {
             name: "happy".into(),
             value
-        }),
-        bone.prop_map(Edit::ResetBone),
+        })),
+        bone.prop_map(|bone| Edit::Pose(PoseEdit::ResetBone(bone))),
         (0.0f32..4.0).prop_map(Edit::Seek),
-        Just(Edit::AddKey),
-        Just(Edit::DeleteKey),
-        (0usize..5).prop_map(|i| Edit::SetEase(Ease::ALL[i])),
-        (0.0f32..4.0, 0.0f32..4.0).prop_map(|(from, to)| Edit::MoveKey { from, to }),
+        Just(Edit::Keys(KeyEdit::Add)),
+        Just(Edit::Keys(KeyEdit::Delete)),
+        (0usize..5).prop_map(|i| Edit::Keys(KeyEdit::SetEase(Ease::ALL[i]))),
+        (0.0f32..4.0, 0.0f32..4.0).prop_map(|(from, to)| Edit::Keys(KeyEdit::Move { from, to })),
         Just(Edit::Undo),
         Just(Edit::Redo),
-        (end, arb_vec()).prop_map(|(end, target)| Edit::Preview(Box::new(Edit::Ik {
+        (end, arb_vec()).prop_map(|(end, target)| Edit::preview(PoseEdit::Ik {
             end,
             target,
             keep_angle: true
-        }))),
-        Just(Edit::EndGesture),
-        Just(Edit::CancelGesture),
+        })),
+        Just(Edit::Gesture(Gesture::End)),
+        Just(Edit::Gesture(Gesture::Cancel)),
     ]
 }
 
@@ -94,11 +97,7 @@ fn ten_thousand_random_edits_keep_every_invariant() {
             let mut editor = Editor::new(rig);
             for (i, op) in ops.into_iter().enumerate() {
                 let undo = matches!(op, Edit::Undo) && editor.history.can_undo();
-                let before = if undo {
-                    editor.snapshot()
-                } else {
-                    String::new()
-                };
+                let before = undo.then(|| editor.snapshot());
                 let _ = editor.apply(op); // refusals are part of the walk
                 // The pose stays finite and normalized.
                 prop_assert!(
@@ -122,7 +121,7 @@ fn ten_thousand_random_edits_keep_every_invariant() {
                     "op {i}"
                 );
                 // An undo followed at once by a redo restores the same state exactly.
-                if undo {
+                if let Some(before) = before {
                     editor.apply(Edit::Redo).unwrap();
                     prop_assert_eq!(&editor.snapshot(), &before, "undo/redo at op {}", i);
                     editor.apply(Edit::Undo).unwrap();

@@ -515,7 +515,7 @@ fn saved_pose_world(
 
 #[test]
 fn controllers_grab_the_hips_and_a_hand_and_the_saved_project_shows_it() {
-    use vrma_maker::core::edit::{Edit, Editor};
+    use vrma_maker::core::edit::{Edit, Editor, Gesture, PoseEdit};
     use vrma_maker::core::humanoid::Bone;
     use vrma_maker::core::mannequin::{self, MannequinVariant};
 
@@ -536,13 +536,13 @@ fn controllers_grab_the_hips_and_a_hand_and_the_saved_project_shows_it() {
     // The hand, after the hips went down 0.2 m.
     let lowered = hips - Vec3::Y * 0.2;
     expected
-        .apply(Edit::Preview(Box::new(Edit::MoveHips {
+        .apply(Edit::preview(PoseEdit::MoveHips {
             to: Some(lowered),
             rotate: None,
             pin_feet: true,
-        })))
+        }))
         .unwrap();
-    expected.apply(Edit::EndGesture).unwrap();
+    expected.apply(Edit::Gesture(Gesture::End)).unwrap();
     let hand = at(&rig.world_pose(&expected.pose), Bone::LeftHand);
     // In towards the chest, down and forward: well within the arm's reach.
     let hand_target = hand + Vec3::new(-0.15, -0.12, 0.12);

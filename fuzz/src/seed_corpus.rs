@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use serde_json::json;
-use vrma_core::edit::{Edit, Editor};
+use vrma_core::edit::{Edit, Editor, KeyEdit, PoseEdit};
 use vrma_core::humanoid::Side;
 use vrma_core::mannequin::{self, MannequinVariant};
 use vrma_core::pose::PoseDirections;
@@ -37,10 +37,10 @@ fn main() {
     for (t, ease) in [(0.0, Ease::Linear), (0.5, Ease::InOut), (1.0, Ease::Hold)] {
         editor.apply(Edit::Seek(t)).unwrap();
         editor
-            .apply(Edit::SetPose(Box::new(pose.mirrored())))
+            .apply(Edit::Pose(PoseEdit::SetPose(Box::new(pose.mirrored()))))
             .unwrap();
-        editor.apply(Edit::AddKey).unwrap();
-        editor.apply(Edit::SetEase(ease)).unwrap();
+        editor.apply(Edit::Keys(KeyEdit::Add)).unwrap();
+        editor.apply(Edit::Keys(KeyEdit::SetEase(ease))).unwrap();
         pose = pose.mirrored();
     }
     let pose_json = serde_json::to_vec_pretty(&pose.to_json("mannequin")).unwrap();

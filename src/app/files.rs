@@ -9,7 +9,7 @@ use bevy::prelude::*;
 
 use super::model::{LoadModel, ModelSource};
 use super::session::{Banner, EditRequest, Session};
-use crate::core::edit::Edit;
+use crate::core::edit::{Edit, Gesture, KeyEdit, PoseEdit};
 use crate::core::pose::Pose;
 
 /// What a dialog was opened for.
@@ -139,7 +139,7 @@ pub fn is_project_file(path: &Path) -> bool {
     if !is_json(path) {
         return false;
     }
-    match crate::cli::read_json(path) {
+    match crate::core::read_json(path) {
         Ok(value) => {
             value.get("keys").is_some()
                 || value.get("fps").is_some()
@@ -224,7 +224,7 @@ fn handle_answers(
             }
             DialogPurpose::LoadPose => match read_pose(&path, &session) {
                 Ok((pose, warnings)) => {
-                    edits.write(EditRequest(Edit::SetPose(Box::new(pose))));
+                    edits.write(EditRequest(Edit::Pose(PoseEdit::SetPose(Box::new(pose)))));
                     banner.notice = Some(if warnings.is_empty() {
                         format!("Pose loaded from {}", path.display())
                     } else {
@@ -282,7 +282,7 @@ fn handle_answers(
 
 /// Reads a pose file, dropping expressions this model does not have (with warnings).
 pub fn read_pose(path: &Path, session: &Session) -> Result<(Pose, Vec<String>), String> {
-    let value = crate::cli::read_json(path).map_err(|e| e.to_string())?;
+    let value = crate::core::read_json(path).map_err(|e| e.to_string())?;
     let mut warnings = Vec::new();
     let mut pose =
         Pose::from_json(&value, &mut warnings).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -11,7 +11,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::session::{Banner, EditRequest, Session};
 use super::still::UpdatedThumbnails;
-use crate::core::edit::Edit;
+use crate::core::edit::{Edit, Gesture, KeyEdit, PoseEdit};
 use crate::core::library::{Library, default_dir};
 use crate::core::pose::Pose;
 
@@ -271,7 +271,7 @@ fn draw_library(
                             session.editor.expression_names(),
                             &mut warnings,
                         );
-                        edits.write(EditRequest(Edit::SetPose(Box::new(pose))));
+                        edits.write(EditRequest(Edit::Pose(PoseEdit::SetPose(Box::new(pose)))));
                     }
                 }
                 Some((id, "rename")) => {

@@ -10,7 +10,7 @@ use super::files::{DialogPurpose, FileDialogs, SaveProject};
 use super::model::{LoadModel, ModelSource};
 use super::session::{Banner, EditRequest, Selection, Session};
 use super::timeline_panel::{self, TimelineUi};
-use crate::core::edit::{Edit, GripSide};
+use crate::core::edit::{Edit, Gesture, GripSide, PoseEdit};
 use crate::core::humanoid::{ALL_BONES, Side};
 use crate::core::pose::is_identity;
 
@@ -90,18 +90,18 @@ fn update_title(session: Res<Session>, mut window: Single<&mut Window, With<Prim
 /// when changed without a drag (a click, typed value).
 fn slider_edit(
     response: &egui::Response,
-    edit: Option<Edit>,
+    edit: Option<PoseEdit>,
     edits: &mut MessageWriter<EditRequest>,
 ) {
     if let Some(edit) = edit {
         if response.dragged() {
-            edits.write(EditRequest(Edit::Preview(Box::new(edit))));
+            edits.write(EditRequest(Edit::preview(edit)));
         } else {
-            edits.write(EditRequest(edit));
+            edits.write(EditRequest(edit.into()));
         }
     }
     if response.drag_stopped() {
-        edits.write(EditRequest(Edit::EndGesture));
+        edits.write(EditRequest(Edit::Gesture(Gesture::End)));
     }
 }
 
@@ -232,9 +232,9 @@ fn draw_panels(
             });
             ui.menu_button("Pose", |ui| {
                 for (label, edit) in [
-                    ("Reset pose", Edit::ResetPose),
-                    ("Mirror left/right", Edit::Mirror),
-                    ("Arms down", Edit::ArmsDown),
+                    ("Reset pose", Edit::Pose(PoseEdit::ResetPose)),
+                    ("Mirror left/right", Edit::Pose(PoseEdit::Mirror)),
+                    ("Arms down", Edit::Pose(PoseEdit::ArmsDown)),
                 ] {
                     if ui.button(label).clicked() {
                         edits.write(EditRequest(edit));
@@ -342,9 +342,9 @@ fn draw_panels(
 
                     ui.horizontal_wrapped(|ui| {
                         for (label, edit) in [
-                            ("Reset pose", Edit::ResetPose),
-                            ("Mirror", Edit::Mirror),
-                            ("Arms down", Edit::ArmsDown),
+                            ("Reset pose", Edit::Pose(PoseEdit::ResetPose)),
+                            ("Mirror", Edit::Pose(PoseEdit::Mirror)),
+                            ("Arms down", Edit::Pose(PoseEdit::ArmsDown)),
                         ] {
                             if ui.button(label).clicked() {
                                 edits.write(EditRequest(edit));
@@ -362,10 +362,10 @@ fn draw_panels(
                             ("Both", GripSide::Both),
                         ] {
                             if ui.button(label).clicked() {
-                                edits.write(EditRequest(Edit::Grip {
+                                edits.write(EditRequest(Edit::Pose(PoseEdit::Grip {
                                     side,
                                     amount: state.grip_amount,
-                                }));
+                                })));
                             }
                         }
                     });
@@ -398,7 +398,7 @@ fn draw_panels(
                                         egui::Slider::new(&mut angles[i], -180.0..=180.0)
                                             .suffix("°"),
                                     );
-                                    let edit = response.changed().then(|| Edit::Rotate {
+                                    let edit = response.changed().then(|| PoseEdit::Rotate {
                                         bone,
                                         rotation: Quat::from_euler(
                                             EulerRot::XYZ,
@@ -411,7 +411,7 @@ fn draw_panels(
                                 });
                             }
                             if ui.button("Reset bone").clicked() {
-                                edits.write(EditRequest(Edit::ResetBone(bone)));
+                                edits.write(EditRequest(Edit::Pose(PoseEdit::ResetBone(bone))));
                             }
                         }
                         ui.separator();
@@ -450,7 +450,7 @@ fn draw_panels(
                         let mut value = editor.pose.expressions.get(name).copied().unwrap_or(0.0);
                         ui.label(name);
                         let response = ui.add(egui::Slider::new(&mut value, 0.0..=1.0));
-                        let edit = response.changed().then(|| Edit::Expression {
+                        let edit = response.changed().then(|| PoseEdit::Expression {
                             name: name.clone(),
                             value,
                         });

@@ -2,7 +2,7 @@
 //! locks, and a transform gizmo on the selection (arrows to move along an axis, rings to
 //! rotate about one) that starts the same operations by dragging. Moving a hand or foot
 //! is IK, an elbow or knee a pole drag, the hips a hips move (feet pinned when set);
-//! rotating works on any bone. Every step is an `Edit::Preview`; confirming is one
+//! rotating works on any bone. Every step is an `Gesture::Preview`; confirming is one
 //! `EndGesture` (one undo step, written back to the key), cancelling restores exactly.
 
 use bevy::prelude::*;
@@ -13,9 +13,9 @@ use super::markers::MarkerGizmos;
 use super::panels::PointerOverUi;
 use super::session::{Banner, EditRequest, Selection, Session};
 use super::viewport::OrbitCamera;
-use crate::core::edit::Edit;
+use crate::core::edit::{Edit, Gesture, KeyEdit, PoseEdit};
+use crate::core::handle::PoseHandle;
 use crate::core::humanoid::Bone;
-use crate::core::ik::Limb;
 use crate::core::math::{ray_axis, ray_plane, screen_angle};
 
 /// Move or rotate.
@@ -61,9 +61,9 @@ const AXES: [(Vec3, Color); 3] = [
     (Vec3::Z, Color::srgb(0.3, 0.5, 1.0)),
 ];
 
-/// Whether G can move this bone (IK ends, elbows/knees, hips).
+/// Whether G can move this bone (the handle table says: IK ends, elbows/knees, hips).
 pub fn movable(bone: Bone) -> bool {
-    bone == Bone::Hips || Limb::ending_at(bone).is_some() || Limb::bending_at(bone).is_some()
+    PoseHandle::of(bone).moves()
 }
 
 /// The cursor in window coordinates and the view ray through it.
@@ -254,7 +254,7 @@ fn update_op(
             buttons.just_pressed(MouseButton::Left)
         };
     if cancel {
-        edits.write(EditRequest(Edit::CancelGesture));
+        edits.write(EditRequest(Edit::Gesture(Gesture::Cancel)));
         posing.active = None;
         banner.notice = Some("Cancelled".into());
         return;
@@ -275,23 +275,8 @@ fn update_op(
                     .and_then(|s| project(s.origin, *s.direction))
                     .zip(project(ray.origin, *ray.direction))
                     .map(|(a, b)| b - a);
-                offset.map(|offset| {
-                    let point = op.start_position + offset;
-                    if op.bone == Bone::Hips {
-                        Edit::MoveHips {
-                            to: Some(point),
-                            rotate: None,
-                            pin_feet: settings.pin_feet,
-                        }
-                    } else if let Some(limb) = Limb::bending_at(op.bone) {
-                        Edit::Pole { limb, point }
-                    } else {
-                        Edit::Ik {
-                            end: op.bone,
-                            target: point,
-                            keep_angle: settings.keep_angle,
-                        }
-                    }
+                offset.and_then(|offset| {
+                    PoseHandle::of(op.bone).move_to(op.start_position + offset, &settings)
                 })
             }
             OpKind::Rotate => to_screen(camera, transform, op.start_position).map(|centre| {
@@ -305,22 +290,11 @@ fn update_op(
                 };
                 let world = Quat::from_axis_angle(axis, angle * facing) * op.start_world_rotation;
                 let local = (op.parent_world_rotation.inverse() * world).normalize();
-                if op.bone == Bone::Hips {
-                    Edit::MoveHips {
-                        to: None,
-                        rotate: Some(local),
-                        pin_feet: settings.pin_feet,
-                    }
-                } else {
-                    Edit::Rotate {
-                        bone: op.bone,
-                        rotation: local,
-                    }
-                }
+                PoseHandle::of(op.bone).turn_to(local, &settings)
             }),
         };
         if let Some(edit) = edit {
-            edits.write(EditRequest(Edit::Preview(Box::new(edit))));
+            edits.write(EditRequest(Edit::preview(edit)));
         }
     }
     let axis_name = match op.axis {
@@ -339,7 +313,7 @@ fn update_op(
         op.bone
     ));
     if confirm {
-        edits.write(EditRequest(Edit::EndGesture));
+        edits.write(EditRequest(Edit::Gesture(Gesture::End)));
         posing.active = None;
         banner.notice = Some(format!("{verb} {} done", op.bone));
     } else {

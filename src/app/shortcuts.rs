@@ -7,7 +7,7 @@ use bevy_egui::input::EguiWantsInput;
 use super::close_guard::QuitRequested;
 use super::files::{DialogPurpose, FileDialogs, SaveProject};
 use super::session::{EditRequest, Session};
-use crate::core::edit::Edit;
+use crate::core::edit::{Edit, Gesture, KeyEdit, PoseEdit};
 use crate::core::timeline::FPS;
 
 pub fn plugin(app: &mut App) {
@@ -76,8 +76,8 @@ fn shortcuts(
             continue;
         };
         let edit = match shortcut {
-            Shortcut::Edit(EditShortcut::AddKey) => Edit::AddKey,
-            Shortcut::Edit(EditShortcut::DeleteKey) => Edit::DeleteKey,
+            Shortcut::Edit(EditShortcut::AddKey) => Edit::Keys(KeyEdit::Add),
+            Shortcut::Edit(EditShortcut::DeleteKey) => Edit::Keys(KeyEdit::Delete),
             Shortcut::Edit(EditShortcut::TogglePlay) => Edit::SetPlaying(!editor.playing),
             Shortcut::Edit(EditShortcut::StepFrame(n)) => {
                 Edit::Seek((editor.playhead + n as f32 / FPS).max(0.0))

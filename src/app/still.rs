@@ -19,7 +19,7 @@ use bevy::winit::WinitPlugin;
 
 use super::model::{Avatar, AvatarShown};
 use super::session::{Banner, Session};
-use crate::core::edit::Edit;
+use crate::core::edit::{Edit, Gesture, KeyEdit, PoseEdit};
 use crate::core::framing::{CameraPreset, figure_points, fit};
 use crate::core::pose::Pose;
 use crate::core::rig::Rig;
@@ -334,7 +334,10 @@ fn show_pose_then_render(
     }
     if let Some(pose) = to_show.0.take() {
         // The same edit path as everywhere; applied now so the framing sees the pose.
-        if let Err(e) = session.editor.apply(Edit::SetPose(Box::new(pose))) {
+        if let Err(e) = session
+            .editor
+            .apply(Edit::Pose(PoseEdit::SetPose(Box::new(pose))))
+        {
             queue.finished.push(Err(e.to_string()));
             exit.write(AppExit::error());
             return;

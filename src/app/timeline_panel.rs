@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use bevy_egui::egui;
 
 use super::session::{EditRequest, Session};
-use crate::core::edit::Edit;
+use crate::core::edit::{Edit, Gesture, KeyEdit, PoseEdit};
 use crate::core::project::Settings;
 use crate::core::timeline::{Ease, FPS, snap};
 
@@ -120,7 +120,7 @@ pub fn draw(
                     .on_hover_text("K: add a key at the playhead")
                     .clicked()
                 {
-                    send(Edit::AddKey);
+                    send(Edit::Keys(KeyEdit::Add));
                 }
                 let key = editor
                     .timeline
@@ -128,7 +128,7 @@ pub fn draw(
                     .filter(|_| !editor.playing);
                 ui.add_enabled_ui(key.is_some(), |ui| {
                     if ui.button("Delete key").on_hover_text("Delete").clicked() {
-                        send(Edit::DeleteKey);
+                        send(Edit::Keys(KeyEdit::Delete));
                     }
                 });
                 if let Some(key) = key {
@@ -142,7 +142,7 @@ pub fn draw(
                             }
                         });
                     if ease != key.ease {
-                        send(Edit::SetEase(ease));
+                        send(Edit::Keys(KeyEdit::SetEase(ease)));
                     }
                     ui.label("Key time");
                     let mut kt = key.t;
@@ -156,10 +156,10 @@ pub fn draw(
                     let done =
                         (response.changed() && !response.dragged()) || response.drag_stopped();
                     if done && (snap(kt) - key.t).abs() > 1e-6 {
-                        send(Edit::MoveKey {
+                        send(Edit::Keys(KeyEdit::Move {
                             from: key.t,
                             to: kt,
-                        });
+                        }));
                         send(Edit::Seek(kt));
                     }
                 }
@@ -337,10 +337,10 @@ fn ruler(
         && (drag.to - drag.from).abs() > 1e-6
         && editor.timeline.key_at(drag.to).is_none()
     {
-        send(Edit::MoveKey {
+        send(Edit::Keys(KeyEdit::Move {
             from: drag.from,
             to: drag.to,
-        });
+        }));
         send(Edit::Seek(drag.to));
     }
     // A library pose dropped on the ruler becomes a key at that time.
@@ -349,9 +349,9 @@ fn ruler(
     {
         let t = snap(scale.t(pos.x));
         send(Edit::Seek(t));
-        send(Edit::SetPose(Box::new(pose.0.clone())));
+        send(Edit::Pose(PoseEdit::SetPose(Box::new(pose.0.clone()))));
         if editor.timeline.is_empty() {
-            send(Edit::AddKey); // with keys, the pose edit itself writes the key
+            send(Edit::Keys(KeyEdit::Add)); // with keys, the pose edit itself writes the key
         }
     }
     // A deleted or undone key is no longer selected.

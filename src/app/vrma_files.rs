@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use bevy::prelude::*;
 
 use super::session::{Banner, EditRequest, Session};
-use crate::core::edit::Edit;
+use crate::core::edit::{Edit, Gesture, KeyEdit, PoseEdit};
 use crate::core::vrma::export::export_vrma;
 use crate::core::vrma::import::{AnimationKind, import_animation};
 
@@ -94,20 +94,23 @@ pub fn import_file(
     edits: &mut MessageWriter<EditRequest>,
     banner: &mut Banner,
 ) {
-    let result = crate::cli::import_animation_file(path).and_then(|(bytes, external)| {
-        import_animation(
-            &bytes,
-            &external,
-            AnimationKind::from_path(path),
-            session.editor.rig.hips_rest(),
-            rate,
-        )
-        .map_err(|e| e.context(path.display()))
-    });
+    let result =
+        crate::core::vrma::import::read_animation_file(path).and_then(|(bytes, external)| {
+            import_animation(
+                &bytes,
+                &external,
+                AnimationKind::from_path(path),
+                session.editor.rig.hips_rest(),
+                rate,
+            )
+            .map_err(|e| e.context(path.display()))
+        });
     match result {
         Ok(imported) => {
             let keys = imported.timeline.keys().len();
-            edits.write(EditRequest(Edit::ReplaceKeys(Box::new(imported.timeline))));
+            edits.write(EditRequest(Edit::Keys(KeyEdit::Replace(Box::new(
+                imported.timeline,
+            )))));
             let mut notice = format!("Imported {keys} keys from {}", path.display());
             if !imported.warnings.is_empty() {
                 notice.push_str(&format!(" (warnings: {})", imported.warnings.join("; ")));

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::core::LoadError;
+use crate::core::Refusal;
 use crate::core::edit::parse_script;
 
 pub fn run(
@@ -14,7 +14,7 @@ pub fn run(
     project: Option<&Path>,
     script: &Path,
     output: Option<&Path>,
-) -> Result<Value, LoadError> {
+) -> Result<Value, Refusal> {
     let mut editor = super::open_editor(model, project)?;
     let steps =
         parse_script(&super::read_json(script)?).map_err(|e| e.context(script.display()))?;

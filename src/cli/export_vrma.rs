@@ -6,13 +6,13 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::core::vrma::export::export_vrma;
-use crate::core::{LoadError, write_atomic};
+use crate::core::{Refusal, write_atomic};
 
-pub fn run(model: &Path, project: &Path, output: &Path) -> Result<Value, LoadError> {
+pub fn run(model: &Path, project: &Path, output: &Path) -> Result<Value, Refusal> {
     let editor = super::open_editor(model, Some(project))?;
     let (bytes, stats) = export_vrma(&editor.rig, &editor.timeline, &editor.pose, &mut |_| {});
     write_atomic(output, &bytes)
-        .map_err(|e| LoadError::new(format!("cannot write {}: {e}", output.display())))?;
+        .map_err(|e| Refusal::new(format!("cannot write {}: {e}", output.display())))?;
     Ok(json!({
         "output": output.display().to_string(),
         "bytes": bytes.len(),

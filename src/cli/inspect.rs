@@ -6,9 +6,9 @@ use serde_json::{Map, Value, json};
 
 use crate::core::humanoid::ALL_BONES;
 use crate::core::rig::Rig;
-use crate::core::{LoadError, load_rig, round7};
+use crate::core::{Refusal, load_rig, round7};
 
-pub fn run(path: &Path) -> Result<Value, LoadError> {
+pub fn run(path: &Path) -> Result<Value, Refusal> {
     Ok(facts(&load_rig(path)?))
 }
 

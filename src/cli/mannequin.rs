@@ -3,14 +3,14 @@
 use std::path::Path;
 
 use crate::core::mannequin::{MannequinVariant, build};
-use crate::core::{LoadError, write_atomic};
+use crate::core::{Refusal, write_atomic};
 
-pub fn run(output: &Path, vrm0: bool) -> Result<(), LoadError> {
+pub fn run(output: &Path, vrm0: bool) -> Result<(), Refusal> {
     let variant = if vrm0 {
         MannequinVariant::Vrm0
     } else {
         MannequinVariant::Vrm1
     };
     write_atomic(output, &build(variant))
-        .map_err(|e| LoadError::new(format!("cannot write {}: {e}", output.display())))
+        .map_err(|e| Refusal::new(format!("cannot write {}: {e}", output.display())))
 }

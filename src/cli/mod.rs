@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::core::LoadError;
+use crate::core::Refusal;
 
 /// VRMA Maker: pose VRM avatars and export VRM Animation.
 #[derive(Parser, Debug)]
@@ -171,7 +171,7 @@ pub enum Command {
 }
 
 /// Runs a subcommand; returns the JSON to print, or the one-line error.
-pub fn run(command: Command) -> Result<Option<serde_json::Value>, LoadError> {
+pub fn run(command: Command) -> Result<Option<serde_json::Value>, Refusal> {
     match command {
         Command::Inspect { model } => inspect::run(&model).map(Some),
         Command::Apply {
@@ -236,20 +236,15 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, LoadError> {
     }
 }
 
-/// Reads a JSON file with a message naming the file.
-pub fn read_json(path: &std::path::Path) -> Result<serde_json::Value, LoadError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| LoadError::new(format!("cannot read {}: {e}", path.display())))?;
-    serde_json::from_slice(&bytes)
-        .map_err(|e| LoadError::new(format!("{}: invalid JSON: {e}", path.display())))
-}
+/// Reads a JSON file with a message naming the file (the core's reader).
+pub use crate::core::read_json;
 
 /// The editor for a model, with a project's keys, pose and settings when given.
 /// Warnings (skipped bones, expressions the model lacks) go to stderr.
 pub fn open_editor(
     model: &std::path::Path,
     project: Option<&std::path::Path>,
-) -> Result<crate::core::edit::Editor, LoadError> {
+) -> Result<crate::core::edit::Editor, Refusal> {
     let rig = crate::core::load_rig(model)?;
     let Some(project) = project else {
         return Ok(crate::core::edit::Editor::new(rig));
@@ -261,9 +256,4 @@ pub fn open_editor(
         eprintln!("warning: {w}");
     }
     Ok(editor)
-}
-
-/// Reads an animation file (and a .gltf's buffers beside it).
-pub fn import_animation_file(path: &std::path::Path) -> Result<(Vec<u8>, Vec<Vec<u8>>), LoadError> {
-    import_anim::read_animation(path)
 }

@@ -7,14 +7,14 @@ use bevy::math::UVec2;
 use serde_json::{Value, json};
 
 use crate::app::still::{StillRequest, StillView, render_headless};
-use crate::core::LoadError;
+use crate::core::Refusal;
 use crate::core::framing::CameraPreset;
 use crate::core::pose::Pose;
 
 /// Parses `1024x1365`: 1 to 8192 pixels each way.
-pub fn parse_size(text: &str) -> Result<UVec2, LoadError> {
+pub fn parse_size(text: &str) -> Result<UVec2, Refusal> {
     let bad = || {
-        LoadError::new(format!(
+        Refusal::new(format!(
             "--size: '{text}' is not WIDTHxHEIGHT (1 to 8192 pixels each)"
         ))
     };
@@ -38,10 +38,10 @@ pub fn run(
     output: &Path,
     size: &str,
     camera: &str,
-) -> Result<Value, LoadError> {
+) -> Result<Value, Refusal> {
     let size = parse_size(size)?;
     let preset = CameraPreset::from_name(camera).ok_or_else(|| {
-        LoadError::new(format!(
+        Refusal::new(format!(
             "--camera: '{camera}' is not front, side or three-quarter"
         ))
     })?;
@@ -60,7 +60,7 @@ pub fn run(
         }
         (None, Some(_), Some(t)) => {
             if !t.is_finite() || t < 0.0 {
-                return Err(LoadError::new(
+                return Err(Refusal::new(
                     "--time must be a non-negative number of seconds",
                 ));
             }
@@ -70,7 +70,7 @@ pub fn run(
                 .unwrap_or_else(|| editor.pose.clone())
         }
         _ => {
-            return Err(LoadError::new(
+            return Err(Refusal::new(
                 "give either --pose POSE.json, or --project P.json with --time T",
             ));
         }
@@ -81,7 +81,7 @@ pub fn run(
         output: output.to_path_buf(),
         ..Default::default()
     };
-    render_headless(model.to_path_buf(), Some(still_pose), request).map_err(LoadError::new)?;
+    render_headless(model.to_path_buf(), Some(still_pose), request).map_err(Refusal::new)?;
     Ok(
         json!({"output": output.display().to_string(), "width": size.x, "height": size.y, "camera": camera}),
     )

@@ -5,9 +5,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::core::{LoadError, round7};
+use crate::core::{Refusal, round7};
 
-pub fn run(model: &Path, project: &Path, times: &str) -> Result<Value, LoadError> {
+pub fn run(model: &Path, project: &Path, times: &str) -> Result<Value, Refusal> {
     let times = parse_times(times)?;
     let editor = super::open_editor(model, Some(project))?;
     let rest = editor.rig.hips_rest();
@@ -27,7 +27,7 @@ pub fn run(model: &Path, project: &Path, times: &str) -> Result<Value, LoadError
 }
 
 /// Parses `0,0.5,1`: finite, non-negative seconds.
-pub fn parse_times(text: &str) -> Result<Vec<f32>, LoadError> {
+pub fn parse_times(text: &str) -> Result<Vec<f32>, Refusal> {
     text.split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
@@ -36,7 +36,7 @@ pub fn parse_times(text: &str) -> Result<Vec<f32>, LoadError> {
                 .ok()
                 .filter(|t| t.is_finite() && *t >= 0.0)
                 .ok_or_else(|| {
-                    LoadError::new(format!(
+                    Refusal::new(format!(
                         "--times: '{s}' is not a non-negative number of seconds"
                     ))
                 })
@@ -44,7 +44,7 @@ pub fn parse_times(text: &str) -> Result<Vec<f32>, LoadError> {
         .collect::<Result<Vec<_>, _>>()
         .and_then(|v| {
             if v.is_empty() {
-                Err(LoadError::new("--times: no times given"))
+                Err(Refusal::new("--times: no times given"))
             } else {
                 Ok(v)
             }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::core::mannequin::MannequinVariant;
 use crate::core::test_avatar::{TestAvatarSpec, build};
-use crate::core::{LoadError, write_atomic};
+use crate::core::{Refusal, write_atomic};
 
 pub struct Options {
     pub vrm0: bool,
@@ -15,9 +15,9 @@ pub struct Options {
     pub crafted_morph_vertices: Option<u32>,
 }
 
-pub fn run(output: &Path, options: &Options) -> Result<(), LoadError> {
+pub fn run(output: &Path, options: &Options) -> Result<(), Refusal> {
     if !(1..=8192).contains(&options.texture_size) || options.textures > 64 {
-        return Err(LoadError::new(
+        return Err(Refusal::new(
             "--texture-size must be 1–8192 and --textures at most 64",
         ));
     }
@@ -38,5 +38,5 @@ pub fn run(output: &Path, options: &Options) -> Result<(), LoadError> {
             .map(|v| v.clamp(3, 2_000_000)),
     };
     write_atomic(output, &build(&spec))
-        .map_err(|e| LoadError::new(format!("cannot write {}: {e}", output.display())))
+        .map_err(|e| Refusal::new(format!("cannot write {}: {e}", output.display())))
 }

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::LoadError;
+use crate::Refusal;
 
 /// A glTF document's JSON and its binary buffers.
 pub struct GltfData<'a> {
@@ -25,12 +25,12 @@ pub struct AccessorLayout {
     pub component_size: usize,
 }
 
-fn get_index(value: &Value, key: &str, what: &str) -> Result<usize, LoadError> {
+fn get_index(value: &Value, key: &str, what: &str) -> Result<usize, Refusal> {
     value
         .get(key)
         .and_then(Value::as_u64)
         .map(|v| v as usize)
-        .ok_or_else(|| LoadError::new(format!("{what}: '{key}' is missing or not an index")))
+        .ok_or_else(|| Refusal::new(format!("{what}: '{key}' is missing or not an index")))
 }
 
 fn component_count(kind: &str) -> Option<usize> {
@@ -59,23 +59,23 @@ pub fn view_range(
     root: &Value,
     index: usize,
     buffer_lengths: &[usize],
-) -> Result<(usize, usize, usize), LoadError> {
+) -> Result<(usize, usize, usize), Refusal> {
     let what = format!("bufferView {index}");
     let view = root
         .get("bufferViews")
         .and_then(|v| v.get(index))
-        .ok_or_else(|| LoadError::new(format!("{what} does not exist")))?;
+        .ok_or_else(|| Refusal::new(format!("{what} does not exist")))?;
     let buffer = get_index(view, "buffer", &what)?;
     let length = *buffer_lengths
         .get(buffer)
-        .ok_or_else(|| LoadError::new(format!("{what}: buffer {buffer} is not available")))?;
+        .ok_or_else(|| Refusal::new(format!("{what}: buffer {buffer} is not available")))?;
     let offset = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
     let size = get_index(view, "byteLength", &what)?;
     offset
         .checked_add(size)
         .filter(|&end| end <= length)
         .ok_or_else(|| {
-            LoadError::new(format!(
+            Refusal::new(format!(
                 "{what} runs past the end of buffer {buffer} ({offset} + {size} > {length} bytes)"
             ))
         })?;
@@ -88,26 +88,25 @@ pub fn accessor_layout(
     root: &Value,
     index: usize,
     buffer_lengths: &[usize],
-) -> Result<Option<AccessorLayout>, LoadError> {
+) -> Result<Option<AccessorLayout>, Refusal> {
     let what = format!("accessor {index}");
     let accessor = root
         .get("accessors")
         .and_then(|a| a.get(index))
-        .ok_or_else(|| LoadError::new(format!("{what} does not exist")))?;
+        .ok_or_else(|| Refusal::new(format!("{what} does not exist")))?;
     let kind = accessor.get("type").and_then(Value::as_str).unwrap_or("");
     let components = component_count(kind)
-        .ok_or_else(|| LoadError::new(format!("{what}: unknown type '{kind}'")))?;
+        .ok_or_else(|| Refusal::new(format!("{what}: unknown type '{kind}'")))?;
     let component_type = accessor
         .get("componentType")
         .and_then(Value::as_u64)
         .unwrap_or(0);
-    let size = component_size(component_type).ok_or_else(|| {
-        LoadError::new(format!("{what}: unknown component type {component_type}"))
-    })?;
+    let size = component_size(component_type)
+        .ok_or_else(|| Refusal::new(format!("{what}: unknown component type {component_type}")))?;
     let count = accessor
         .get("count")
         .and_then(Value::as_u64)
-        .ok_or_else(|| LoadError::new(format!("{what}: 'count' is missing")))?
+        .ok_or_else(|| Refusal::new(format!("{what}: 'count' is missing")))?
         as usize;
     let Some(view_value) = accessor.get("bufferView").filter(|v| !v.is_null()) else {
         return Ok(None);
@@ -115,7 +114,7 @@ pub fn accessor_layout(
     let view_index = view_value
         .as_u64()
         .map(|v| v as usize)
-        .ok_or_else(|| LoadError::new(format!("{what}: bufferView is not an index")))?;
+        .ok_or_else(|| Refusal::new(format!("{what}: bufferView is not an index")))?;
     let (buffer, view_offset, view_length) =
         view_range(root, view_index, buffer_lengths).map_err(|e| e.context(&what))?;
     let element = size * components;
@@ -124,7 +123,7 @@ pub fn accessor_layout(
         .and_then(Value::as_u64)
     {
         Some(s) if (s as usize) < element => {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "bufferView {view_index}: byteStride {s} is smaller than an element"
             )));
         }
@@ -141,7 +140,7 @@ pub fn accessor_layout(
             .and_then(|n| n.checked_add(element))
             .and_then(|n| n.checked_add(offset));
         if needed.is_none_or(|n| n > view_length) {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "{what}: {count} elements do not fit in bufferView {view_index} ({view_length} bytes)"
             )));
         }
@@ -160,21 +159,21 @@ pub fn accessor_layout(
 impl GltfData<'_> {
     /// Reads an accessor as floats (normalized integers are converted); returns the
     /// values and the number of components per element.
-    pub fn read_floats(&self, index: usize) -> Result<(Vec<f32>, usize), LoadError> {
+    pub fn read_floats(&self, index: usize) -> Result<(Vec<f32>, usize), Refusal> {
         let what = format!("accessor {index}");
         let accessor = self
             .root
             .get("accessors")
             .and_then(|a| a.get(index))
-            .ok_or_else(|| LoadError::new(format!("{what} does not exist")))?;
+            .ok_or_else(|| Refusal::new(format!("{what} does not exist")))?;
         if accessor.get("sparse").is_some() {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "{what}: sparse accessors are not supported"
             )));
         }
         let lengths: Vec<usize> = self.buffers.iter().map(|b| b.len()).collect();
         let layout = accessor_layout(self.root, index, &lengths)?
-            .ok_or_else(|| LoadError::new(format!("{what}: 'bufferView' is missing")))?;
+            .ok_or_else(|| Refusal::new(format!("{what}: 'bufferView' is missing")))?;
         let normalized = accessor
             .get("normalized")
             .and_then(Value::as_bool)
@@ -182,7 +181,7 @@ impl GltfData<'_> {
         let usable = layout.component_type == 5126
             || (normalized && matches!(layout.component_type, 5120..=5123));
         if !usable {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "{what}: component type {} is not usable for animation data",
                 layout.component_type
             )));
@@ -203,7 +202,7 @@ impl GltfData<'_> {
                     _ => u16::from_le_bytes([b[0], b[1]]) as f32 / 65535.0,
                 };
                 if !x.is_finite() {
-                    return Err(LoadError::new(format!(
+                    return Err(Refusal::new(format!(
                         "{what}: element {i} is not a finite number"
                     )));
                 }

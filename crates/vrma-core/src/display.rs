@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use crate::LoadError;
+use crate::Refusal;
 use crate::accessors::accessor_layout;
 use crate::glb;
 use crate::gltf_buffer::BufferBuilder;
@@ -148,7 +148,7 @@ struct ElementReader<'a> {
 }
 
 impl<'a> ElementReader<'a> {
-    fn new(root: &Value, index: usize, bin: &'a [u8]) -> Result<ElementReader<'a>, LoadError> {
+    fn new(root: &Value, index: usize, bin: &'a [u8]) -> Result<ElementReader<'a>, Refusal> {
         let what = format!("accessor {index}");
         let lengths = [bin.len()];
         let accessor = &root["accessors"][index];
@@ -158,7 +158,7 @@ impl<'a> ElementReader<'a> {
             "VEC3" => 3,
             "VEC4" => 4,
             other => {
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "{what}: vertex data of type '{other}'"
                 )));
             }
@@ -167,7 +167,7 @@ impl<'a> ElementReader<'a> {
             Some(5120 | 5121) => 1,
             Some(5122 | 5123) => 2,
             Some(5125 | 5126) => 4,
-            other => return Err(LoadError::new(format!("{what}: component type {other:?}"))),
+            other => return Err(Refusal::new(format!("{what}: component type {other:?}"))),
         };
         let element = components * size;
         let count = accessor["count"].as_u64().unwrap_or(0) as usize;
@@ -181,14 +181,12 @@ impl<'a> ElementReader<'a> {
                 Some(5123) => 2,
                 Some(5125) => 4,
                 other => {
-                    return Err(LoadError::new(format!(
-                        "{what}: sparse index type {other:?}"
-                    )));
+                    return Err(Refusal::new(format!("{what}: sparse index type {other:?}")));
                 }
             };
-            let view = |v: &Value, need: usize| -> Result<usize, LoadError> {
+            let view = |v: &Value, need: usize| -> Result<usize, Refusal> {
                 let view = index_of(&v["bufferView"])
-                    .ok_or_else(|| LoadError::new(format!("{what}: sparse bufferView missing")))?;
+                    .ok_or_else(|| Refusal::new(format!("{what}: sparse bufferView missing")))?;
                 let (_, offset, length) = crate::accessors::view_range(root, view, &lengths)?;
                 let start =
                     offset + v.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
@@ -196,7 +194,7 @@ impl<'a> ElementReader<'a> {
                     .checked_add(need)
                     .is_none_or(|end| end > offset + length)
                 {
-                    return Err(LoadError::new(format!(
+                    return Err(Refusal::new(format!(
                         "{what}: sparse data runs past its view"
                     )));
                 }
@@ -212,7 +210,7 @@ impl<'a> ElementReader<'a> {
                     _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize,
                 };
                 if i >= count {
-                    return Err(LoadError::new(format!(
+                    return Err(Refusal::new(format!(
                         "{what}: sparse index {i} ≥ count {count}"
                     )));
                 }
@@ -248,12 +246,12 @@ fn read_indices(
     index: usize,
     bin: &[u8],
     vertices: usize,
-) -> Result<Vec<u32>, LoadError> {
+) -> Result<Vec<u32>, Refusal> {
     let what = format!("accessor {index}");
     let layout = accessor_layout(root, index, &[bin.len()])?
-        .ok_or_else(|| LoadError::new(format!("{what}: indices without a bufferView")))?;
+        .ok_or_else(|| Refusal::new(format!("{what}: indices without a bufferView")))?;
     if root["accessors"][index].get("sparse").is_some() || layout.components != 1 {
-        return Err(LoadError::new(format!("{what}: not a plain index list")));
+        return Err(Refusal::new(format!("{what}: not a plain index list")));
     }
     let mut out = Vec::with_capacity(layout.count);
     for k in 0..layout.count {
@@ -262,10 +260,10 @@ fn read_indices(
             5121 => b[0] as u32,
             5123 => u16::from_le_bytes([b[0], b[1]]) as u32,
             5125 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-            other => return Err(LoadError::new(format!("{what}: index type {other}"))),
+            other => return Err(Refusal::new(format!("{what}: index type {other}"))),
         };
         if i as usize >= vertices {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "{what}: index {i} is past the {vertices} vertices"
             )));
         }
@@ -282,12 +280,12 @@ fn compact(
     source: usize,
     used: &[u32],
     is_position: bool,
-) -> Result<usize, LoadError> {
+) -> Result<usize, Refusal> {
     let reader = ElementReader::new(root, source, &out.bin)?;
     let mut bytes = Vec::with_capacity(used.len() * reader.element);
     for &i in used {
         if i as usize >= reader.count {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "accessor {source}: vertex {i} is past its count"
             )));
         }
@@ -335,7 +333,7 @@ fn target_moves(
     bin: &[u8],
     used: Option<&[u32]>,
     vertices: usize,
-) -> Result<bool, LoadError> {
+) -> Result<bool, Refusal> {
     let Some(attributes) = target.as_object() else {
         return Ok(false);
     };
@@ -343,9 +341,9 @@ fn target_moves(
     for accessor in attributes.values().filter_map(index_of) {
         let reader = ElementReader::new(root, accessor, bin)?;
         let float = root["accessors"][accessor]["componentType"].as_u64() == Some(5126);
-        let mut check = |i: usize| -> Result<bool, LoadError> {
+        let mut check = |i: usize| -> Result<bool, Refusal> {
             if i >= reader.count {
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "accessor {accessor}: vertex {i} is past its count"
                 )));
             }
@@ -491,10 +489,10 @@ pub fn prepare(
     bytes: &[u8],
     limits: &DeviceLimits,
     downscale: Downscale<'_>,
-) -> Result<DisplayModel, LoadError> {
+) -> Result<DisplayModel, Refusal> {
     let split = glb::split(bytes)?;
     let mut root: Value = serde_json::from_slice(split.json)
-        .map_err(|e| LoadError::new(format!("the model's JSON is not valid: {e}")))?;
+        .map_err(|e| Refusal::new(format!("the model's JSON is not valid: {e}")))?;
     let bin = split.bin.unwrap_or(&[]);
     let own_bin = root["buffers"][0].get("uri").is_none() && split.bin.is_some();
     let mut out = BufferBuilder {
@@ -522,7 +520,7 @@ pub fn prepare(
             };
             let vertices = root["accessors"][position]["count"].as_u64().unwrap_or(0) as usize;
             if vertices > MAX_PART_VERTICES {
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "mesh '{mesh_name}' has a part of {vertices} vertices; at most {MAX_PART_VERTICES} can be drawn"
                 )));
             }
@@ -591,7 +589,7 @@ pub fn prepare(
                 } else {
                     format!("mesh '{mesh_name}'")
                 };
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "{name} needs {} of morph-target data ({kept} vertices × {} targets) in one \
                      part; this GPU allows {} per buffer, so the model cannot be drawn here",
                     megabytes(morph),
@@ -631,13 +629,13 @@ pub fn prepare(
             .as_str()
             .map_or(format!("image {i}"), |n| format!("'{n}'"));
         if w as u64 * h as u64 > MAX_DOWNSCALE_PIXELS {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "texture {name} is {w}×{h}, larger than this GPU allows ({side}×{side}) and too \
                  large to downscale safely; the model cannot be drawn here"
             )));
         }
         let smaller = downscale(encoded, side).map_err(|e| {
-            LoadError::new(format!(
+            Refusal::new(format!(
                 "texture {name} ({w}×{h}) could not be downscaled: {e}"
             ))
         })?;
@@ -667,7 +665,7 @@ pub fn prepare(
     root["bufferViews"] = json!(out.views);
     root["accessors"] = json!(out.accessors);
     root["buffers"][0]["byteLength"] = json!(out.bin.len());
-    let json = serde_json::to_vec(&root).map_err(|e| LoadError::new(e.to_string()))?;
+    let json = serde_json::to_vec(&root).map_err(|e| Refusal::new(e.to_string()))?;
     Ok(DisplayModel {
         bytes: glb::build(&json, &out.bin),
         warnings,

@@ -1,11 +1,18 @@
 //! The one edit path. Every user action — a slider in the window, a key press, a line
-//! of an edit script — becomes an [`Edit`] applied by [`Editor::apply`], so that later
-//! write-back to keys, undo and pinning behave the same everywhere.
+//! of an edit script, a VR grab — becomes an [`Edit`] applied by [`Editor::apply`], so
+//! that write-back to keys, undo and pinning behave the same everywhere.
+//!
+//! Edits are typed by what they change: a [`PoseEdit`] changes the pose (and is written
+//! back to the key at the playhead), a [`KeyEdit`] changes the keys, a [`Gesture`] is a
+//! drag of pose edits that becomes one undo step. Undo keeps typed [`Snapshot`]s whose
+//! keys are shared with the timeline, so a step costs what it changed.
+
+use std::sync::Arc;
 
 use glam::{Quat, Vec3};
 use serde_json::{Map, Value, json};
 
-use super::LoadError;
+use super::Refusal;
 use super::history::History;
 use super::humanoid::{ALL_BONES, Bone, Side};
 use super::ik::{self, FootPins, Limb};
@@ -22,14 +29,12 @@ pub enum GripSide {
     Both,
 }
 
-/// One user edit.
+/// An edit of the pose. With keys (and stopped) it is written back to the key at the
+/// playhead.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Edit {
+pub enum PoseEdit {
     /// Set a bone's normalized local rotation (VRM 1.0 convention).
-    Rotate {
-        bone: Bone,
-        rotation: Quat,
-    },
+    Rotate { bone: Bone, rotation: Quat },
     /// Reset one bone to identity.
     ResetBone(Bone),
     /// Reset bones, hips and expressions to rest.
@@ -39,16 +44,11 @@ pub enum Edit {
     /// Lower both arms from the T-pose.
     ArmsDown,
     /// Curl the fingers of one or both hands; 0 = open, 1 = full grip.
-    Grip {
-        side: GripSide,
-        amount: f32,
-    },
+    Grip { side: GripSide, amount: f32 },
     /// Set an expression weight in [0, 1].
-    Expression {
-        name: String,
-        value: f32,
-    },
-    /// Replace the whole pose (applying a library pose, loading a pose file).
+    Expression { name: String, value: f32 },
+    /// Replace the whole pose (a library pose, a pose file, a script's `pose` step);
+    /// expressions the model lacks are dropped.
     SetPose(Box<Pose>),
     /// Move a hand or foot to a model-space target with two-bone IK.
     Ik {
@@ -57,10 +57,7 @@ pub enum Edit {
         keep_angle: bool,
     },
     /// Swing an elbow or knee towards a point, hand or foot fixed.
-    Pole {
-        limb: Limb,
-        point: Vec3,
-    },
+    Pole { limb: Limb, point: Vec3 },
     /// Set the hips position and/or normalized rotation (absolute); with `pin_feet` the
     /// legs re-solve to where the feet were when the edit (or drag) began.
     MoveHips {
@@ -68,30 +65,48 @@ pub enum Edit {
         rotate: Option<Quat>,
         pin_feet: bool,
     },
-    /// Move the playhead (snapped to a frame); with keys, the pose follows. Not undoable.
-    Seek(f32),
+}
+
+/// An edit of the keys: one undo step each.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KeyEdit {
     /// Add (or overwrite) the key at the playhead with the current pose.
-    AddKey,
+    Add,
     /// Delete the key at the playhead.
-    DeleteKey,
+    Delete,
     /// Set the ease of the key at the playhead.
     SetEase(Ease),
     /// Move a key from one time to another (both snapped).
-    MoveKey {
-        from: f32,
-        to: f32,
-    },
+    Move { from: f32, to: f32 },
+    /// Replace all keys (importing an animation); the length grows to fit them.
+    Replace(Box<Timeline>),
+    /// Put a pose at a time (a library pose dropped on the timeline): the playhead moves
+    /// there, the pose is shown and keyed. Expressions the model lacks are dropped.
+    PlacePose { t: f32, pose: Box<Pose> },
+}
+
+/// A drag: previews of pose edits, then one undo step (or nothing, when cancelled).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Gesture {
+    /// A pose edit in progress (a slider or handle drag): applied to the pose only; the
+    /// drag's single undo step and write-back happen at [`Gesture::End`].
+    Preview(PoseEdit),
+    /// Finish the drag.
+    End,
+    /// Abandon the drag: everything returns exactly to how it was before it began.
+    Cancel,
+}
+
+/// One user edit.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Edit {
+    Pose(PoseEdit),
+    Keys(KeyEdit),
+    Gesture(Gesture),
+    /// Move the playhead (snapped to a frame); with keys, the pose follows. Not undoable.
+    Seek(f32),
     Undo,
     Redo,
-    /// A pose edit in progress (a slider or handle drag): applied to the pose only.
-    /// The drag's single undo step and write-back happen at [`Edit::EndGesture`].
-    Preview(Box<Edit>),
-    /// Finish a drag started with [`Edit::Preview`].
-    EndGesture,
-    /// Abandon a drag: everything returns exactly to how it was before it began.
-    CancelGesture,
-    /// Replace all keys (importing an animation); one undoable step.
-    ReplaceKeys(Box<Timeline>),
     /// Start or stop playback (not undoable).
     SetPlaying(bool),
     /// Change the editor settings (pin feet, keep angle, loop, length; not undoable).
@@ -99,22 +114,94 @@ pub enum Edit {
 }
 
 impl Edit {
-    /// Edits that change the pose (and so are written back to the key at the playhead).
-    pub fn is_pose_edit(&self) -> bool {
-        matches!(
-            self,
-            Edit::Rotate { .. }
-                | Edit::ResetBone(_)
-                | Edit::ResetPose
-                | Edit::Mirror
-                | Edit::ArmsDown
-                | Edit::Grip { .. }
-                | Edit::Expression { .. }
-                | Edit::SetPose(_)
-                | Edit::Ik { .. }
-                | Edit::Pole { .. }
-                | Edit::MoveHips { .. }
-        )
+    /// A preview step of a drag.
+    pub fn preview(edit: PoseEdit) -> Edit {
+        Edit::Gesture(Gesture::Preview(edit))
+    }
+}
+
+impl From<PoseEdit> for Edit {
+    fn from(edit: PoseEdit) -> Edit {
+        Edit::Pose(edit)
+    }
+}
+
+impl From<KeyEdit> for Edit {
+    fn from(edit: KeyEdit) -> Edit {
+        Edit::Keys(edit)
+    }
+}
+
+impl From<Gesture> for Edit {
+    fn from(gesture: Gesture) -> Edit {
+        Edit::Gesture(gesture)
+    }
+}
+
+/// One undo step: the state an edit can change, as values. Keys are shared with the
+/// timeline and other steps, so a snapshot of a 2,000-key project is 2,000 pointers.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub pose: Pose,
+    pub keys: Arc<[Arc<Key>]>,
+    pub next_key_id: u64,
+    pub playhead: f32,
+    /// The timeline length (importing an animation lengthens it).
+    pub length: f32,
+}
+
+/// Two steps are equal when the user would see the same work; `next_key_id` only keeps
+/// ids unique and moves on after an undo.
+impl PartialEq for Snapshot {
+    fn eq(&self, other: &Snapshot) -> bool {
+        self.pose == other.pose
+            && self.keys == other.keys
+            && self.playhead == other.playhead
+            && self.length == other.length
+    }
+}
+
+impl Snapshot {
+    /// The step in the project's JSON data model: `{pose, keys, playhead, length}`, the
+    /// pose and keys exactly as a project file writes them.
+    pub fn to_json(&self, model_title: &str) -> Value {
+        let keys: Vec<Value> = self.keys.iter().map(|k| k.to_json(model_title)).collect();
+        json!({
+            "pose": self.pose.to_json(model_title),
+            "keys": keys,
+            "playhead": super::num(self.playhead),
+            "length": super::num(self.length),
+        })
+    }
+
+    /// Reads a step written by [`Snapshot::to_json`] (e.g. kept in a recovery file).
+    pub fn from_json(value: &Value, warnings: &mut Vec<String>) -> Result<Snapshot, Refusal> {
+        let pose = Pose::from_json(&value["pose"], warnings)?;
+        let keys: Vec<Key> = value["keys"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .enumerate()
+                    .map(|(i, k)| Key::from_json(k, i, warnings))
+                    .collect::<Result<_, _>>()
+            })
+            .transpose()?
+            .unwrap_or_default();
+        let timeline = Timeline::from_keys(keys)?;
+        let number = |name: &str| {
+            value[name]
+                .as_f64()
+                .map(|x| x as f32)
+                .filter(|x| x.is_finite() && (0.0..=MAX_TIME).contains(x))
+                .ok_or_else(|| Refusal::new(format!("'{name}' must be a time in seconds")))
+        };
+        Ok(Snapshot {
+            pose,
+            keys: timeline.keys().into(),
+            next_key_id: timeline.next_id(),
+            playhead: number("playhead")?,
+            length: number("length")?,
+        })
     }
 }
 
@@ -129,13 +216,13 @@ pub struct Editor {
     pub playhead: f32,
     pub playing: bool,
     pub settings: Settings,
-    pub history: History,
+    pub history: History<Snapshot>,
     /// Changes since the last save or load.
     pub dirty: bool,
     /// Counts changes (autosave watches it).
     pub revision: u64,
     /// The snapshot taken when a drag began.
-    gesture_start: Option<String>,
+    gesture_start: Option<Snapshot>,
     /// Where the feet were when the current drag began (pinned feet).
     gesture_pins: Option<FootPins>,
     expression_names: Vec<String>,
@@ -217,43 +304,23 @@ impl Editor {
         }
     }
 
-    /// Pose + keys + playhead as JSON: one undo step.
-    pub fn snapshot(&self) -> String {
-        let title = &self.rig.model.title;
-        let keys: Vec<Value> = self
-            .timeline
-            .keys()
-            .iter()
-            .map(|k| k.to_json(title))
-            .collect();
-        json!({"pose": self.pose.to_json(title), "keys": keys, "playhead": self.playhead})
-            .to_string()
+    /// The state an edit can change: one undo step.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            pose: self.pose.clone(),
+            keys: self.timeline.keys().into(),
+            next_key_id: self.timeline.next_id(),
+            playhead: self.playhead,
+            length: self.settings.length,
+        }
     }
 
-    fn restore(&mut self, snapshot: &str) {
-        // Snapshots are our own JSON; a failure here would be a bug, so keep the state.
-        let Ok(value) = serde_json::from_str::<Value>(snapshot) else {
-            return;
-        };
-        let mut warnings = Vec::new();
-        let Ok(pose) = Pose::from_json(&value["pose"], &mut warnings) else {
-            return;
-        };
-        let keys: Result<Vec<Key>, _> = value["keys"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .enumerate()
-                    .map(|(i, k)| Key::from_json(k, i, &mut warnings))
-                    .collect()
-            })
-            .unwrap_or(Ok(Vec::new()));
-        let Ok(timeline) = keys.and_then(Timeline::from_keys) else {
-            return;
-        };
-        self.pose = pose;
-        self.timeline.replace_keys(timeline);
-        self.playhead = value["playhead"].as_f64().unwrap_or(0.0) as f32;
+    fn restore(&mut self, snapshot: Snapshot) {
+        let next_id = self.timeline.next_id().max(snapshot.next_key_id);
+        self.timeline = Timeline::from_shared(&snapshot.keys, next_id);
+        self.pose = snapshot.pose;
+        self.playhead = snapshot.playhead;
+        self.settings.length = snapshot.length;
     }
 
     fn mark_changed(&mut self) {
@@ -309,14 +376,24 @@ impl Editor {
         &self.expression_names
     }
 
+    /// A pose as this model can show it: non-finite values refused, expressions the
+    /// model lacks dropped (however the pose arrived: file, library, script, drop).
+    fn checked_pose(&self, mut pose: Pose) -> Result<Pose, Refusal> {
+        if pose.bones.iter().any(|q| !q.is_finite()) || pose.hips.is_some_and(|h| !h.is_finite()) {
+            return Err(Refusal::new("pose contains a non-finite value"));
+        }
+        pose.retain_known_expressions(&self.expression_names, &mut Vec::new());
+        Ok(pose)
+    }
+
     /// Applies one edit through the one path: a pose edit is recorded for undo and
     /// written back to the key at the playhead; key edits are recorded; a refused edit
     /// changes nothing.
-    pub fn apply(&mut self, edit: Edit) -> Result<(), LoadError> {
+    pub fn apply(&mut self, edit: Edit) -> Result<(), Refusal> {
         match edit {
             Edit::Seek(t) => {
                 if !t.is_finite() {
-                    return Err(LoadError::new("seek: time must be a finite number"));
+                    return Err(Refusal::new("seek: time must be a finite number"));
                 }
                 self.playhead = snap(t.clamp(0.0, MAX_TIME));
                 self.follow_playhead();
@@ -324,29 +401,17 @@ impl Editor {
             }
             Edit::Undo => {
                 if let Some(previous) = self.history.undo(self.snapshot()) {
-                    self.restore(&previous);
+                    self.restore(previous);
                     self.mark_changed();
                 }
                 Ok(())
             }
             Edit::Redo => {
                 if let Some(next) = self.history.redo(self.snapshot()) {
-                    self.restore(&next);
+                    self.restore(next);
                     self.mark_changed();
                 }
                 Ok(())
-            }
-            Edit::Preview(inner) => {
-                if !inner.is_pose_edit() {
-                    return Err(LoadError::new("only pose edits can be previewed"));
-                }
-                if self.gesture_start.is_none() {
-                    self.gesture_pins = FootPins::capture(&self.rig, &self.pose);
-                }
-                let start = self.gesture_start.take().unwrap_or_else(|| self.snapshot());
-                let result = self.change_pose(*inner);
-                self.gesture_start = Some(start);
-                result
             }
             Edit::SetPlaying(playing) => {
                 self.set_playing(playing);
@@ -357,7 +422,7 @@ impl Editor {
                     || settings.length <= 0.0
                     || settings.length > MAX_TIME
                 {
-                    return Err(LoadError::new(format!(
+                    return Err(Refusal::new(format!(
                         "the timeline length must be between 0 and {MAX_TIME} s"
                     )));
                 }
@@ -365,14 +430,53 @@ impl Editor {
                 self.mark_changed();
                 Ok(())
             }
-            Edit::CancelGesture => {
+            Edit::Gesture(gesture) => self.apply_gesture(gesture),
+            Edit::Pose(edit) => self.recorded(|editor| {
+                editor.change_pose(edit)?;
+                editor.write_back();
+                Ok(())
+            }),
+            Edit::Keys(edit) => self.recorded(|editor| editor.change_keys(edit)),
+        }
+    }
+
+    /// Runs a change as one undo step. A drag in progress ends with it, but only if it
+    /// succeeds: a refused edit leaves the drag (and its undo snapshot) as it was.
+    fn recorded(
+        &mut self,
+        change: impl FnOnce(&mut Editor) -> Result<(), Refusal>,
+    ) -> Result<(), Refusal> {
+        let before = self
+            .gesture_start
+            .clone()
+            .unwrap_or_else(|| self.snapshot());
+        change(self)?;
+        self.gesture_start = None;
+        self.gesture_pins = None;
+        self.history.record(before);
+        self.mark_changed();
+        Ok(())
+    }
+
+    fn apply_gesture(&mut self, gesture: Gesture) -> Result<(), Refusal> {
+        match gesture {
+            Gesture::Preview(edit) => {
+                if self.gesture_start.is_none() {
+                    self.gesture_pins = FootPins::capture(&self.rig, &self.pose);
+                }
+                let start = self.gesture_start.take().unwrap_or_else(|| self.snapshot());
+                let result = self.change_pose(edit);
+                self.gesture_start = Some(start);
+                result
+            }
+            Gesture::Cancel => {
                 self.gesture_pins = None;
                 if let Some(start) = self.gesture_start.take() {
-                    self.restore(&start);
+                    self.restore(start);
                 }
                 Ok(())
             }
-            Edit::EndGesture => {
+            Gesture::End => {
                 self.gesture_pins = None;
                 if let Some(start) = self.gesture_start.take() {
                     self.history.record(start);
@@ -381,95 +485,84 @@ impl Editor {
                 }
                 Ok(())
             }
-            edit => {
-                // A drag in progress ends with this edit, but only if it succeeds: a refused
-                // edit must leave the drag (and its undo snapshot) as it was.
-                let before = self
-                    .gesture_start
-                    .clone()
-                    .unwrap_or_else(|| self.snapshot());
-                let pose_edit = edit.is_pose_edit();
-                if pose_edit {
-                    self.change_pose(edit)?;
-                    self.write_back();
-                } else {
-                    self.change_keys(edit)?;
-                }
-                self.gesture_start = None;
-                self.gesture_pins = None;
-                self.history.record(before);
-                self.mark_changed();
-                Ok(())
-            }
         }
     }
 
-    fn change_keys(&mut self, edit: Edit) -> Result<(), LoadError> {
+    fn change_keys(&mut self, edit: KeyEdit) -> Result<(), Refusal> {
         let t = self.playhead;
         match edit {
-            Edit::AddKey => {
+            KeyEdit::Add => {
                 self.timeline.set_key(t, self.pose.clone());
             }
-            Edit::DeleteKey => {
+            KeyEdit::Delete => {
                 if !self.timeline.delete_key_at(t) {
-                    return Err(LoadError::new(format!(
+                    return Err(Refusal::new(format!(
                         "there is no key at {t:.3} s to delete"
                     )));
                 }
                 self.follow_playhead();
             }
-            Edit::SetEase(ease) => {
+            KeyEdit::SetEase(ease) => {
                 if !self.timeline.set_ease_at(t, ease) {
-                    return Err(LoadError::new(format!(
+                    return Err(Refusal::new(format!(
                         "there is no key at {t:.3} s to set the ease of"
                     )));
                 }
             }
-            Edit::MoveKey { from, to } => {
+            KeyEdit::Move { from, to } => {
                 if !from.is_finite() {
-                    return Err(LoadError::new("move_key: 'from' must be a finite number"));
+                    return Err(Refusal::new("move_key: 'from' must be a finite number"));
                 }
                 self.timeline.move_key(from, to)?;
                 self.follow_playhead();
             }
-            Edit::ReplaceKeys(timeline) => {
+            KeyEdit::Replace(timeline) => {
                 let mut timeline = *timeline;
                 timeline.retain_known_expressions(&self.expression_names, &mut Vec::new());
                 self.timeline.replace_keys(timeline);
                 self.settings.length = self.settings.length.max(self.timeline.end());
                 self.follow_playhead();
             }
-            other => return Err(LoadError::new(format!("{other:?} is not a key edit"))),
+            KeyEdit::PlacePose { t, pose } => {
+                if !t.is_finite() || !(0.0..=MAX_TIME).contains(&t) {
+                    return Err(Refusal::new(format!(
+                        "cannot place a pose at {t} s (0 to {MAX_TIME} s)"
+                    )));
+                }
+                let pose = self.checked_pose(*pose)?;
+                self.playhead = snap(t);
+                self.timeline.set_key(self.playhead, pose.clone());
+                self.settings.length = self.settings.length.max(self.timeline.end());
+                self.pose = pose;
+            }
         }
         Ok(())
     }
 
     /// Applies a pose edit to the pose only. A refused edit changes nothing.
-    fn change_pose(&mut self, edit: Edit) -> Result<(), LoadError> {
+    fn change_pose(&mut self, edit: PoseEdit) -> Result<(), Refusal> {
         match edit {
-            Edit::Rotate { bone, rotation } => {
+            PoseEdit::Rotate { bone, rotation } => {
                 self.check_poseable(bone)?;
                 let len = rotation.length();
                 if !len.is_finite() || len < 1e-6 {
-                    return Err(LoadError::new(format!(
-                        "{bone}: quaternion has zero length"
-                    )));
+                    return Err(Refusal::new(format!("{bone}: quaternion has zero length")));
                 }
                 self.pose.set_rotation(bone, rotation / len);
             }
-            Edit::ResetBone(bone) => {
+            PoseEdit::ResetBone(bone) => {
                 self.check_poseable(bone)?;
                 self.pose.set_rotation(bone, Quat::IDENTITY);
                 if bone == Bone::Hips {
                     self.pose.hips = None;
                 }
             }
-            Edit::ResetPose => self.pose = Pose::default(),
-            Edit::Mirror => self.pose = self.pose.mirrored(),
-            Edit::ArmsDown => self.directions.arms_down(&mut self.pose),
-            Edit::Grip { side, amount } => {
+            PoseEdit::ResetPose => self.pose = Pose::default(),
+            PoseEdit::Mirror => self.pose = self.pose.mirrored(),
+            PoseEdit::ArmsDown => self.directions.arms_down(&mut self.pose),
+            PoseEdit::Grip { side, amount } => {
                 if !amount.is_finite() {
-                    return Err(LoadError::new("grip: amount must be a finite number"));
+                    return Err(Refusal::new("grip: amount must be a finite number"));
                 }
                 let sides: &[Side] = match side {
                     GripSide::One(Side::Left) => &[Side::Left],
@@ -480,28 +573,21 @@ impl Editor {
                     self.directions.grip(&mut self.pose, s, amount);
                 }
             }
-            Edit::Expression { name, value } => {
+            PoseEdit::Expression { name, value } => {
                 if !self.expression_names.contains(&name) {
-                    return Err(LoadError::new(format!(
+                    return Err(Refusal::new(format!(
                         "the model has no expression '{name}'"
                     )));
                 }
                 if !value.is_finite() {
-                    return Err(LoadError::new(format!(
+                    return Err(Refusal::new(format!(
                         "expression '{name}': value must be a finite number"
                     )));
                 }
                 self.pose.expressions.insert(name, value.clamp(0.0, 1.0));
             }
-            Edit::SetPose(pose) => {
-                if pose.bones.iter().any(|q| !q.is_finite())
-                    || pose.hips.is_some_and(|h| !h.is_finite())
-                {
-                    return Err(LoadError::new("pose contains a non-finite value"));
-                }
-                self.pose = *pose;
-            }
-            Edit::Ik {
+            PoseEdit::SetPose(pose) => self.pose = self.checked_pose(*pose)?,
+            PoseEdit::Ik {
                 end,
                 target,
                 keep_angle,
@@ -510,12 +596,12 @@ impl Editor {
                 ik::reach(&self.rig, &mut pose, end, target, keep_angle)?;
                 self.pose = pose;
             }
-            Edit::Pole { limb, point } => {
+            PoseEdit::Pole { limb, point } => {
                 let mut pose = self.pose.clone();
                 ik::drag_pole(&self.rig, &mut pose, limb, point)?;
                 self.pose = pose;
             }
-            Edit::MoveHips {
+            PoseEdit::MoveHips {
                 to,
                 rotate,
                 pin_feet,
@@ -528,19 +614,18 @@ impl Editor {
                 };
                 ik::move_hips(&self.rig, &mut self.pose, to, rotate, pins.as_ref())?;
             }
-            other => return Err(LoadError::new(format!("{other:?} is not a pose edit"))),
         }
         Ok(())
     }
 
-    fn check_poseable(&self, bone: Bone) -> Result<(), LoadError> {
+    fn check_poseable(&self, bone: Bone) -> Result<(), Refusal> {
         if bone.is_eye() {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "{bone}: eye bones follow the gaze (look-at) and are not posed"
             )));
         }
         if !self.rig.has(bone) {
-            return Err(LoadError::new(format!("the model has no '{bone}' bone")));
+            return Err(Refusal::new(format!("the model has no '{bone}' bone")));
         }
         Ok(())
     }
@@ -563,47 +648,47 @@ impl Editor {
     }
 }
 
-fn op_str<'a>(step: &'a Map<String, Value>, key: &str) -> Result<&'a str, LoadError> {
+fn op_str<'a>(step: &'a Map<String, Value>, key: &str) -> Result<&'a str, Refusal> {
     step.get(key)
         .and_then(Value::as_str)
-        .ok_or_else(|| LoadError::new(format!("'{key}' must be a string")))
+        .ok_or_else(|| Refusal::new(format!("'{key}' must be a string")))
 }
 
-fn op_f32(step: &Map<String, Value>, key: &str) -> Result<f32, LoadError> {
+fn op_f32(step: &Map<String, Value>, key: &str) -> Result<f32, Refusal> {
     step.get(key)
         .and_then(Value::as_f64)
         .filter(|x| x.is_finite())
         .map(|x| x as f32)
-        .ok_or_else(|| LoadError::new(format!("'{key}' must be a finite number")))
+        .ok_or_else(|| Refusal::new(format!("'{key}' must be a finite number")))
 }
 
-fn op_bone(step: &Map<String, Value>) -> Result<Bone, LoadError> {
+fn op_bone(step: &Map<String, Value>) -> Result<Bone, Refusal> {
     let name = op_str(step, "bone")?;
-    Bone::from_name(name).ok_or_else(|| LoadError::new(format!("unknown bone '{name}'")))
+    Bone::from_name(name).ok_or_else(|| Refusal::new(format!("unknown bone '{name}'")))
 }
 
 /// Parses one script step.
-pub fn parse_step(value: &Value) -> Result<Edit, LoadError> {
+pub fn parse_step(value: &Value) -> Result<Edit, Refusal> {
     let step = value
         .as_object()
-        .ok_or_else(|| LoadError::new("a step must be a JSON object"))?;
+        .ok_or_else(|| Refusal::new("a step must be a JSON object"))?;
     let op = op_str(step, "op")?;
     Ok(match op {
-        "rotate" => Edit::Rotate {
+        "rotate" => Edit::Pose(PoseEdit::Rotate {
             bone: op_bone(step)?,
             rotation: read_quat(step.get("quat").unwrap_or(&Value::Null), "'quat'")?,
-        },
-        "reset_bone" => Edit::ResetBone(op_bone(step)?),
-        "reset_pose" => Edit::ResetPose,
-        "mirror" => Edit::Mirror,
-        "arms_down" => Edit::ArmsDown,
+        }),
+        "reset_bone" => Edit::Pose(PoseEdit::ResetBone(op_bone(step)?)),
+        "reset_pose" => Edit::Pose(PoseEdit::ResetPose),
+        "mirror" => Edit::Pose(PoseEdit::Mirror),
+        "arms_down" => Edit::Pose(PoseEdit::ArmsDown),
         "grip" => {
             let side = match step.get("side").and_then(Value::as_str).unwrap_or("both") {
                 "left" => GripSide::One(Side::Left),
                 "right" => GripSide::One(Side::Right),
                 "both" => GripSide::Both,
                 other => {
-                    return Err(LoadError::new(format!(
+                    return Err(Refusal::new(format!(
                         "'side' must be left, right or both, not '{other}'"
                     )));
                 }
@@ -613,63 +698,65 @@ pub fn parse_step(value: &Value) -> Result<Edit, LoadError> {
             } else {
                 1.0
             };
-            Edit::Grip { side, amount }
+            Edit::Pose(PoseEdit::Grip { side, amount })
         }
-        "expr" => Edit::Expression {
+        "expr" => Edit::Pose(PoseEdit::Expression {
             name: op_str(step, "name")?.to_string(),
             value: op_f32(step, "value")?,
-        },
+        }),
         "pose" => {
             let mut warnings = Vec::new();
-            Edit::SetPose(Box::new(Pose::from_json(
+            Edit::Pose(PoseEdit::SetPose(Box::new(Pose::from_json(
                 step.get("pose").unwrap_or(&Value::Null),
                 &mut warnings,
-            )?))
+            )?)))
         }
         "seek" => Edit::Seek(op_f32(step, "t")?),
-        "key" => Edit::AddKey,
-        "delete_key" => Edit::DeleteKey,
+        "key" => Edit::Keys(KeyEdit::Add),
+        "delete_key" => Edit::Keys(KeyEdit::Delete),
         "ease" => {
             let name = op_str(step, "value")?;
-            Edit::SetEase(Ease::from_name(name).ok_or_else(|| {
-                LoadError::new(format!(
-                    "unknown ease '{name}' (LINEAR, IN-OUT, IN, OUT or HOLD)"
-                ))
-            })?)
+            Edit::Keys(KeyEdit::SetEase(Ease::from_name(name).ok_or_else(
+                || {
+                    Refusal::new(format!(
+                        "unknown ease '{name}' (LINEAR, IN-OUT, IN, OUT or HOLD)"
+                    ))
+                },
+            )?))
         }
-        "move_key" => Edit::MoveKey {
+        "move_key" => Edit::Keys(KeyEdit::Move {
             from: op_f32(step, "from")?,
             to: op_f32(step, "to")?,
-        },
+        }),
         "undo" => Edit::Undo,
         "redo" => Edit::Redo,
         "ik" => {
             let name = op_str(step, "end")?;
             let end = Bone::from_name(name)
-                .ok_or_else(|| LoadError::new(format!("unknown bone '{name}'")))?;
+                .ok_or_else(|| Refusal::new(format!("unknown bone '{name}'")))?;
             let keep_angle = match step.get("keep_angle") {
                 None => true,
                 Some(v) => v
                     .as_bool()
-                    .ok_or_else(|| LoadError::new("'keep_angle' must be true or false"))?,
+                    .ok_or_else(|| Refusal::new("'keep_angle' must be true or false"))?,
             };
-            Edit::Ik {
+            Edit::Pose(PoseEdit::Ik {
                 end,
                 target: step_vec3(step, "target")?,
                 keep_angle,
-            }
+            })
         }
         "pole" => {
             let name = op_str(step, "chain")?;
             let limb = Limb::from_name(name).ok_or_else(|| {
-                LoadError::new(format!(
+                Refusal::new(format!(
                     "unknown chain '{name}' (leftArm, rightArm, leftLeg or rightLeg)"
                 ))
             })?;
-            Edit::Pole {
+            Edit::Pose(PoseEdit::Pole {
                 limb,
                 point: step_vec3(step, "point")?,
-            }
+            })
         }
         "move_hips" => {
             let to = if step.contains_key("to") {
@@ -685,26 +772,26 @@ pub fn parse_step(value: &Value) -> Result<Edit, LoadError> {
                 None => true,
                 Some(v) => v
                     .as_bool()
-                    .ok_or_else(|| LoadError::new("'pin_feet' must be true or false"))?,
+                    .ok_or_else(|| Refusal::new("'pin_feet' must be true or false"))?,
             };
             if to.is_none() && rotate.is_none() {
-                return Err(LoadError::new("move_hips needs 'to' and/or 'rotate'"));
+                return Err(Refusal::new("move_hips needs 'to' and/or 'rotate'"));
             }
-            Edit::MoveHips {
+            Edit::Pose(PoseEdit::MoveHips {
                 to,
                 rotate,
                 pin_feet,
-            }
+            })
         }
-        other => return Err(LoadError::new(format!("unknown op '{other}'"))),
+        other => return Err(Refusal::new(format!("unknown op '{other}'"))),
     })
 }
 
 /// Parses an edit script: a JSON array of steps. Errors name the step (1-based).
-pub fn parse_script(value: &Value) -> Result<Vec<Edit>, LoadError> {
+pub fn parse_script(value: &Value) -> Result<Vec<Edit>, Refusal> {
     let steps = value
         .as_array()
-        .ok_or_else(|| LoadError::new("an edit script must be a JSON array of steps"))?;
+        .ok_or_else(|| Refusal::new("an edit script must be a JSON array of steps"))?;
     steps
         .iter()
         .enumerate()
@@ -713,10 +800,10 @@ pub fn parse_script(value: &Value) -> Result<Vec<Edit>, LoadError> {
 }
 
 /// Reads `[x,y,z]` from a step (used by the positional ops).
-pub fn step_vec3(step: &Map<String, Value>, key: &str) -> Result<glam::Vec3, LoadError> {
+pub fn step_vec3(step: &Map<String, Value>, key: &str) -> Result<glam::Vec3, Refusal> {
     let v = step
         .get(key)
-        .ok_or_else(|| LoadError::new(format!("'{key}' is missing")))?;
+        .ok_or_else(|| Refusal::new(format!("'{key}' is missing")))?;
     Ok(glam::Vec3::from_array(read_floats::<3>(
         v,
         &format!("'{key}'"),
@@ -737,7 +824,7 @@ mod tests {
         for variant in [MannequinVariant::Vrm1, MannequinVariant::Vrm0] {
             let mut ed = editor(variant);
             let before = ed.rig.world_pose(&ed.pose);
-            ed.apply(Edit::ArmsDown).unwrap();
+            ed.apply(Edit::Pose(PoseEdit::ArmsDown)).unwrap();
             let after = ed.rig.world_pose(&ed.pose);
             for hand in [Bone::LeftHand, Bone::RightHand] {
                 let (b, a) = (
@@ -756,10 +843,10 @@ mod tests {
             let tip = |ed: &Editor, b| ed.rig.world_position(&ed.pose, b).unwrap();
             let before = tip(&ed, Bone::LeftIndexDistal);
             let right_before = tip(&ed, Bone::RightIndexDistal);
-            ed.apply(Edit::Grip {
+            ed.apply(Edit::Pose(PoseEdit::Grip {
                 side: GripSide::One(Side::Left),
                 amount: 1.0,
-            })
+            }))
             .unwrap();
             assert!(tip(&ed, Bone::LeftIndexDistal).y < before.y - 0.01);
             assert_eq!(tip(&ed, Bone::RightIndexDistal), right_before);
@@ -771,13 +858,16 @@ mod tests {
         let mut ed = editor(MannequinVariant::Vrm1);
         let start = ed.snapshot();
         let turn = Quat::from_rotation_y(0.4);
-        ed.apply(Edit::Preview(Box::new(Edit::Rotate {
+        ed.apply(Edit::preview(PoseEdit::Rotate {
             bone: Bone::Spine,
             rotation: turn,
-        })))
+        }))
         .unwrap();
-        assert!(ed.apply(Edit::DeleteKey).is_err(), "there is no key");
-        ed.apply(Edit::CancelGesture).unwrap();
+        assert!(
+            ed.apply(Edit::Keys(KeyEdit::Delete)).is_err(),
+            "there is no key"
+        );
+        ed.apply(Edit::Gesture(Gesture::Cancel)).unwrap();
         assert_eq!(
             ed.snapshot(),
             start,
@@ -789,45 +879,45 @@ mod tests {
     #[test]
     fn refused_edits_change_nothing() {
         let mut ed = editor(MannequinVariant::Vrm1);
-        ed.apply(Edit::Rotate {
+        ed.apply(Edit::Pose(PoseEdit::Rotate {
             bone: Bone::Spine,
             rotation: Quat::from_rotation_x(0.2),
-        })
+        }))
         .unwrap();
         let before = ed.pose.clone();
         assert!(
-            ed.apply(Edit::Rotate {
+            ed.apply(Edit::Pose(PoseEdit::Rotate {
                 bone: Bone::Neck,
                 rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)
-            })
+            }))
             .is_err()
         );
         assert!(
-            ed.apply(Edit::Rotate {
+            ed.apply(Edit::Pose(PoseEdit::Rotate {
                 bone: Bone::Neck,
                 rotation: Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0)
-            })
+            }))
             .is_err()
         );
         assert!(
-            ed.apply(Edit::Rotate {
+            ed.apply(Edit::Pose(PoseEdit::Rotate {
                 bone: Bone::LeftEye,
                 rotation: Quat::IDENTITY
-            })
+            }))
             .is_err()
         );
         assert!(
-            ed.apply(Edit::Expression {
+            ed.apply(Edit::Pose(PoseEdit::Expression {
                 name: "nope".into(),
                 value: 1.0
-            })
+            }))
             .is_err()
         );
         assert!(
-            ed.apply(Edit::Expression {
+            ed.apply(Edit::Pose(PoseEdit::Expression {
                 name: "happy".into(),
                 value: f32::NAN
-            })
+            }))
             .is_err()
         );
         assert_eq!(ed.pose, before);
@@ -852,11 +942,15 @@ mod tests {
         assert_eq!(parse_script(&ok).unwrap().len(), 3);
     }
 
-    fn spine(angle: f32) -> Edit {
-        Edit::Rotate {
+    fn spine_turn(angle: f32) -> PoseEdit {
+        PoseEdit::Rotate {
             bone: Bone::Spine,
             rotation: Quat::from_rotation_y(angle),
         }
+    }
+
+    fn spine(angle: f32) -> Edit {
+        spine_turn(angle).into()
     }
 
     #[test]
@@ -864,9 +958,9 @@ mod tests {
         let mut ed = editor(MannequinVariant::Vrm1);
         ed.apply(spine(0.1)).unwrap();
         assert!(ed.timeline.is_empty(), "no keys: nothing is written back");
-        ed.apply(Edit::AddKey).unwrap();
+        ed.apply(Edit::Keys(KeyEdit::Add)).unwrap();
         ed.apply(Edit::Seek(2.0)).unwrap();
-        ed.apply(Edit::AddKey).unwrap();
+        ed.apply(Edit::Keys(KeyEdit::Add)).unwrap();
         ed.apply(Edit::Seek(1.0)).unwrap();
         ed.apply(spine(0.7)).unwrap();
         assert_eq!(
@@ -899,10 +993,10 @@ mod tests {
     #[test]
     fn a_drag_is_one_undo_step_and_one_write_back() {
         let mut ed = editor(MannequinVariant::Vrm1);
-        ed.apply(Edit::AddKey).unwrap();
+        ed.apply(Edit::Keys(KeyEdit::Add)).unwrap();
         let before = ed.snapshot();
         for i in 0..10 {
-            ed.apply(Edit::Preview(Box::new(spine(i as f32 * 0.05))))
+            ed.apply(Edit::preview(spine_turn(i as f32 * 0.05)))
                 .unwrap();
         }
         assert_eq!(
@@ -910,7 +1004,7 @@ mod tests {
             Quat::IDENTITY,
             "not written during the drag"
         );
-        ed.apply(Edit::EndGesture).unwrap();
+        ed.apply(Edit::Gesture(Gesture::End)).unwrap();
         assert!(ed.timeline.keys()[0].pose.rotation(Bone::Spine).y > 0.2);
         ed.apply(Edit::Undo).unwrap();
         assert_eq!(ed.snapshot(), before);
@@ -941,15 +1035,100 @@ mod tests {
     fn key_edits_refuse_without_a_key_and_change_nothing() {
         let mut ed = editor(MannequinVariant::Vrm1);
         let before = ed.snapshot();
-        assert!(ed.apply(Edit::DeleteKey).is_err());
+        assert!(ed.apply(Edit::Keys(KeyEdit::Delete)).is_err());
         assert!(
-            ed.apply(Edit::SetEase(crate::timeline::Ease::Hold))
+            ed.apply(Edit::Keys(KeyEdit::SetEase(crate::timeline::Ease::Hold)))
                 .is_err()
         );
-        assert!(ed.apply(Edit::MoveKey { from: 1.0, to: 2.0 }).is_err());
+        assert!(
+            ed.apply(Edit::Keys(KeyEdit::Move { from: 1.0, to: 2.0 }))
+                .is_err()
+        );
         assert!(ed.apply(Edit::Seek(f32::NAN)).is_err());
         assert_eq!(ed.snapshot(), before);
         assert!(!ed.history.can_undo(), "refused edits record nothing");
+    }
+
+    #[test]
+    fn undoing_an_import_restores_the_keys_and_the_length() {
+        let mut ed = editor(MannequinVariant::Vrm1);
+        let before = ed.snapshot();
+        let mut clip = Timeline::default();
+        clip.set_key(0.0, Pose::default());
+        clip.set_key(12.0, Pose::default());
+        ed.apply(KeyEdit::Replace(Box::new(clip)).into()).unwrap();
+        assert!(ed.settings.length >= 12.0);
+        ed.apply(Edit::Undo).unwrap();
+        assert_eq!(ed.snapshot(), before);
+        assert_eq!(ed.settings.length, before.length);
+    }
+
+    #[test]
+    fn placing_a_pose_is_one_undo_step_and_drops_unknown_expressions() {
+        let mut ed = editor(MannequinVariant::Vrm1);
+        ed.apply(KeyEdit::Add.into()).unwrap();
+        let before = ed.snapshot();
+        let mut pose = Pose::default();
+        pose.set_rotation(Bone::Spine, Quat::from_rotation_y(0.4));
+        pose.expressions.insert("happy".into(), 1.0);
+        pose.expressions.insert("not-on-this-model".into(), 1.0);
+        ed.apply(
+            KeyEdit::PlacePose {
+                t: 1.5,
+                pose: Box::new(pose.clone()),
+            }
+            .into(),
+        )
+        .unwrap();
+        let key = ed
+            .timeline
+            .key_at(1.5)
+            .expect("a key where the pose was dropped");
+        assert_eq!(key.pose.rotation(Bone::Spine), pose.rotation(Bone::Spine));
+        assert_eq!(ed.playhead, snap(1.5));
+        assert!(!key.pose.expressions.contains_key("not-on-this-model"));
+        assert_eq!(key.pose.expressions.get("happy"), Some(&1.0));
+        ed.apply(Edit::Undo).unwrap();
+        assert_eq!(ed.snapshot(), before, "one undo takes it all back");
+        // A script's `pose` step is the same edit path.
+        ed.apply(PoseEdit::SetPose(Box::new(pose)).into()).unwrap();
+        assert!(!ed.pose.expressions.contains_key("not-on-this-model"));
+    }
+
+    #[test]
+    fn an_edit_shares_the_keys_it_did_not_change_with_the_undo_step() {
+        let mut ed = editor(MannequinVariant::Vrm1);
+        let mut clip = Timeline::default();
+        for i in 0..50 {
+            clip.set_key(i as f32 / 30.0, Pose::default());
+        }
+        ed.apply(KeyEdit::Replace(Box::new(clip)).into()).unwrap();
+        ed.apply(Edit::Seek(10.0 / 30.0)).unwrap();
+        ed.apply(spine(0.3)).unwrap();
+        let step = ed.history.undo_steps().last().unwrap();
+        let now = ed.timeline.keys();
+        let shared = now
+            .iter()
+            .zip(step.keys.iter())
+            .filter(|(a, b)| Arc::ptr_eq(a, b))
+            .count();
+        assert_eq!(shared, 49, "only the key at the playhead is new");
+    }
+
+    #[test]
+    fn a_step_reads_back_from_its_json() {
+        let mut ed = editor(MannequinVariant::Vrm1);
+        ed.apply(spine(0.2)).unwrap();
+        ed.apply(KeyEdit::Add.into()).unwrap();
+        ed.apply(Edit::Seek(0.5)).unwrap();
+        ed.apply(KeyEdit::SetEase(Ease::Hold).into()).unwrap_err();
+        ed.apply(KeyEdit::Add.into()).unwrap();
+        let step = ed.snapshot();
+        let title = ed.rig.model.title.clone();
+        let json = step.to_json(&title);
+        let back = Snapshot::from_json(&json, &mut Vec::new()).unwrap();
+        assert_eq!(back.to_json(&title), json);
+        assert_eq!(back, step);
     }
 
     proptest::proptest! {
@@ -959,13 +1138,13 @@ mod tests {
             for (i, op) in ops.iter().enumerate() {
                 let edit = match op {
                     0 => spine(i as f32 * 0.1),
-                    1 => Edit::AddKey,
+                    1 => Edit::Keys(KeyEdit::Add),
                     2 => Edit::Seek((i % 7) as f32 * 0.25),
-                    3 => Edit::DeleteKey,
-                    4 => Edit::SetEase(crate::timeline::Ease::ALL[i % 5]),
-                    5 => Edit::Mirror,
-                    6 => Edit::MoveKey { from: (i % 7) as f32 * 0.25, to: (i % 5) as f32 * 0.5 },
-                    _ => Edit::Expression { name: "happy".into(), value: (i % 3) as f32 * 0.5 },
+                    3 => Edit::Keys(KeyEdit::Delete),
+                    4 => Edit::Keys(KeyEdit::SetEase(crate::timeline::Ease::ALL[i % 5])),
+                    5 => Edit::Pose(PoseEdit::Mirror),
+                    6 => Edit::Keys(KeyEdit::Move { from: (i % 7) as f32 * 0.25, to: (i % 5) as f32 * 0.5 }),
+                    _ => Edit::Pose(PoseEdit::Expression { name: "happy".into(), value: (i % 3) as f32 * 0.5 }),
                 };
                 let _ = ed.apply(edit); // refused edits are part of the property too
             }
@@ -997,11 +1176,11 @@ mod tests {
         let rest = ed.rig.hips_rest();
         for i in 1..=20 {
             let to = rest - glam::Vec3::Y * (i as f32 * 0.01);
-            ed.apply(Edit::Preview(Box::new(Edit::MoveHips {
+            ed.apply(Edit::preview(PoseEdit::MoveHips {
                 to: Some(to),
                 rotate: None,
                 pin_feet: true,
-            })))
+            }))
             .unwrap();
             let now = feet(&ed);
             assert!(
@@ -1009,7 +1188,7 @@ mod tests {
                 "step {i}"
             );
         }
-        ed.apply(Edit::CancelGesture).unwrap();
+        ed.apply(Edit::Gesture(Gesture::Cancel)).unwrap();
         assert_eq!(ed.snapshot(), before, "cancel restores exactly");
         assert!(!ed.history.can_undo(), "a cancelled drag records nothing");
     }

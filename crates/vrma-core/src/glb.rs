@@ -1,7 +1,7 @@
 //! Binary glTF (GLB) container: split into the JSON and BIN chunks, and build one.
 //! Every length read from the file is checked against the bytes actually present.
 
-use super::LoadError;
+use super::Refusal;
 
 const MAGIC: &[u8; 4] = b"glTF";
 const CHUNK_JSON: u32 = 0x4E4F_534A;
@@ -21,7 +21,7 @@ fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
 }
 
 /// Splits a GLB file. A file that starts with `{` is taken as plain glTF JSON.
-pub fn split(bytes: &[u8]) -> Result<Glb<'_>, LoadError> {
+pub fn split(bytes: &[u8]) -> Result<Glb<'_>, Refusal> {
     let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
     if first == Some(b'{') {
         return Ok(Glb {
@@ -30,25 +30,25 @@ pub fn split(bytes: &[u8]) -> Result<Glb<'_>, LoadError> {
         });
     }
     if bytes.len() < 12 {
-        return Err(LoadError::new(format!(
+        return Err(Refusal::new(format!(
             "not a glTF/VRM file: {} bytes is too short for a GLB header",
             bytes.len()
         )));
     }
     if &bytes[0..4] != MAGIC {
-        return Err(LoadError::new(
+        return Err(Refusal::new(
             "not a glTF/VRM file: the GLB magic 'glTF' is missing",
         ));
     }
     let version = read_u32(bytes, 4).unwrap_or(0);
     if version != 2 {
-        return Err(LoadError::new(format!(
+        return Err(Refusal::new(format!(
             "unsupported GLB version {version} (only glTF 2.0 is supported)"
         )));
     }
     let declared = read_u32(bytes, 8).unwrap_or(0) as usize;
     if declared > bytes.len() {
-        return Err(LoadError::new(format!(
+        return Err(Refusal::new(format!(
             "truncated file: the GLB header declares {declared} bytes but the file has {}",
             bytes.len()
         )));
@@ -59,7 +59,7 @@ pub fn split(bytes: &[u8]) -> Result<Glb<'_>, LoadError> {
     let mut bin = None;
     while at < body.len() {
         let (Some(len), Some(kind)) = (read_u32(body, at), read_u32(body, at + 4)) else {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "truncated GLB chunk header at byte {at}"
             )));
         };
@@ -68,7 +68,7 @@ pub fn split(bytes: &[u8]) -> Result<Glb<'_>, LoadError> {
             .checked_add(len as usize)
             .filter(|&end| end <= body.len())
             .ok_or_else(|| {
-                LoadError::new(format!(
+                Refusal::new(format!(
                     "bad GLB chunk length {len} at byte {at}: only {} bytes remain",
                     body.len().saturating_sub(start)
                 ))
@@ -80,7 +80,7 @@ pub fn split(bytes: &[u8]) -> Result<Glb<'_>, LoadError> {
         }
         at = end;
     }
-    let json = json.ok_or_else(|| LoadError::new("GLB file has no JSON chunk"))?;
+    let json = json.ok_or_else(|| Refusal::new("GLB file has no JSON chunk"))?;
     Ok(Glb { json, bin })
 }
 
@@ -108,7 +108,7 @@ pub fn build(json: &[u8], bin: &[u8]) -> Vec<u8> {
 }
 
 /// Replaces the JSON chunk of a GLB file, keeping its binary chunk.
-pub fn replace_json(bytes: &[u8], json: &[u8]) -> Result<Vec<u8>, LoadError> {
+pub fn replace_json(bytes: &[u8], json: &[u8]) -> Result<Vec<u8>, Refusal> {
     let glb = split(bytes)?;
     Ok(build(json, glb.bin.unwrap_or(&[])))
 }

@@ -1,4 +1,5 @@
-//! Undo / redo over JSON snapshots of pose + keys + playhead (SPEC §4), 80 deep.
+//! Undo / redo, 80 deep (SPEC §4), over snapshots of any kind: the editor keeps typed
+//! [`crate::edit::Snapshot`]s whose keys are shared between steps.
 
 use std::collections::VecDeque;
 
@@ -6,15 +7,24 @@ use std::collections::VecDeque;
 pub const UNDO_DEPTH: usize = 80;
 
 /// Snapshots before each change (undo) and of undone states (redo).
-#[derive(Clone, Debug, Default)]
-pub struct History {
-    undo: VecDeque<String>,
-    redo: Vec<String>,
+#[derive(Clone, Debug)]
+pub struct History<T> {
+    undo: VecDeque<T>,
+    redo: Vec<T>,
 }
 
-impl History {
+impl<T> Default for History<T> {
+    fn default() -> Self {
+        History {
+            undo: VecDeque::new(),
+            redo: Vec::new(),
+        }
+    }
+}
+
+impl<T> History<T> {
     /// Records the state before a change; a new change drops the redo tail.
-    pub fn record(&mut self, before: String) {
+    pub fn record(&mut self, before: T) {
         if self.undo.len() == UNDO_DEPTH {
             self.undo.pop_front();
         }
@@ -23,14 +33,14 @@ impl History {
     }
 
     /// Steps back: returns the state to restore, keeping `current` for redo.
-    pub fn undo(&mut self, current: String) -> Option<String> {
+    pub fn undo(&mut self, current: T) -> Option<T> {
         let previous = self.undo.pop_back()?;
         self.redo.push(current);
         Some(previous)
     }
 
     /// Steps forward again: returns the state to restore, keeping `current` for undo.
-    pub fn redo(&mut self, current: String) -> Option<String> {
+    pub fn redo(&mut self, current: T) -> Option<T> {
         let next = self.redo.pop()?;
         if self.undo.len() == UNDO_DEPTH {
             self.undo.pop_front();
@@ -47,6 +57,11 @@ impl History {
         !self.redo.is_empty()
     }
 
+    /// The steps that can be undone, oldest first.
+    pub fn undo_steps(&self) -> impl Iterator<Item = &T> {
+        self.undo.iter()
+    }
+
     pub fn clear(&mut self) {
         self.undo.clear();
         self.redo.clear();
@@ -59,7 +74,7 @@ mod tests {
 
     #[test]
     fn exactly_80_steps_can_be_undone() {
-        let mut h = History::default();
+        let mut h = History::<String>::default();
         let mut state = 0;
         for i in 1..=100 {
             h.record(state.to_string());
@@ -81,7 +96,7 @@ mod tests {
 
     #[test]
     fn a_new_change_drops_the_redo_tail() {
-        let mut h = History::default();
+        let mut h = History::<String>::default();
         h.record("a".into());
         assert_eq!(h.undo("b".into()).as_deref(), Some("a"));
         assert!(h.can_redo());

@@ -5,7 +5,7 @@
 
 use glam::{Quat, Vec3};
 
-use super::LoadError;
+use super::Refusal;
 use super::humanoid::Bone;
 use super::pose::Pose;
 use super::rig::Rig;
@@ -88,9 +88,9 @@ pub fn solve_limb(
     target: Vec3,
     pole: Option<Vec3>,
     end_rotation: Option<Quat>,
-) -> Result<(), LoadError> {
+) -> Result<(), Refusal> {
     if !target.is_finite() || pole.is_some_and(|p| !p.is_finite()) {
-        return Err(LoadError::new(format!(
+        return Err(Refusal::new(format!(
             "{}: the IK target must be finite",
             limb.name()
         )));
@@ -98,7 +98,7 @@ pub fn solve_limb(
     let [upper, lower, end] = limb.bones();
     let world = rig.world_pose(pose);
     let get = |b: Bone| {
-        world[b.index()].ok_or_else(|| LoadError::new(format!("the model has no '{b}' bone")))
+        world[b.index()].ok_or_else(|| Refusal::new(format!("the model has no '{b}' bone")))
     };
     let ((a, w1), (b, w2), (c, w3)) = (get(upper)?, get(lower)?, get(end)?);
     let parent_rotation = rig
@@ -109,7 +109,7 @@ pub fn solve_limb(
     let l1 = (b - a).length();
     let l2 = (c - b).length();
     if l1 < 1e-6 || l2 < 1e-6 {
-        return Err(LoadError::new(format!(
+        return Err(Refusal::new(format!(
             "{}: the limb has a zero-length bone",
             limb.name()
         )));
@@ -153,7 +153,7 @@ pub fn solve_limb(
     let n_lower = (w1_new.inverse() * w2_new).normalize();
     let n_end = (w2_new.inverse() * w3_new).normalize();
     if !(n_upper.is_finite() && n_lower.is_finite() && n_end.is_finite()) {
-        return Err(LoadError::new(format!(
+        return Err(Refusal::new(format!(
             "{}: no IK solution for this target",
             limb.name()
         )));
@@ -171,9 +171,9 @@ pub fn reach(
     end: Bone,
     target: Vec3,
     keep_angle: bool,
-) -> Result<(), LoadError> {
+) -> Result<(), Refusal> {
     let limb = Limb::ending_at(end).ok_or_else(|| {
-        LoadError::new(format!(
+        Refusal::new(format!(
             "'{end}' is not a hand or a foot (IK ends are hands and feet)"
         ))
     })?;
@@ -184,10 +184,10 @@ pub fn reach(
 }
 
 /// Swings an elbow or knee towards `point` with the hand or foot fixed in place and angle.
-pub fn drag_pole(rig: &Rig, pose: &mut Pose, limb: Limb, point: Vec3) -> Result<(), LoadError> {
+pub fn drag_pole(rig: &Rig, pose: &mut Pose, limb: Limb, point: Vec3) -> Result<(), Refusal> {
     let end = limb.bones()[2];
     let (c, r) = rig.world_pose(pose)[end.index()]
-        .ok_or_else(|| LoadError::new(format!("the model has no '{end}' bone")))?;
+        .ok_or_else(|| Refusal::new(format!("the model has no '{end}' bone")))?;
     solve_limb(rig, pose, limb, c, Some(point), Some(r))
 }
 
@@ -214,14 +214,14 @@ pub fn move_hips(
     to: Option<Vec3>,
     rotate: Option<Quat>,
     pins: Option<&FootPins>,
-) -> Result<(), LoadError> {
+) -> Result<(), Refusal> {
     if to.is_some_and(|p| !p.is_finite() || p.abs().max_element() > 1e4) {
-        return Err(LoadError::new(
+        return Err(Refusal::new(
             "move_hips: the position must be finite and within 10 km",
         ));
     }
     if rotate.is_some_and(|q| !q.is_finite() || q.length() < 1e-6) {
-        return Err(LoadError::new(
+        return Err(Refusal::new(
             "move_hips: the rotation must be a non-zero finite quaternion",
         ));
     }

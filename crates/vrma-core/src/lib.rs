@@ -7,6 +7,7 @@ pub mod expressions;
 pub mod framing;
 pub mod glb;
 pub mod gltf_buffer;
+pub mod handle;
 pub mod history;
 pub mod humanoid;
 pub mod ik;
@@ -26,38 +27,47 @@ pub mod vrma;
 use std::fmt;
 use std::path::Path;
 
-/// A file or value was refused; the message says which field and what was wrong.
+/// A file, value or edit was refused (a corrupt file, a NaN, an edit with nothing to act
+/// on); the message says which field and what was wrong, and nothing was changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LoadError(pub String);
+pub struct Refusal(pub String);
 
-impl LoadError {
-    pub fn new(message: impl Into<String>) -> LoadError {
-        LoadError(message.into())
+impl Refusal {
+    pub fn new(message: impl Into<String>) -> Refusal {
+        Refusal(message.into())
     }
 
     /// Prefixes the message with where it came from (a file path, a step).
-    pub fn context(self, what: impl fmt::Display) -> LoadError {
-        LoadError(format!("{what}: {}", self.0))
+    pub fn context(self, what: impl fmt::Display) -> Refusal {
+        Refusal(format!("{what}: {}", self.0))
     }
 }
 
-impl fmt::Display for LoadError {
+impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
 }
 
-impl std::error::Error for LoadError {}
+impl std::error::Error for Refusal {}
 
 /// Reads and parses a VRM file into its normalized rig.
-pub fn load_rig(path: &Path) -> Result<rig::Rig, LoadError> {
+pub fn load_rig(path: &Path) -> Result<rig::Rig, Refusal> {
     let bytes = std::fs::read(path)
-        .map_err(|e| LoadError::new(format!("cannot read {}: {e}", path.display())))?;
+        .map_err(|e| Refusal::new(format!("cannot read {}: {e}", path.display())))?;
     rig_from_bytes(&bytes).map_err(|e| e.context(path.display()))
 }
 
+/// Reads a JSON file with a message naming the file.
+pub fn read_json(path: &Path) -> Result<serde_json::Value, Refusal> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| Refusal::new(format!("cannot read {}: {e}", path.display())))?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| Refusal::new(format!("{}: invalid JSON: {e}", path.display())))
+}
+
 /// Parses VRM bytes into the normalized rig.
-pub fn rig_from_bytes(bytes: &[u8]) -> Result<rig::Rig, LoadError> {
+pub fn rig_from_bytes(bytes: &[u8]) -> Result<rig::Rig, Refusal> {
     rig::Rig::new(vrm::Model::from_bytes(bytes)?)
 }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::LoadError;
+use super::Refusal;
 use super::pose::Pose;
 
 /// One saved pose.
@@ -56,10 +56,10 @@ fn slug(name: &str) -> String {
     if s.is_empty() { "pose".into() } else { s }
 }
 
-fn read_entry(path: &Path) -> Result<LibraryEntry, LoadError> {
-    let bytes = std::fs::read(path).map_err(|e| LoadError::new(format!("cannot read: {e}")))?;
+fn read_entry(path: &Path) -> Result<LibraryEntry, Refusal> {
+    let bytes = std::fs::read(path).map_err(|e| Refusal::new(format!("cannot read: {e}")))?;
     let value: Value =
-        serde_json::from_slice(&bytes).map_err(|e| LoadError::new(format!("invalid JSON: {e}")))?;
+        serde_json::from_slice(&bytes).map_err(|e| Refusal::new(format!("invalid JSON: {e}")))?;
     let mut warnings = Vec::new();
     let pose = Pose::from_json(&value, &mut warnings)?;
     let id = path
@@ -95,26 +95,26 @@ fn remove_stale_temporary_files(dir: &Path) {
 }
 
 /// A pose's name, trimmed; an empty one is refused.
-fn checked_name(name: &str) -> Result<&str, LoadError> {
+fn checked_name(name: &str) -> Result<&str, Refusal> {
     let name = name.trim();
     if name.is_empty() {
-        return Err(LoadError::new("a library pose needs a name"));
+        return Err(Refusal::new("a library pose needs a name"));
     }
     Ok(name)
 }
 
 impl Library {
-    fn entry(&self, id: &str) -> Result<&LibraryEntry, LoadError> {
+    fn entry(&self, id: &str) -> Result<&LibraryEntry, Refusal> {
         self.entries
             .iter()
             .find(|e| e.id == id)
-            .ok_or_else(|| LoadError::new(format!("no library pose '{id}'")))
+            .ok_or_else(|| Refusal::new(format!("no library pose '{id}'")))
     }
 
     /// Opens (creating) a library folder and reads every entry in it.
-    pub fn open(dir: &Path) -> Result<Library, LoadError> {
+    pub fn open(dir: &Path) -> Result<Library, Refusal> {
         std::fs::create_dir_all(dir).map_err(|e| {
-            LoadError::new(format!(
+            Refusal::new(format!(
                 "cannot create the library folder {}: {e}",
                 dir.display()
             ))
@@ -173,17 +173,16 @@ impl Library {
         self.dir.join(format!("{id}.png"))
     }
 
-    fn write(&self, id: &str, name: &str, pose: &Pose) -> Result<(), LoadError> {
+    fn write(&self, id: &str, name: &str, pose: &Pose) -> Result<(), Refusal> {
         let mut json = pose.to_json("");
         json["name"] = Value::String(name.to_string());
         let text = serde_json::to_vec_pretty(&json).expect("JSON serialises");
-        super::write_atomic(&self.pose_path(id), &text).map_err(|e| {
-            LoadError::new(format!("cannot save {}: {e}", self.pose_path(id).display()))
-        })
+        super::write_atomic(&self.pose_path(id), &text)
+            .map_err(|e| Refusal::new(format!("cannot save {}: {e}", self.pose_path(id).display())))
     }
 
     /// Saves a new entry (never overwriting another); returns its id.
-    pub fn add(&mut self, name: &str, pose: &Pose) -> Result<String, LoadError> {
+    pub fn add(&mut self, name: &str, pose: &Pose) -> Result<String, Refusal> {
         let name = checked_name(name)?;
         let stem = slug(name);
         let id = (0..)
@@ -202,7 +201,7 @@ impl Library {
     }
 
     /// Replaces an entry's pose (keeping its name).
-    pub fn overwrite(&mut self, id: &str, pose: &Pose) -> Result<(), LoadError> {
+    pub fn overwrite(&mut self, id: &str, pose: &Pose) -> Result<(), Refusal> {
         let entry = self.entry(id)?;
         let name = entry.name.clone();
         self.write(id, &name, pose)?;
@@ -210,7 +209,7 @@ impl Library {
         Ok(())
     }
 
-    pub fn rename(&mut self, id: &str, name: &str) -> Result<(), LoadError> {
+    pub fn rename(&mut self, id: &str, name: &str) -> Result<(), Refusal> {
         let name = checked_name(name)?;
         let entry = self.entry(id)?;
         let pose = entry.pose.clone();
@@ -219,23 +218,23 @@ impl Library {
         Ok(())
     }
 
-    pub fn delete(&mut self, id: &str) -> Result<(), LoadError> {
+    pub fn delete(&mut self, id: &str) -> Result<(), Refusal> {
         std::fs::remove_file(self.pose_path(id))
-            .map_err(|e| LoadError::new(format!("cannot delete '{id}': {e}")))?;
+            .map_err(|e| Refusal::new(format!("cannot delete '{id}': {e}")))?;
         let _ = std::fs::remove_file(self.thumbnail_path(id));
         self.reload();
         Ok(())
     }
 
     /// Copies every entry (pose JSON and thumbnail) into `dir`.
-    pub fn export_to(&self, dir: &Path) -> Result<usize, LoadError> {
+    pub fn export_to(&self, dir: &Path) -> Result<usize, Refusal> {
         std::fs::create_dir_all(dir)
-            .map_err(|e| LoadError::new(format!("cannot create {}: {e}", dir.display())))?;
+            .map_err(|e| Refusal::new(format!("cannot create {}: {e}", dir.display())))?;
         for entry in &self.entries {
             let bytes = std::fs::read(self.pose_path(&entry.id))
-                .map_err(|e| LoadError::new(e.to_string()))?;
+                .map_err(|e| Refusal::new(e.to_string()))?;
             super::write_atomic(&dir.join(format!("{}.json", entry.id)), &bytes)
-                .map_err(|e| LoadError::new(e.to_string()))?;
+                .map_err(|e| Refusal::new(e.to_string()))?;
             if let Ok(png) = std::fs::read(self.thumbnail_path(&entry.id)) {
                 let _ = super::write_atomic(&dir.join(format!("{}.png", entry.id)), &png);
             }
@@ -245,7 +244,7 @@ impl Library {
 
     /// Adds every readable pose JSON in `dir` as new entries (never overwriting);
     /// returns how many were added and a warning per file skipped.
-    pub fn import_from(&mut self, dir: &Path) -> Result<(usize, Vec<String>), LoadError> {
+    pub fn import_from(&mut self, dir: &Path) -> Result<(usize, Vec<String>), Refusal> {
         let other = Library {
             dir: dir.to_path_buf(),
             entries: Vec::new(),

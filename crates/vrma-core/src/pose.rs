@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use glam::{Quat, Vec3};
 use serde_json::{Map, Value, json};
 
-use super::LoadError;
+use super::Refusal;
 use super::humanoid::{ALL_BONES, BONE_COUNT, Bone, Side, finger_bones};
 use super::rig::Rig;
 
@@ -36,14 +36,12 @@ pub fn is_identity(q: Quat) -> bool {
 }
 
 /// Reads `[x, y, z, w]`, normalizing it; zero length or non-finite is an error.
-pub fn read_quat(value: &Value, what: &str) -> Result<Quat, LoadError> {
+pub fn read_quat(value: &Value, what: &str) -> Result<Quat, Refusal> {
     let q = read_floats::<4>(value, what)?;
     let q = Quat::from_array(q);
     let len = q.length();
     if !(len.is_finite()) || len < 1e-6 {
-        return Err(LoadError::new(format!(
-            "{what}: quaternion has zero length"
-        )));
+        return Err(Refusal::new(format!("{what}: quaternion has zero length")));
     }
     // Already unit (our own files): keep the exact bits so save → load is lossless.
     if (len - 1.0).abs() <= 1e-6 {
@@ -54,19 +52,19 @@ pub fn read_quat(value: &Value, what: &str) -> Result<Quat, LoadError> {
 }
 
 /// Reads an array of N finite numbers.
-pub fn read_floats<const N: usize>(value: &Value, what: &str) -> Result<[f32; N], LoadError> {
+pub fn read_floats<const N: usize>(value: &Value, what: &str) -> Result<[f32; N], Refusal> {
     let array = value
         .as_array()
         .filter(|a| a.len() == N)
-        .ok_or_else(|| LoadError::new(format!("{what}: expected an array of {N} numbers")))?;
+        .ok_or_else(|| Refusal::new(format!("{what}: expected an array of {N} numbers")))?;
     let mut out = [0.0f32; N];
     for (slot, v) in out.iter_mut().zip(array) {
         let x = v
             .as_f64()
-            .ok_or_else(|| LoadError::new(format!("{what}: expected numbers, got {v}")))?;
+            .ok_or_else(|| Refusal::new(format!("{what}: expected numbers, got {v}")))?;
         let x = x as f32;
         if !x.is_finite() {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "{what}: value is not a finite number"
             )));
         }
@@ -116,14 +114,14 @@ impl Pose {
 
     /// Reads the saved form. Missing fields are tolerated; unknown bones are skipped and
     /// reported in `warnings`; malformed values are errors naming the field.
-    pub fn from_json(value: &Value, warnings: &mut Vec<String>) -> Result<Pose, LoadError> {
+    pub fn from_json(value: &Value, warnings: &mut Vec<String>) -> Result<Pose, Refusal> {
         let obj = value
             .as_object()
-            .ok_or_else(|| LoadError::new("pose: expected a JSON object"))?;
+            .ok_or_else(|| Refusal::new("pose: expected a JSON object"))?;
         if let Some(v) = obj.get("v")
             && v.as_u64() != Some(1)
         {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "pose: unsupported version {v} (expected 1)"
             )));
         }
@@ -131,7 +129,7 @@ impl Pose {
         if let Some(bones) = obj.get("bones").filter(|b| !b.is_null()) {
             let bones = bones
                 .as_object()
-                .ok_or_else(|| LoadError::new("pose.bones: expected an object"))?;
+                .ok_or_else(|| Refusal::new("pose.bones: expected an object"))?;
             for (name, q) in bones {
                 let q = read_quat(q, &format!("pose.bones.{name}"))?;
                 match Bone::from_name(name) {
@@ -143,7 +141,7 @@ impl Pose {
         if let Some(h) = obj.get("hips").filter(|h| !h.is_null()) {
             let h = read_floats::<3>(h, "pose.hips")?;
             if h.iter().any(|x| x.abs() > 1e4) {
-                return Err(LoadError::new(
+                return Err(Refusal::new(
                     "pose.hips: position is implausibly far (over 10 km)",
                 ));
             }
@@ -152,10 +150,10 @@ impl Pose {
         if let Some(expr) = obj.get("expr").filter(|e| !e.is_null()) {
             let expr = expr
                 .as_object()
-                .ok_or_else(|| LoadError::new("pose.expr: expected an object"))?;
+                .ok_or_else(|| Refusal::new("pose.expr: expected an object"))?;
             for (name, v) in expr {
                 let w = v.as_f64().filter(|w| w.is_finite()).ok_or_else(|| {
-                    LoadError::new(format!("pose.expr.{name}: expected a finite number"))
+                    Refusal::new(format!("pose.expr.{name}: expected a finite number"))
                 })?;
                 pose.expressions
                     .insert(name.clone(), (w as f32).clamp(0.0, 1.0));

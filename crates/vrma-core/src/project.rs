@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::LoadError;
+use super::Refusal;
 use super::num;
 use super::pose::Pose;
 use super::timeline::{FPS, Key, MAX_TIME, Timeline};
@@ -48,11 +48,11 @@ fn bool_field(
     obj: &serde_json::Map<String, Value>,
     key: &str,
     default: bool,
-) -> Result<bool, LoadError> {
+) -> Result<bool, Refusal> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(default),
         Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err(LoadError::new(format!(
+        Some(other) => Err(Refusal::new(format!(
             "settings.{key}: expected true or false, got {other}"
         ))),
     }
@@ -86,21 +86,21 @@ impl Project {
     }
 
     /// Reads a project. `warnings` collects what was skipped (unknown bones…).
-    pub fn from_json(value: &Value, warnings: &mut Vec<String>) -> Result<Project, LoadError> {
+    pub fn from_json(value: &Value, warnings: &mut Vec<String>) -> Result<Project, Refusal> {
         let obj = value
             .as_object()
-            .ok_or_else(|| LoadError::new("project: expected a JSON object"))?;
+            .ok_or_else(|| Refusal::new("project: expected a JSON object"))?;
         if let Some(v) = obj.get("v").filter(|v| !v.is_null())
             && v.as_u64() != Some(1)
         {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "project: unsupported version {v} (expected 1)"
             )));
         }
         if let Some(fps) = obj.get("fps").filter(|v| !v.is_null())
             && fps.as_f64() != Some(FPS as f64)
         {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "project.fps: {fps} is not supported (only 30)"
             )));
         }
@@ -112,7 +112,7 @@ impl Project {
                     None | Some(Value::Null) => None,
                     Some(Value::String(p)) => Some(PathBuf::from(p)),
                     Some(other) => {
-                        return Err(LoadError::new(format!(
+                        return Err(Refusal::new(format!(
                             "project.model.path: expected a string, got {other}"
                         )));
                     }
@@ -126,7 +126,7 @@ impl Project {
                 )
             }
             Some(other) => {
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "project.model: expected an object, got {other}"
                 )));
             }
@@ -139,7 +139,7 @@ impl Project {
                 .map(|(i, k)| Key::from_json(k, i, warnings))
                 .collect::<Result<Vec<_>, _>>()?,
             Some(other) => {
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "project.keys: expected an array, got {}",
                     type_name(other)
                 )));
@@ -151,9 +151,8 @@ impl Project {
             Some(v) => v
                 .as_f64()
                 .filter(|t| t.is_finite() && *t >= 0.0 && *t <= MAX_TIME as f64)
-                .ok_or_else(|| {
-                    LoadError::new(format!("project.playhead: {v} is not a valid time"))
-                })? as f32,
+                .ok_or_else(|| Refusal::new(format!("project.playhead: {v} is not a valid time")))?
+                as f32,
         };
         let pose = match obj.get("pose") {
             None | Some(Value::Null) => Pose::default(),
@@ -163,7 +162,7 @@ impl Project {
         if let Some(s) = obj.get("settings").filter(|s| !s.is_null()) {
             let s = s
                 .as_object()
-                .ok_or_else(|| LoadError::new("project.settings: expected an object"))?;
+                .ok_or_else(|| Refusal::new("project.settings: expected an object"))?;
             settings.pin_feet = bool_field(s, "pin_feet", settings.pin_feet)?;
             settings.keep_angle = bool_field(s, "keep_angle", settings.keep_angle)?;
             settings.looping = bool_field(s, "loop", settings.looping)?;
@@ -172,7 +171,7 @@ impl Project {
                     .as_f64()
                     .filter(|l| l.is_finite() && *l > 0.0 && *l <= MAX_TIME as f64)
                     .ok_or_else(|| {
-                        LoadError::new(format!("settings.length: {len} is not a valid length"))
+                        Refusal::new(format!("settings.length: {len} is not a valid length"))
                     })? as f32;
             }
         }
@@ -188,19 +187,19 @@ impl Project {
     }
 
     /// Reads a project file.
-    pub fn load(path: &Path, warnings: &mut Vec<String>) -> Result<Project, LoadError> {
+    pub fn load(path: &Path, warnings: &mut Vec<String>) -> Result<Project, Refusal> {
         let bytes = std::fs::read(path)
-            .map_err(|e| LoadError::new(format!("cannot read {}: {e}", path.display())))?;
+            .map_err(|e| Refusal::new(format!("cannot read {}: {e}", path.display())))?;
         let value: Value = serde_json::from_slice(&bytes)
-            .map_err(|e| LoadError::new(format!("{}: invalid JSON: {e}", path.display())))?;
+            .map_err(|e| Refusal::new(format!("{}: invalid JSON: {e}", path.display())))?;
         Project::from_json(&value, warnings).map_err(|e| e.context(path.display()))
     }
 
     /// Writes the project atomically (temp file + rename).
-    pub fn save(&self, path: &Path) -> Result<(), LoadError> {
+    pub fn save(&self, path: &Path) -> Result<(), Refusal> {
         let text = serde_json::to_vec_pretty(&self.to_json()).expect("JSON serialises");
         super::write_atomic(path, &text)
-            .map_err(|e| LoadError::new(format!("cannot write {}: {e}", path.display())))
+            .map_err(|e| Refusal::new(format!("cannot write {}: {e}", path.display())))
     }
 
     /// The model path resolved against the project file's folder.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::LoadError;
+use super::Refusal;
 use super::project::Project;
 
 /// The recovery file: `$VRMA_MAKER_DATA_DIR/recovery.json` or the OS data folder.
@@ -31,7 +31,7 @@ pub fn now_secs() -> u64 {
 }
 
 /// Writes the recovery file atomically.
-pub fn write(path: &Path, project: &Project, project_path: Option<&Path>) -> Result<(), LoadError> {
+pub fn write(path: &Path, project: &Project, project_path: Option<&Path>) -> Result<(), Refusal> {
     let value = json!({
         "v": 1,
         "saved_at": now_secs(),
@@ -40,27 +40,24 @@ pub fn write(path: &Path, project: &Project, project_path: Option<&Path>) -> Res
     });
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)
-            .map_err(|e| LoadError::new(format!("cannot create {}: {e}", dir.display())))?;
+            .map_err(|e| Refusal::new(format!("cannot create {}: {e}", dir.display())))?;
     }
     let text = serde_json::to_vec(&value).expect("JSON serialises");
     super::write_atomic(path, &text)
-        .map_err(|e| LoadError::new(format!("cannot write {}: {e}", path.display())))
+        .map_err(|e| Refusal::new(format!("cannot write {}: {e}", path.display())))
 }
 
 /// Reads a recovery file; `None` when there is none.
-pub fn read(path: &Path) -> Result<Option<Recovery>, LoadError> {
+pub fn read(path: &Path) -> Result<Option<Recovery>, Refusal> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {
-            return Err(LoadError::new(format!(
-                "cannot read {}: {e}",
-                path.display()
-            )));
+            return Err(Refusal::new(format!("cannot read {}: {e}", path.display())));
         }
     };
     let value: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| LoadError::new(format!("{}: invalid JSON: {e}", path.display())))?;
+        .map_err(|e| Refusal::new(format!("{}: invalid JSON: {e}", path.display())))?;
     let mut warnings = Vec::new();
     let project = Project::from_json(value.get("project").unwrap_or(&Value::Null), &mut warnings)
         .map_err(|e| e.context(path.display()))?;

@@ -5,7 +5,7 @@
 
 use glam::{Affine3A, Quat, Vec3};
 
-use super::LoadError;
+use super::Refusal;
 use super::humanoid::{ALL_BONES, BONE_COUNT, Bone};
 use super::pose::Pose;
 use super::vrm::{Model, VrmVersion};
@@ -59,7 +59,7 @@ fn flip_quat(q: Quat) -> Quat {
 
 impl Rig {
     /// Builds the rig; fails when a humanoid bone is not under the hips.
-    pub fn new(model: Model) -> Result<Rig, LoadError> {
+    pub fn new(model: Model) -> Result<Rig, Refusal> {
         let nodes = &model.nodes;
         let mut node_world_rest = vec![Affine3A::IDENTITY; nodes.len()];
         let mut done = vec![false; nodes.len()];
@@ -113,12 +113,12 @@ impl Rig {
                 at = nodes[p].parent;
             }
             if bone != Bone::Hips && parent.is_none() {
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "humanoid bone '{bone}' is not a descendant of 'hips'"
                 )));
             }
             if bone == Bone::Hips && parent.is_some() {
-                return Err(LoadError::new("'hips' is below another humanoid bone"));
+                return Err(Refusal::new("'hips' is below another humanoid bone"));
             }
             let world_pos = node_world_rest[node].translation.into();
             let rest_offset = match parent {

@@ -2,11 +2,12 @@
 //! pair around `t` by binary search, so a 100,000-key timeline samples in O(log n).
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use glam::Vec3;
 use serde_json::{Map, Value, json};
 
-use super::LoadError;
+use super::Refusal;
 use super::humanoid::ALL_BONES;
 use super::math::slerp_shortest;
 use super::num;
@@ -80,16 +81,33 @@ pub struct Key {
     pub pose: Pose,
 }
 
-/// The keys of an animation, sorted by time, at most one per frame.
+/// The keys of an animation, sorted by time, at most one per frame. Keys are shared
+/// (`Arc`): an undo step or a clone holds the same keys, and an edit replaces only the
+/// keys it changes, so a step costs what changed, not the whole timeline.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Timeline {
-    keys: Vec<Key>,
+    keys: Vec<Arc<Key>>,
     next_id: u64,
 }
 
 impl Timeline {
-    pub fn keys(&self) -> &[Key] {
+    pub fn keys(&self) -> &[Arc<Key>] {
         &self.keys
+    }
+
+    /// The highest key id handed out so far (undo keeps ids unique across steps).
+    pub fn next_id(&self) -> u64 {
+        self.next_id
+    }
+
+    /// A timeline of keys that came from a timeline (an undo step): already sorted, on
+    /// frames and unique, so they are taken as they are.
+    pub fn from_shared(keys: &[Arc<Key>], next_id: u64) -> Timeline {
+        let next_id = keys.iter().map(|k| k.id).max().unwrap_or(0).max(next_id);
+        Timeline {
+            keys: keys.to_vec(),
+            next_id,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -99,7 +117,16 @@ impl Timeline {
     /// Drops, from every key, expressions the model does not have (a warning each).
     pub fn retain_known_expressions(&mut self, known: &[String], warnings: &mut Vec<String>) {
         for key in &mut self.keys {
-            key.pose.retain_known_expressions(known, warnings);
+            if key
+                .pose
+                .expressions
+                .keys()
+                .any(|name| !known.contains(name))
+            {
+                Arc::make_mut(key)
+                    .pose
+                    .retain_known_expressions(known, warnings);
+            }
         }
     }
 
@@ -124,11 +151,11 @@ impl Timeline {
     }
 
     pub fn key_at(&self, t: f32) -> Option<&Key> {
-        self.key_index_at(t).map(|i| &self.keys[i])
+        self.key_index_at(t).map(|i| &*self.keys[i])
     }
 
     pub fn key_by_id(&self, id: u64) -> Option<&Key> {
-        self.keys.iter().find(|k| k.id == id)
+        self.keys.iter().find(|k| k.id == id).map(|k| &**k)
     }
 
     /// Writes `pose` into the key on `t`'s frame, or inserts a LINEAR key there.
@@ -140,7 +167,7 @@ impl Timeline {
             .binary_search_by_key(&frame_of(t), |k| frame_of(k.t))
         {
             Ok(i) => {
-                self.keys[i].pose = pose;
+                Arc::make_mut(&mut self.keys[i]).pose = pose;
                 self.keys[i].id
             }
             Err(i) => {
@@ -148,12 +175,12 @@ impl Timeline {
                 let id = self.next_id;
                 self.keys.insert(
                     i,
-                    Key {
+                    Arc::new(Key {
                         id,
                         t,
                         ease: Ease::Linear,
                         pose,
-                    },
+                    }),
                 );
                 id
             }
@@ -175,7 +202,7 @@ impl Timeline {
     pub fn set_ease_at(&mut self, t: f32, ease: Ease) -> bool {
         match self.key_index_at(t) {
             Some(i) => {
-                self.keys[i].ease = ease;
+                Arc::make_mut(&mut self.keys[i]).ease = ease;
                 true
             }
             None => false,
@@ -184,24 +211,24 @@ impl Timeline {
 
     /// Moves the key on `from`'s frame to `to` (snapped). Refused when `to` is negative,
     /// not finite, or another key is already there.
-    pub fn move_key(&mut self, from: f32, to: f32) -> Result<(), LoadError> {
+    pub fn move_key(&mut self, from: f32, to: f32) -> Result<(), Refusal> {
         if !to.is_finite() || !(0.0..=MAX_TIME).contains(&to) {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "cannot move a key to {to} s (0 to {MAX_TIME} s)"
             )));
         }
         let i = self
             .key_index_at(from)
-            .ok_or_else(|| LoadError::new(format!("no key at {} s", snap(from))))?;
+            .ok_or_else(|| Refusal::new(format!("no key at {} s", snap(from))))?;
         let to = snap(to);
         if frame_of(to) == frame_of(self.keys[i].t) {
             return Ok(());
         }
         if self.key_index_at(to).is_some() {
-            return Err(LoadError::new(format!("there is already a key at {to} s")));
+            return Err(Refusal::new(format!("there is already a key at {to} s")));
         }
         let mut key = self.keys.remove(i);
-        key.t = to;
+        Arc::make_mut(&mut key).t = to;
         let at = self.keys.partition_point(|k| k.t < to);
         self.keys.insert(at, key);
         Ok(())
@@ -209,10 +236,10 @@ impl Timeline {
 
     /// Builds a timeline from keys in any order; times snap to frames; two keys on one
     /// frame, negative or non-finite times are errors.
-    pub fn from_keys(mut keys: Vec<Key>) -> Result<Timeline, LoadError> {
+    pub fn from_keys(mut keys: Vec<Key>) -> Result<Timeline, Refusal> {
         for k in &mut keys {
             if !k.t.is_finite() || !(0.0..=MAX_TIME).contains(&k.t) {
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "key {}: time {} is not between 0 and {MAX_TIME} s",
                     k.id, k.t
                 )));
@@ -222,7 +249,7 @@ impl Timeline {
         keys.sort_by_key(|k| frame_of(k.t));
         for pair in keys.windows(2) {
             if frame_of(pair[0].t) == frame_of(pair[1].t) {
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "keys {} and {} are on the same frame ({} s)",
                     pair[0].id, pair[1].id, pair[0].t
                 )));
@@ -237,7 +264,10 @@ impl Timeline {
                 ids.insert(k.id);
             }
         }
-        Ok(Timeline { keys, next_id })
+        Ok(Timeline {
+            keys: keys.into_iter().map(Arc::new).collect(),
+            next_id,
+        })
     }
 
     /// The pose at time `t` (SPEC §4). `rest_hips` stands in for keys without hips.
@@ -298,32 +328,32 @@ impl Key {
         value: &Value,
         index: usize,
         warnings: &mut Vec<String>,
-    ) -> Result<Key, LoadError> {
+    ) -> Result<Key, Refusal> {
         let what = format!("keys[{index}]");
         let obj: &Map<String, Value> = value
             .as_object()
-            .ok_or_else(|| LoadError::new(format!("{what}: expected an object")))?;
+            .ok_or_else(|| Refusal::new(format!("{what}: expected an object")))?;
         let id = match obj.get("id") {
             None | Some(Value::Null) => index as u64 + 1,
             Some(v) => v.as_u64().ok_or_else(|| {
-                LoadError::new(format!("{what}.id: expected a non-negative integer"))
+                Refusal::new(format!("{what}.id: expected a non-negative integer"))
             })?,
         };
         let t = obj
             .get("t")
             .and_then(Value::as_f64)
-            .ok_or_else(|| LoadError::new(format!("{what}.t: expected a number")))?;
+            .ok_or_else(|| Refusal::new(format!("{what}.t: expected a number")))?;
         if !t.is_finite() || !(0.0..=MAX_TIME as f64).contains(&t) {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "{what}.t: {t} is not a valid time (0 to {MAX_TIME} s)"
             )));
         }
         let ease = match obj.get("ease") {
             None | Some(Value::Null) => Ease::Linear,
             Some(Value::String(s)) => Ease::from_name(s)
-                .ok_or_else(|| LoadError::new(format!("{what}.ease: unknown ease '{s}'")))?,
+                .ok_or_else(|| Refusal::new(format!("{what}.ease: unknown ease '{s}'")))?,
             Some(other) => {
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "{what}.ease: expected a string, got {other}"
                 )));
             }

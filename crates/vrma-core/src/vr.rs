@@ -9,9 +9,8 @@
 
 use glam::{Quat, Vec2, Vec3};
 
-use crate::edit::Edit;
-use crate::humanoid::Bone;
-use crate::ik::Limb;
+use crate::edit::{Edit, Gesture, KeyEdit};
+pub use crate::handle::{MOVABLE_HANDLES, PoseHandle};
 use crate::pose::Pose;
 use crate::project::Settings;
 use crate::rig::Rig;
@@ -36,80 +35,10 @@ pub const WALK_SPEED: f32 = 1.5;
 /// Playhead speed at full right-stick deflection (seconds of animation per second).
 pub const SCRUB_SPEED: f32 = 1.0;
 
-/// What dragging a sphere does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Handle {
-    /// A hand or foot: two-bone IK to the sphere.
-    Target(Bone),
-    /// An elbow or knee: swing the limb's bend towards the sphere, hand/foot fixed.
-    Pole(Limb),
-    /// The hips: move them, legs re-solved to pinned feet when PIN FEET is on.
-    Hips,
-}
-
-impl Handle {
-    /// The bone the sphere sits on.
-    pub fn bone(self) -> Bone {
-        match self {
-            Handle::Target(bone) => bone,
-            Handle::Pole(limb) => limb.bones()[1],
-            Handle::Hips => Bone::Hips,
-        }
-    }
-
-    /// Sphere radius in metres (SPEC §10).
-    pub fn radius(self) -> f32 {
-        match self {
-            Handle::Target(_) => 0.05,
-            Handle::Pole(_) => 0.04,
-            Handle::Hips => 0.07,
-        }
-    }
-
-    /// Linear sRGB colour: cyan IK targets, yellow poles, green hips.
-    pub fn colour(self) -> [f32; 3] {
-        match self {
-            Handle::Target(_) => [0.1, 0.9, 0.95],
-            Handle::Pole(_) => [0.95, 0.85, 0.15],
-            Handle::Hips => [0.25, 0.95, 0.35],
-        }
-    }
-
-    /// The edit that puts this sphere's bone at `point` (model space).
-    pub fn edit(self, point: Vec3, settings: &Settings) -> Edit {
-        match self {
-            Handle::Target(end) => Edit::Ik {
-                end,
-                target: point,
-                keep_angle: settings.keep_angle,
-            },
-            Handle::Pole(limb) => Edit::Pole { limb, point },
-            Handle::Hips => Edit::MoveHips {
-                to: Some(point),
-                rotate: None,
-                pin_feet: settings.pin_feet,
-            },
-        }
-    }
-}
-
-/// Every handle, in a fixed order (hands, feet, elbows, knees, hips).
-pub const HANDLES: [Handle; 9] = [
-    Handle::Target(Bone::LeftHand),
-    Handle::Target(Bone::RightHand),
-    Handle::Target(Bone::LeftFoot),
-    Handle::Target(Bone::RightFoot),
-    Handle::Pole(Limb::LeftArm),
-    Handle::Pole(Limb::RightArm),
-    Handle::Pole(Limb::LeftLeg),
-    Handle::Pole(Limb::RightLeg),
-    Handle::Hips,
-];
-
 /// A sphere where it is this frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sphere {
-    pub handle: Handle,
+    pub handle: PoseHandle,
     pub center: Vec3,
     /// The bone's world rotation: the sphere's local frame.
     pub rotation: Quat,
@@ -119,7 +48,7 @@ pub struct Sphere {
 /// The spheres of a posed rig (bones the model lacks have none).
 pub fn spheres(rig: &Rig, pose: &Pose) -> Vec<Sphere> {
     let world = rig.world_pose(pose);
-    HANDLES
+    MOVABLE_HANDLES
         .iter()
         .filter_map(|&handle| {
             let (center, rotation) = world[handle.bone().index()]?;
@@ -127,7 +56,7 @@ pub fn spheres(rig: &Rig, pose: &Pose) -> Vec<Sphere> {
                 handle,
                 center,
                 rotation,
-                radius: handle.radius(),
+                radius: handle.sphere_radius(),
             })
         })
         .collect()
@@ -138,7 +67,7 @@ pub fn nearest_within(
     spheres: &[Sphere],
     point: Vec3,
     reach: f32,
-    busy: &[Handle],
+    busy: &[PoseHandle],
 ) -> Option<usize> {
     spheres
         .iter()
@@ -155,7 +84,7 @@ pub fn ray_hit(
     spheres: &[Sphere],
     origin: Vec3,
     direction: Vec3,
-    busy: &[Handle],
+    busy: &[PoseHandle],
 ) -> Option<(usize, f32)> {
     let dir = direction.normalize_or_zero();
     if dir == Vec3::ZERO {
@@ -232,7 +161,7 @@ pub enum GrabSource {
 /// A sphere held by one hand.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Grab {
-    pub handle: Handle,
+    pub handle: PoseHandle,
     pub source: GrabSource,
     /// The grab point in the sphere's local frame (at the moment of the grab).
     pub local_point: Vec3,
@@ -314,7 +243,7 @@ pub struct Grabber {
 
 impl Grabber {
     /// The handles held by hands other than `hand`.
-    fn busy(&self, hand: usize) -> Vec<Handle> {
+    fn busy(&self, hand: usize) -> Vec<PoseHandle> {
         self.hands
             .iter()
             .enumerate()
@@ -419,13 +348,17 @@ impl Grabber {
                 let center = grab.center_for(point);
                 if center.is_finite() && center.distance(grab.last_center) > 1e-5 {
                     grab.last_center = center;
-                    edits.push(Edit::Preview(Box::new(grab.handle.edit(center, settings))));
+                    edits.push(
+                        grab.handle
+                            .move_to(center, settings)
+                            .map_or(Edit::Gesture(Gesture::End), Edit::preview),
+                    );
                     self.gesture_open = true;
                 }
             }
         }
         if released && self.gesture_open {
-            edits.push(Edit::EndGesture);
+            edits.push(Edit::Gesture(Gesture::End));
             self.gesture_open = false;
         }
         edits
@@ -454,7 +387,7 @@ impl ButtonCommand {
     /// The edit, given whether playback is running now.
     pub fn edit(self, playing: bool) -> Edit {
         match self {
-            ButtonCommand::AddKey => Edit::AddKey,
+            ButtonCommand::AddKey => Edit::Keys(KeyEdit::Add),
             ButtonCommand::Undo => Edit::Undo,
             ButtonCommand::PlayStop => Edit::SetPlaying(!playing),
             ButtonCommand::Redo => Edit::Redo,
@@ -605,18 +538,21 @@ impl OneEuroVec3 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::edit::PoseEdit;
+    use crate::humanoid::Bone;
+    use crate::ik::Limb;
     use crate::mannequin::{self, MannequinVariant};
 
     fn rig() -> Rig {
         crate::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap()
     }
 
-    fn sphere(handle: Handle, center: Vec3) -> Sphere {
+    fn sphere(handle: PoseHandle, center: Vec3) -> Sphere {
         Sphere {
             handle,
             center,
             rotation: Quat::IDENTITY,
-            radius: handle.radius(),
+            radius: handle.sphere_radius(),
         }
     }
 
@@ -643,22 +579,22 @@ mod tests {
         let pose = Pose::default();
         let world = rig.world_pose(&pose);
         let spheres = spheres(&rig, &pose);
-        assert_eq!(spheres.len(), HANDLES.len());
+        assert_eq!(spheres.len(), MOVABLE_HANDLES.len());
         for s in &spheres {
             let (at, _) = world[s.handle.bone().index()].unwrap();
             assert!(s.center.distance(at) < 1e-6);
         }
         let radius = |h| spheres.iter().find(|s| s.handle == h).unwrap().radius;
-        assert_eq!(radius(Handle::Target(Bone::LeftHand)), 0.05);
-        assert_eq!(radius(Handle::Pole(Limb::RightLeg)), 0.04);
-        assert_eq!(radius(Handle::Hips), 0.07);
+        assert_eq!(radius(PoseHandle::Reach(Bone::LeftHand)), 0.05);
+        assert_eq!(radius(PoseHandle::Pole(Limb::RightLeg)), 0.04);
+        assert_eq!(radius(PoseHandle::Hips), 0.07);
     }
 
     #[test]
     fn grip_takes_the_nearest_sphere_within_reach_only() {
         let spheres = [
-            sphere(Handle::Target(Bone::LeftHand), Vec3::new(0.0, 1.0, 0.0)),
-            sphere(Handle::Pole(Limb::LeftArm), Vec3::new(0.3, 1.0, 0.0)),
+            sphere(PoseHandle::Reach(Bone::LeftHand), Vec3::new(0.0, 1.0, 0.0)),
+            sphere(PoseHandle::Pole(Limb::LeftArm), Vec3::new(0.3, 1.0, 0.0)),
         ];
         // 0.1 m from the hand's surface, 0.16 m from the elbow's: the hand.
         let at = Vec3::new(0.15, 1.0, 0.0);
@@ -670,16 +606,19 @@ mod tests {
         let near = Vec3::new(0.0, 1.0, 0.05 + GRIP_REACH - 0.01);
         assert_eq!(nearest_within(&spheres, near, GRIP_REACH, &[]), Some(0));
         // A sphere the other hand holds is skipped.
-        let busy = [Handle::Target(Bone::LeftHand)];
+        let busy = [PoseHandle::Reach(Bone::LeftHand)];
         assert_eq!(nearest_within(&spheres, at, GRIP_REACH, &busy), Some(1));
     }
 
     #[test]
     fn the_laser_hits_the_first_sphere_on_the_ray() {
         let spheres = [
-            sphere(Handle::Hips, Vec3::new(0.0, 1.0, -3.0)),
-            sphere(Handle::Target(Bone::RightHand), Vec3::new(0.0, 1.0, -2.0)),
-            sphere(Handle::Target(Bone::LeftHand), Vec3::new(0.5, 1.0, -1.0)),
+            sphere(PoseHandle::Hips, Vec3::new(0.0, 1.0, -3.0)),
+            sphere(
+                PoseHandle::Reach(Bone::RightHand),
+                Vec3::new(0.0, 1.0, -2.0),
+            ),
+            sphere(PoseHandle::Reach(Bone::LeftHand), Vec3::new(0.5, 1.0, -1.0)),
         ];
         let origin = Vec3::new(0.0, 1.0, 0.0);
         let (i, t) = ray_hit(&spheres, origin, Vec3::NEG_Z, &[]).unwrap();
@@ -712,7 +651,7 @@ mod tests {
     #[test]
     fn a_gripped_sphere_keeps_its_grab_point_under_the_hand() {
         let settings = Settings::default();
-        let hand_sphere = sphere(Handle::Target(Bone::LeftHand), Vec3::new(0.3, 1.0, 0.0));
+        let hand_sphere = sphere(PoseHandle::Reach(Bone::LeftHand), Vec3::new(0.3, 1.0, 0.0));
         let mut grabber = Grabber::default();
         let idle = HandInput::default();
         // Squeeze 3 cm to the side of the centre: the sphere keeps that offset.
@@ -722,8 +661,8 @@ mod tests {
         let moved = start + Vec3::new(0.0, -0.2, 0.1);
         let edits = grabber.update([&controller(moved, 1.0), &idle], &[hand_sphere], &settings);
         match &edits[..] {
-            [Edit::Preview(inner)] => match **inner {
-                Edit::Ik { end, target, .. } => {
+            [Edit::Gesture(Gesture::Preview(inner))] => match *inner {
+                PoseEdit::Ik { end, target, .. } => {
                     assert_eq!(end, Bone::LeftHand);
                     assert!(target.distance(Vec3::new(0.3, 0.8, 0.1)) < 1e-6, "{target}");
                 }
@@ -736,14 +675,14 @@ mod tests {
         assert!(edits.is_empty() && grabber.holding());
         // Released: one EndGesture commits the drag as one undo step.
         let edits = grabber.update([&controller(moved, 0.1), &idle], &[hand_sphere], &settings);
-        assert_eq!(edits, vec![Edit::EndGesture]);
+        assert_eq!(edits, vec![Edit::Gesture(Gesture::End)]);
         assert!(!grabber.holding());
     }
 
     #[test]
     fn a_laser_grab_drags_the_sphere_at_its_distance() {
         let settings = Settings::default();
-        let hips = sphere(Handle::Hips, Vec3::new(0.0, 1.0, -2.0));
+        let hips = sphere(PoseHandle::Hips, Vec3::new(0.0, 1.0, -2.0));
         let aim = |rotation: Quat| HandInput {
             aim: Some(Pointer::new(Vec3::new(0.0, 1.0, 0.0), rotation)),
             grip: Some(Pointer::new(Vec3::new(0.0, 1.0, 0.0), rotation)),
@@ -757,14 +696,14 @@ mod tests {
         // Tilt the controller down: the hips move down along the arc of the laser.
         let down = Quat::from_rotation_x(-0.1);
         let edits = grabber.update([&idle, &aim(down)], &[hips], &settings);
-        let Some(Edit::Preview(inner)) = edits.first() else {
+        let Some(Edit::Gesture(Gesture::Preview(inner))) = edits.first() else {
             panic!("{edits:?}")
         };
-        let Edit::MoveHips {
+        let PoseEdit::MoveHips {
             to: Some(to),
             pin_feet,
             ..
-        } = **inner
+        } = *inner
         else {
             panic!("{inner:?}")
         };
@@ -778,8 +717,11 @@ mod tests {
     #[test]
     fn two_hands_hold_two_spheres_independently() {
         let settings = Settings::default();
-        let left = sphere(Handle::Target(Bone::LeftHand), Vec3::new(0.3, 1.0, 0.0));
-        let right = sphere(Handle::Target(Bone::RightHand), Vec3::new(-0.3, 1.0, 0.0));
+        let left = sphere(PoseHandle::Reach(Bone::LeftHand), Vec3::new(0.3, 1.0, 0.0));
+        let right = sphere(
+            PoseHandle::Reach(Bone::RightHand),
+            Vec3::new(-0.3, 1.0, 0.0),
+        );
         let spheres = [left, right];
         let mut grabber = Grabber::default();
         let l0 = controller(left.center, 1.0);
@@ -794,8 +736,8 @@ mod tests {
         let targets: Vec<(Bone, Vec3)> = edits
             .iter()
             .map(|e| match e {
-                Edit::Preview(inner) => match **inner {
-                    Edit::Ik { end, target, .. } => (end, target),
+                Edit::Gesture(Gesture::Preview(inner)) => match *inner {
+                    PoseEdit::Ik { end, target, .. } => (end, target),
                     ref other => panic!("{other:?}"),
                 },
                 other => panic!("{other:?}"),
@@ -812,7 +754,7 @@ mod tests {
             &spheres,
             &settings,
         );
-        assert_eq!(edits, vec![Edit::EndGesture]);
+        assert_eq!(edits, vec![Edit::Gesture(Gesture::End)]);
         assert!(grabber.hands[0].grab.is_none() && grabber.hands[1].grab.is_some());
         let r2 = controller(right.center - Vec3::Y * 0.2, 1.0);
         let edits = grabber.update([&HandInput::default(), &r2], &spheres, &settings);
@@ -839,7 +781,7 @@ mod tests {
     #[test]
     fn a_pinch_grabs_near_spheres_at_the_midpoint_and_far_ones_by_laser() {
         let settings = Settings::default();
-        let knee = sphere(Handle::Pole(Limb::LeftLeg), Vec3::new(0.1, 0.5, 0.0));
+        let knee = sphere(PoseHandle::Pole(Limb::LeftLeg), Vec3::new(0.1, 0.5, 0.0));
         let pinch = |mid: Vec3, gap: f32| HandInput {
             pinch_tips: Some((mid - Vec3::X * gap / 2.0, mid + Vec3::X * gap / 2.0)),
             aim: Some(Pointer::new(Vec3::new(0.1, 0.5, 1.0), Quat::IDENTITY)),
@@ -860,13 +802,13 @@ mod tests {
         );
         assert_eq!(
             edits,
-            vec![Edit::Preview(Box::new(Edit::Pole {
+            vec![Edit::preview(PoseEdit::Pole {
                 limb: Limb::LeftLeg,
                 point: knee.center + Vec3::Z * 0.1
-            }))]
+            })]
         );
         let edits = grabber.update([&pinch(knee.center, 0.05), &idle], &[knee], &settings);
-        assert_eq!(edits.last(), Some(&Edit::EndGesture));
+        assert_eq!(edits.last(), Some(&Edit::Gesture(Gesture::End)));
         // Far: the pinch is 1 m from the knee, the aim ray points at it.
         let mut grabber = Grabber::default();
         let far = Vec3::new(0.1, 0.5, 1.0);
@@ -881,7 +823,7 @@ mod tests {
     #[test]
     fn closing_the_fingers_of_a_pinch_does_not_move_the_sphere() {
         let settings = Settings::default();
-        let foot = sphere(Handle::Target(Bone::LeftFoot), Vec3::new(0.1, 0.05, 0.0));
+        let foot = sphere(PoseHandle::Reach(Bone::LeftFoot), Vec3::new(0.1, 0.05, 0.0));
         let idle = HandInput::default();
         // The fingers close from a 19 mm gap to 9 mm while their midpoint drifts 2 cm.
         let tips = |gap: f32, mid: Vec3| HandInput {
@@ -907,10 +849,10 @@ mod tests {
         // (the gap holds still, so the pinch has settled)
         grabber.update([&tips(0.009, end), &idle], &[foot], &settings);
         let edits = grabber.update([&tips(0.009, moved), &idle], &[foot], &settings);
-        let Some(Edit::Preview(inner)) = edits.first() else {
+        let Some(Edit::Gesture(Gesture::Preview(inner))) = edits.first() else {
             panic!("{edits:?}")
         };
-        let Edit::Ik { target, .. } = **inner else {
+        let PoseEdit::Ik { target, .. } = *inner else {
             panic!("{inner:?}")
         };
         let expected = foot.center + Vec3::new(0.0, 0.15, 0.1);
@@ -922,7 +864,7 @@ mod tests {
             let mid = moved + Vec3::new(0.0, 0.02, -0.01) * k;
             let edits = grabber.update([&tips(gap, mid), &idle], &[foot], &settings);
             assert!(
-                edits.iter().all(|e| *e == Edit::EndGesture),
+                edits.iter().all(|e| *e == Edit::Gesture(Gesture::End)),
                 "frame {frame}: {edits:?}"
             );
         }
@@ -936,7 +878,7 @@ mod tests {
         let settings = editor.settings;
         let before = rig.world_pose(&editor.pose);
         let all = spheres(&rig, &editor.pose);
-        let hips = *all.iter().find(|s| s.handle == Handle::Hips).unwrap();
+        let hips = *all.iter().find(|s| s.handle == PoseHandle::Hips).unwrap();
         let mut grabber = Grabber::default();
         let idle = HandInput::default();
         for step in 0..=20 {

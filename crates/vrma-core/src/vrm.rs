@@ -4,7 +4,7 @@
 use glam::{Mat4, Quat, Vec3};
 use serde_json::Value;
 
-use super::LoadError;
+use super::Refusal;
 use super::glb;
 use super::humanoid::{ALL_BONES, BONE_COUNT, Bone};
 
@@ -105,7 +105,7 @@ pub fn vrm0_preset_to_vrm1(preset: &str) -> Option<&'static str> {
 
 /// Checks that every buffer view lies inside its buffer and every accessor inside its
 /// view, against the bytes actually present — before the renderer allocates anything.
-fn check_buffers(root: &Value, bin: Option<&[u8]>) -> Result<(), LoadError> {
+fn check_buffers(root: &Value, bin: Option<&[u8]>) -> Result<(), Refusal> {
     let empty = Vec::new();
     let buffers = field(root, "buffers")
         .and_then(Value::as_array)
@@ -118,14 +118,14 @@ fn check_buffers(root: &Value, bin: Option<&[u8]>) -> Result<(), LoadError> {
         let present = match (i, field(buffer, "uri")) {
             (0, None) => bin.map_or(0, <[u8]>::len),
             (_, Some(_)) => {
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "buffer {i}: external or embedded URIs are not supported in a .vrm"
                 )));
             }
             _ => 0,
         };
         if declared > present {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "buffer {i} declares {declared} bytes but the file holds {present}"
             )));
         }
@@ -163,14 +163,14 @@ fn field<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
     value.get(key).filter(|v| !v.is_null())
 }
 
-fn index_field(value: &Value, key: &str, what: &str, len: usize) -> Result<usize, LoadError> {
+fn index_field(value: &Value, key: &str, what: &str, len: usize) -> Result<usize, Refusal> {
     let raw =
-        field(value, key).ok_or_else(|| LoadError::new(format!("{what}: '{key}' is missing")))?;
+        field(value, key).ok_or_else(|| Refusal::new(format!("{what}: '{key}' is missing")))?;
     let index = raw
         .as_u64()
-        .ok_or_else(|| LoadError::new(format!("{what}: '{key}' must be a non-negative integer")))?;
+        .ok_or_else(|| Refusal::new(format!("{what}: '{key}' must be a non-negative integer")))?;
     if index as usize >= len || index > u32::MAX as u64 {
-        return Err(LoadError::new(format!(
+        return Err(Refusal::new(format!(
             "{what}: '{key}' {index} is out of range (there are {len})"
         )));
     }
@@ -178,17 +178,17 @@ fn index_field(value: &Value, key: &str, what: &str, len: usize) -> Result<usize
 }
 
 /// Reads N finite numbers; magnitudes beyond 1e12 are refused as unusable.
-fn floats<const N: usize>(value: &Value, what: &str) -> Result<[f32; N], LoadError> {
+fn floats<const N: usize>(value: &Value, what: &str) -> Result<[f32; N], Refusal> {
     let out = super::pose::read_floats::<N>(value, what)?;
     if out.iter().any(|x| x.abs() > 1e12) {
-        return Err(LoadError::new(format!(
+        return Err(Refusal::new(format!(
             "{what}: value is not a usable number (too large)"
         )));
     }
     Ok(out)
 }
 
-fn parse_node(index: usize, node: &Value, mesh_count: usize) -> Result<RawNode, LoadError> {
+fn parse_node(index: usize, node: &Value, mesh_count: usize) -> Result<RawNode, Refusal> {
     let what = format!("node {index}");
     let name = field(node, "name")
         .and_then(Value::as_str)
@@ -199,9 +199,7 @@ fn parse_node(index: usize, node: &Value, mesh_count: usize) -> Result<RawNode, 
         let m = floats::<16>(m, &format!("{what} matrix"))?;
         let (s, r, t) = Mat4::from_cols_array(&m).to_scale_rotation_translation();
         if !(s.is_finite() && r.is_finite() && t.is_finite()) {
-            return Err(LoadError::new(format!(
-                "{what}: matrix cannot be decomposed"
-            )));
+            return Err(Refusal::new(format!("{what}: matrix cannot be decomposed")));
         }
         (translation, rotation, scale) = (t, r.normalize(), s);
     }
@@ -211,7 +209,7 @@ fn parse_node(index: usize, node: &Value, mesh_count: usize) -> Result<RawNode, 
     if let Some(r) = field(node, "rotation") {
         let q = Quat::from_array(floats(r, &format!("{what} rotation"))?);
         if q.length() < 1e-6 {
-            return Err(LoadError::new(format!("{what}: rotation has zero length")));
+            return Err(Refusal::new(format!("{what}: rotation has zero length")));
         }
         rotation = q.normalize();
     }
@@ -233,7 +231,7 @@ fn parse_node(index: usize, node: &Value, mesh_count: usize) -> Result<RawNode, 
     })
 }
 
-pub(crate) fn parse_nodes(root: &Value, mesh_count: usize) -> Result<Vec<RawNode>, LoadError> {
+pub(crate) fn parse_nodes(root: &Value, mesh_count: usize) -> Result<Vec<RawNode>, Refusal> {
     let empty = Vec::new();
     let list = field(root, "nodes")
         .and_then(Value::as_array)
@@ -249,20 +247,20 @@ pub(crate) fn parse_nodes(root: &Value, mesh_count: usize) -> Result<Vec<RawNode
         };
         let children = children
             .as_array()
-            .ok_or_else(|| LoadError::new(format!("node {i}: 'children' must be an array")))?;
+            .ok_or_else(|| Refusal::new(format!("node {i}: 'children' must be an array")))?;
         for c in children {
             let c = c
                 .as_u64()
                 .map(|c| c as usize)
                 .filter(|&c| c < nodes.len())
                 .ok_or_else(|| {
-                    LoadError::new(format!(
+                    Refusal::new(format!(
                         "node {i}: child {c} is out of range (there are {} nodes)",
                         nodes.len()
                     ))
                 })?;
             if c == i || nodes[c].parent.is_some() {
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "node {c} has more than one parent (node hierarchy is not a tree)"
                 )));
             }
@@ -279,7 +277,7 @@ pub(crate) fn parse_nodes(root: &Value, mesh_count: usize) -> Result<Vec<RawNode
                 None => break,
             }
             if at == start {
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "node {start} is its own ancestor (cycle in children)"
                 )));
             }
@@ -291,12 +289,12 @@ pub(crate) fn parse_nodes(root: &Value, mesh_count: usize) -> Result<Vec<RawNode
 fn parse_vrm1_humanoid(
     ext: &Value,
     node_count: usize,
-) -> Result<[Option<usize>; BONE_COUNT], LoadError> {
+) -> Result<[Option<usize>; BONE_COUNT], Refusal> {
     let mut map = [None; BONE_COUNT];
     let bones = field(ext, "humanoid")
         .and_then(|h| field(h, "humanBones"))
         .and_then(Value::as_object)
-        .ok_or_else(|| LoadError::new("VRMC_vrm.humanoid.humanBones is missing"))?;
+        .ok_or_else(|| Refusal::new("VRMC_vrm.humanoid.humanBones is missing"))?;
     for (name, entry) in bones {
         let Some(bone) = Bone::from_name(name) else {
             continue; // unknown names are ignored, as three-vrm does
@@ -315,12 +313,12 @@ fn parse_vrm1_humanoid(
 fn parse_vrm0_humanoid(
     ext: &Value,
     node_count: usize,
-) -> Result<[Option<usize>; BONE_COUNT], LoadError> {
+) -> Result<[Option<usize>; BONE_COUNT], Refusal> {
     let mut map = [None; BONE_COUNT];
     let bones = field(ext, "humanoid")
         .and_then(|h| field(h, "humanBones"))
         .and_then(Value::as_array)
-        .ok_or_else(|| LoadError::new("VRM.humanoid.humanBones is missing"))?;
+        .ok_or_else(|| Refusal::new("VRM.humanoid.humanBones is missing"))?;
     for entry in bones {
         let Some(name) = field(entry, "bone").and_then(Value::as_str) else {
             continue;
@@ -335,7 +333,7 @@ fn parse_vrm0_humanoid(
             node_count,
         )?;
         if map[bone.index()].is_some() {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "humanoid bone '{name}' is mapped twice"
             )));
         }
@@ -344,7 +342,7 @@ fn parse_vrm0_humanoid(
     Ok(map)
 }
 
-fn parse_vrm1_expressions(ext: &Value, node_count: usize) -> Result<Vec<ExpressionDef>, LoadError> {
+fn parse_vrm1_expressions(ext: &Value, node_count: usize) -> Result<Vec<ExpressionDef>, Refusal> {
     let mut out = Vec::new();
     let Some(expressions) = field(ext, "expressions") else {
         return Ok(out);
@@ -397,7 +395,7 @@ fn parse_vrm0_expressions(
     ext: &Value,
     nodes: &[RawNode],
     mesh_count: usize,
-) -> Result<Vec<ExpressionDef>, LoadError> {
+) -> Result<Vec<ExpressionDef>, Refusal> {
     let mut out: Vec<ExpressionDef> = Vec::new();
     let Some(groups) = field(ext, "blendShapeMaster")
         .and_then(|m| field(m, "blendShapeGroups"))
@@ -475,19 +473,19 @@ fn mesh_morph_counts(root: &Value) -> Vec<usize> {
 
 impl Model {
     /// Parses a `.vrm` (GLB) file. Errors say what is wrong in one line.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Model, LoadError> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Model, Refusal> {
         let glb = glb::split(bytes)?;
         let root: Value = serde_json::from_slice(glb.json)
-            .map_err(|e| LoadError::new(format!("the glTF JSON is invalid: {e}")))?;
+            .map_err(|e| Refusal::new(format!("the glTF JSON is invalid: {e}")))?;
         let model = Model::from_json(&root)?;
         check_buffers(&root, glb.bin)?;
         Ok(model)
     }
 
     /// Builds a model from parsed glTF JSON.
-    pub fn from_json(root: &Value) -> Result<Model, LoadError> {
+    pub fn from_json(root: &Value) -> Result<Model, Refusal> {
         if !root.is_object() {
-            return Err(LoadError::new("the glTF JSON is not an object"));
+            return Err(Refusal::new("the glTF JSON is not an object"));
         }
         let mesh_counts = mesh_morph_counts(root);
         let nodes = parse_nodes(root, mesh_counts.len())?;
@@ -515,13 +513,13 @@ impl Model {
                 title,
             )
         } else {
-            return Err(LoadError::new(
+            return Err(Refusal::new(
                 "not a VRM: the glTF has neither a VRMC_vrm (VRM 1.0) nor a VRM (VRM 0.x) extension",
             ));
         };
         for bone in ALL_BONES {
             if bone.is_required() && humanoid[bone.index()].is_none() {
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "missing required humanoid bone '{bone}'"
                 )));
             }
@@ -529,7 +527,7 @@ impl Model {
         for (i, a) in ALL_BONES.iter().enumerate() {
             for b in &ALL_BONES[i + 1..] {
                 if humanoid[a.index()].is_some() && humanoid[a.index()] == humanoid[b.index()] {
-                    return Err(LoadError::new(format!(
+                    return Err(Refusal::new(format!(
                         "humanoid bones '{a}' and '{b}' are mapped to the same node"
                     )));
                 }

@@ -475,7 +475,7 @@ fn leave_vr(
     mut status: ResMut<VrStatus>,
 ) {
     if input.grabber.holding() {
-        edits.write(EditRequest(crate::core::edit::Edit::EndGesture));
+        edits.write(EditRequest(crate::core::edit::Edit::Gesture(Gesture::End)));
     }
     input.grabber = Grabber::default();
     for entity in spaces.iter().chain(spheres.iter()) {

@@ -6,12 +6,13 @@
 //! ratio of the target's to the source's rest hips height — as three-vrm-animation does.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 use glam::{Affine3A, Quat, Vec3};
 use serde_json::Value;
 
 use super::EXTENSION;
-use crate::LoadError;
+use crate::Refusal;
 use crate::accessors::GltfData;
 use crate::glb;
 use crate::humanoid::{ALL_BONES, Bone};
@@ -258,12 +259,12 @@ pub fn import_animation(
     kind: AnimationKind,
     target_hips_rest: Vec3,
     rate: Option<f32>,
-) -> Result<Imported, LoadError> {
+) -> Result<Imported, Refusal> {
     let split = glb::split(bytes)?;
     let root: Value = serde_json::from_slice(split.json)
-        .map_err(|e| LoadError::new(format!("the glTF JSON is invalid: {e}")))?;
+        .map_err(|e| Refusal::new(format!("the glTF JSON is invalid: {e}")))?;
     if !root.is_object() {
-        return Err(LoadError::new("the glTF JSON is not an object"));
+        return Err(Refusal::new("the glTF JSON is not an object"));
     }
     let nodes = parse_nodes(&root, usize::MAX)?;
     let data = GltfData {
@@ -282,7 +283,7 @@ pub fn import_animation(
                 .and_then(|h| h.get("humanBones"))
                 .and_then(Value::as_object)
                 .ok_or_else(|| {
-                    LoadError::new(format!("{EXTENSION}.humanoid.humanBones is missing"))
+                    Refusal::new(format!("{EXTENSION}.humanoid.humanBones is missing"))
                 })?;
             for (name, entry) in bones {
                 let node = entry
@@ -291,7 +292,7 @@ pub fn import_animation(
                     .map(|n| n as usize)
                     .filter(|&n| n < nodes.len());
                 let node = node.ok_or_else(|| {
-                    LoadError::new(format!(
+                    Refusal::new(format!(
                         "humanBones.{name}: node is missing or out of range"
                     ))
                 })?;
@@ -323,7 +324,7 @@ pub fn import_animation(
             }
         }
         None if kind == AnimationKind::Vrma => {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "not a VRM Animation: the {EXTENSION} extension is missing"
             )));
         }
@@ -336,7 +337,7 @@ pub fn import_animation(
         }
     }
     if !bone_node.contains_key(&Bone::Hips) {
-        return Err(LoadError::new(
+        return Err(Refusal::new(
             "no humanoid skeleton found: no 'hips' bone (expected VRM humanoid or Mixamo bone names)",
         ));
     }
@@ -346,7 +347,7 @@ pub fn import_animation(
         .get("animations")
         .and_then(Value::as_array)
         .and_then(|a| a.first())
-        .ok_or_else(|| LoadError::new("the file has no animation"))?;
+        .ok_or_else(|| Refusal::new("the file has no animation"))?;
     let empty = Vec::new();
     let samplers = animation
         .get("samplers")
@@ -362,14 +363,14 @@ pub fn import_animation(
         let what = format!("animation channel {ci}");
         let target = channel
             .get("target")
-            .ok_or_else(|| LoadError::new(format!("{what} has no target")))?;
+            .ok_or_else(|| Refusal::new(format!("{what} has no target")))?;
         let node = target
             .get("node")
             .and_then(Value::as_u64)
             .map(|n| n as usize)
-            .ok_or_else(|| LoadError::new(format!("{what} has no target node")))?;
+            .ok_or_else(|| Refusal::new(format!("{what} has no target node")))?;
         if node >= nodes.len() {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "{what}: target node {node} is out of range"
             )));
         }
@@ -377,7 +378,7 @@ pub fn import_animation(
         match path {
             "rotation" | "translation" => {}
             "scale" if kind == AnimationKind::Vrma => {
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "{what} animates scale, which VRMA does not allow"
                 )));
             }
@@ -388,7 +389,7 @@ pub fn import_animation(
                 continue;
             }
             other => {
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "{what}: unknown target path '{other}'"
                 )));
             }
@@ -404,7 +405,7 @@ pub fn import_animation(
             .map(|s| s as usize);
         let sampler = sampler_index
             .and_then(|s| samplers.get(s))
-            .ok_or_else(|| LoadError::new(format!("{what}: sampler is missing or out of range")))?;
+            .ok_or_else(|| Refusal::new(format!("{what}: sampler is missing or out of range")))?;
         let interpolation = match sampler
             .get("interpolation")
             .and_then(Value::as_str)
@@ -414,7 +415,7 @@ pub fn import_animation(
             "STEP" => Interpolation::Step,
             "CUBICSPLINE" => Interpolation::Cubic,
             other => {
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "{what}: unknown interpolation '{other}'"
                 )));
             }
@@ -428,7 +429,7 @@ pub fn import_animation(
             .and_then(Value::as_u64)
             .map(|i| i as usize);
         let (Some(input), Some(output)) = (input, output) else {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "{what}: sampler input or output is missing"
             )));
         };
@@ -444,7 +445,7 @@ pub fn import_animation(
             || values.len() != times.len() * per_key * width
             || times.is_empty()
         {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "{what}: {} keyframe times but {} {path} values",
                 times.len(),
                 values.len() / width.max(1)
@@ -453,13 +454,13 @@ pub fn import_animation(
         if times.windows(2).any(|w| w[1] < w[0])
             || times.iter().any(|t| !(0.0..=MAX_TIME).contains(t))
         {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "{what}: keyframe times must be increasing, from 0 to {MAX_TIME} s"
             )));
         }
         // Values far beyond any pose (or NaN) would poison every blend they touch.
         if let Some(v) = values.iter().find(|v| !v.is_finite() || v.abs() > 1e6) {
-            return Err(LoadError::new(format!(
+            return Err(Refusal::new(format!(
                 "{what}: {path} value {v} is not a usable number"
             )));
         }
@@ -468,9 +469,7 @@ pub fn import_animation(
                 .chunks(4)
                 .any(|q| Quat::from_slice(q).length() < 1e-6)
         {
-            return Err(LoadError::new(format!(
-                "{what}: a rotation has zero length"
-            )));
+            return Err(Refusal::new(format!("{what}: a rotation has zero length")));
         }
         let track = Track {
             times,
@@ -485,7 +484,7 @@ pub fn import_animation(
         }
     }
     if rotations.is_empty() && translations.is_empty() {
-        return Err(LoadError::new(
+        return Err(Refusal::new(
             "the animation has no channels on humanoid bones",
         ));
     }
@@ -543,7 +542,7 @@ pub fn import_animation(
             let normalized =
                 (parent * local.normalize() * rotation_of(&world[node]).inverse()).normalize();
             if !normalized.is_finite() {
-                return Err(LoadError::new(format!(
+                return Err(Refusal::new(format!(
                     "{}: its rest transform cannot be inverted (zero scale?)",
                     bone.name()
                 )));
@@ -559,7 +558,7 @@ pub fn import_animation(
             .hips
             .is_some_and(|h| !h.is_finite() || h.abs().max_element() > 1e4)
         {
-            return Err(LoadError::new(
+            return Err(Refusal::new(
                 "the hips move further than 10 km: the clip's units or rest pose are unusable",
             ));
         }
@@ -584,6 +583,40 @@ pub fn import_animation(
         source_times,
         warnings,
     })
+}
+
+/// Reads an animation file and the external buffers a .gltf names beside it.
+pub fn read_animation_file(path: &Path) -> Result<(Vec<u8>, Vec<Vec<u8>>), Refusal> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| Refusal::new(format!("cannot read {}: {e}", path.display())))?;
+    let mut external = Vec::new();
+    if bytes.iter().copied().find(|b| !b.is_ascii_whitespace()) == Some(b'{') {
+        let root: Value = serde_json::from_slice(&bytes).map_err(|e| {
+            Refusal::new(format!("{}: the glTF JSON is invalid: {e}", path.display()))
+        })?;
+        for buffer in root
+            .get("buffers")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(uri) = buffer.get("uri").and_then(Value::as_str) else {
+                continue;
+            };
+            if uri.starts_with("data:") || uri.contains("://") || uri.contains("..") {
+                return Err(Refusal::new(format!(
+                    "{}: buffer '{uri}' cannot be read (use a .glb)",
+                    path.display()
+                )));
+            }
+            let file = path.parent().unwrap_or(Path::new(".")).join(uri);
+            external.push(
+                std::fs::read(&file)
+                    .map_err(|e| Refusal::new(format!("cannot read {}: {e}", file.display())))?,
+            );
+        }
+    }
+    Ok((bytes, external))
 }
 
 #[cfg(test)]

@@ -1,0 +1,113 @@
+//! The cost of one edit and of the undo history on a long timeline (issue 13): one pose
+//! edit on a 2,000-key project (write-back into the key at the playhead plus its undo
+//! step), and the memory 80 steps of history hold on it.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use glam::{EulerRot, Quat, Vec3};
+use vrma_core::edit::{Edit, Editor, KeyEdit, PoseEdit};
+use vrma_core::humanoid::{ALL_BONES, Bone};
+use vrma_core::mannequin::{self, MannequinVariant};
+use vrma_core::pose::Pose;
+use vrma_core::timeline::{FPS, Timeline};
+
+/// Counts the bytes alive on the heap, for the history's memory figure.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+const KEYS: usize = 2000;
+
+/// A pose with every bone rotated, the hips moved and two expressions.
+fn full_pose(seed: f32) -> Pose {
+    let mut pose = Pose::default();
+    for (i, bone) in ALL_BONES.iter().enumerate().filter(|(_, b)| !b.is_eye()) {
+        let a = seed + i as f32 * 0.1;
+        pose.set_rotation(
+            *bone,
+            Quat::from_euler(EulerRot::YXZ, a.sin() * 0.5, a.cos() * 0.4, 0.2),
+        );
+    }
+    pose.hips = Some(Vec3::new(seed.sin() * 0.1, 0.9, 0.0));
+    pose.expressions.insert("happy".into(), seed.sin().abs());
+    pose.expressions.insert("aa".into(), seed.cos().abs());
+    pose
+}
+
+/// An editor on the mannequin with a 2,000-key timeline, the playhead on a key.
+fn long_project() -> Editor {
+    let rig = vrma_core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
+    let mut editor = Editor::new(rig);
+    let mut timeline = Timeline::default();
+    for i in 0..KEYS {
+        timeline.set_key(i as f32 / FPS, full_pose(i as f32));
+    }
+    editor
+        .apply(KeyEdit::Replace(Box::new(timeline)).into())
+        .unwrap();
+    editor.apply(Edit::Seek(1000.0 / FPS)).unwrap();
+    editor
+}
+
+fn spine(i: usize) -> Edit {
+    PoseEdit::Rotate {
+        bone: Bone::Spine,
+        rotation: Quat::from_rotation_y((i % 100) as f32 * 0.01),
+    }
+    .into()
+}
+
+fn bench(c: &mut Criterion) {
+    let before = LIVE.load(Ordering::Relaxed);
+    let mut editor = long_project();
+    let project = LIVE.load(Ordering::Relaxed) - before;
+    for i in 0..80 {
+        editor.apply(spine(i)).unwrap();
+    }
+    let history = LIVE.load(Ordering::Relaxed) - before - project;
+    println!(
+        "memory: the 2,000-key project {:.1} MB; 80 undo steps on it {:.1} MB more",
+        project as f64 / 1e6,
+        history as f64 / 1e6
+    );
+    let mut i = 0;
+    c.bench_function(
+        "one pose edit on a 2,000-key project (80 steps of history)",
+        |b| {
+            b.iter(|| {
+                i += 1;
+                black_box(editor.apply(spine(i)).unwrap())
+            })
+        },
+    );
+    c.bench_function("undo + redo on a 2,000-key project", |b| {
+        b.iter(|| {
+            editor.apply(Edit::Undo).unwrap();
+            black_box(editor.apply(Edit::Redo).unwrap())
+        })
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20).measurement_time(std::time::Duration::from_secs(4));
+    targets = bench
+}
+criterion_main!(benches);
