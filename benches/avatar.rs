@@ -10,11 +10,10 @@ use std::path::PathBuf;
 use bevy::math::Vec3;
 use bevy::prelude::*;
 use criterion::{Criterion, criterion_group, criterion_main};
-use vrma_maker::app::model::Avatar;
-use vrma_maker::app::session::{EditRequest, Session};
+use vrma_maker::app::session::{Avatar, EditRequest, Session};
 use vrma_maker::app::{Launch, build_headless};
 use vrma_maker::core::display::{self, DeviceLimits};
-use vrma_maker::core::edit::Edit;
+use vrma_maker::core::edit::{Edit, PoseEdit};
 use vrma_maker::core::humanoid::Bone;
 use vrma_maker::core::mannequin::MannequinVariant;
 use vrma_maker::core::test_avatar::{TestAvatarSpec, build};
@@ -114,11 +113,11 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             step += 1;
             let wobble = (step as f32 * 0.1).sin() * 0.05;
-            let edit = Edit::Pose(PoseEdit::Ik {
+            let edit = PoseEdit::Ik {
                 end: Bone::LeftHand,
                 target: Vec3::new(0.55, 1.2 + wobble, 0.2),
                 keep_angle: true,
-            });
+            };
             app.world_mut()
                 .write_message(EditRequest(Edit::preview(edit)));
             app.update();

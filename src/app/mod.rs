@@ -1,58 +1,35 @@
-//! The editor window: one Bevy plugin per concern, talking to the core through
-//! [`session::Session`] (the one [`crate::core::edit::Editor`]) and the
-//! [`session::EditRequest`] message — the same edit path the CLI uses.
+//! The editor window as feature folders on one foundation. [`session`] holds the one
+//! core [`crate::core::edit::Editor`] and the messages features talk through; each
+//! feature folder is one plugin and imports no other feature (ARCHITECTURE.md, checked
+//! by `tests/it/layout.rs`). The app is assembled here only: the window, the headless
+//! app tests drive, and the windowless still renderer differ in the plugins they add.
 
-pub mod autosave;
-pub mod close_guard;
+pub mod avatar;
+pub mod dev;
 pub mod files;
-pub mod key_thumbnails;
-pub mod library_panel;
-pub mod markers;
-pub mod model;
-pub mod panels;
-pub mod posing;
-pub mod screenshot;
+pub mod library;
+pub mod render;
 pub mod session;
-pub mod shortcuts;
-pub mod still;
-pub mod timeline_panel;
+pub mod timeline;
+pub mod ui;
 pub mod viewport;
 pub mod vr;
-pub mod vrma_files;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
+use bevy::app::ScheduleRunnerPlugin;
 use bevy::prelude::*;
-use bevy::window::WindowResolution;
+use bevy::render::RenderPlugin;
+use bevy::window::{ExitCondition, WindowResolution};
+use bevy::winit::WinitPlugin;
 use bevy_egui::EguiPlugin;
 
-/// What the window was started with.
-#[derive(Resource, Clone, Debug, Default)]
-pub struct Launch {
-    /// A model to open instead of the mannequin.
-    pub file: Option<PathBuf>,
-    /// Testing: save a screenshot of the window here once the model shows, then exit.
-    pub screenshot: Option<PathBuf>,
-    /// Testing: quit after this many seconds.
-    pub exit_after: Option<f32>,
-    /// Testing: save the project as it stands at exit here.
-    pub save_on_exit: Option<PathBuf>,
-    /// Testing: the bone selected at start.
-    pub select: Option<String>,
-    /// Testing: export a PNG through the window's path once the model shows.
-    pub export_png: Option<PathBuf>,
-    /// Testing: save the pose to the library once the model shows.
-    pub library_save: Option<String>,
-    /// Start playing once the model shows.
-    pub play: bool,
-    /// Testing: accept the recovery offer at once.
-    pub recover: bool,
-    /// Start in VR (`--vr`).
-    pub vr: bool,
-    /// One Euro filter settings for hand tracking (`--one-euro`).
-    pub one_euro: Option<crate::core::vr::OneEuroParams>,
-}
+use crate::core::framing::CameraPreset;
+use crate::core::pose::Pose;
+pub use session::Launch;
+use session::{StillRequest, StillView};
 
 /// Opens the editor window. Returns when the window closes.
 pub fn run(launch: Launch) -> ExitCode {
@@ -72,13 +49,26 @@ pub fn run(launch: Launch) -> ExitCode {
     }
 }
 
-/// Builds the application (also used by tests that drive it).
-pub fn build_app(launch: Launch) -> App {
+/// The foundation, the avatar and the launch options every kind of app starts from.
+/// The `mem://` asset source must exist before Bevy's asset plugin, so this comes first.
+fn begin(launch: Launch) -> (App, avatar::MemoryAssets) {
     let mut app = App::new();
+    let memory = avatar::register_memory_source(&mut app);
+    app.insert_resource(launch);
+    (app, avatar::MemoryAssets(memory))
+}
+
+fn add_editor(app: &mut App, memory: avatar::MemoryAssets) {
+    app.insert_resource(memory);
+    app.add_plugins((session::plugin, avatar::plugin));
+}
+
+/// The editor window (also used by tests that drive it).
+pub fn build_app(launch: Launch) -> App {
+    let (mut app, memory) = begin(launch);
     // An ECS command or system error is logged, never a crash: e.g. leaving VR despawns
     // the headset cameras while the renderer may still have commands queued for them.
     app.set_error_handler(bevy::ecs::error::warn);
-    let memory = model::register_memory_source(&mut app);
     let plugins = DefaultPlugins
         .set(WindowPlugin {
             primary_window: Some(Window {
@@ -96,39 +86,29 @@ pub fn build_app(launch: Launch) -> App {
         });
     vr::add_default_plugins(&mut app, plugins);
     app.add_plugins(EguiPlugin::default());
-    app.insert_resource(model::MemoryAssets(memory));
-    app.insert_resource(launch);
+    add_editor(&mut app, memory);
     app.add_plugins((
-        session::plugin,
-        model::plugin,
+        session::ui_plugin,
         viewport::plugin,
-        markers::plugin,
-        panels::plugin,
+        ui::plugin,
+        timeline::plugin,
+        library::plugin,
         files::plugin,
-        screenshot::plugin,
-    ));
-    app.add_plugins((
-        timeline_panel::plugin,
-        shortcuts::plugin,
-        close_guard::plugin,
-        vrma_files::plugin,
-        posing::plugin,
-        still::plugin,
-        library_panel::plugin,
-        key_thumbnails::plugin,
-        autosave::plugin,
+        files::window_plugin,
+        render::plugin,
+        render::thumbnails_plugin,
+        render::report_in_window,
         vr::plugin,
+        dev::plugin,
     ));
-    app.add_systems(Update, (still::report_stills, session::play_at_start));
     app
 }
 
 /// The app without a window or GPU: Bevy's asset, glTF, mesh, image and transform
-/// plugins with the session, model, files, close-guard and VRMA plugins. Tests and
-/// benchmarks drive the real loading and edit path through it.
+/// plugins with the foundation, the avatar and files. Tests and benchmarks drive the
+/// real loading and edit path through it.
 pub fn build_headless(launch: Launch) -> App {
-    let mut app = App::new();
-    let memory = model::register_memory_source(&mut app);
+    let (mut app, memory) = begin(launch);
     app.add_plugins((
         MinimalPlugins,
         AssetPlugin::default(),
@@ -141,22 +121,69 @@ pub fn build_headless(launch: Launch) -> App {
     ));
     app.add_message::<FileDragAndDrop>();
     app.add_message::<bevy::window::WindowCloseRequested>();
-    app.insert_resource(model::MemoryAssets(memory));
-    app.insert_resource(launch);
-    app.add_plugins((
-        session::plugin,
-        model::plugin,
-        files::plugin,
-        close_guard::plugin,
-        vrma_files::plugin,
-    ));
+    add_editor(&mut app, memory);
+    app.add_plugins(files::plugin);
     app.finish();
     app.cleanup();
     app
 }
 
+/// Renders one transparent still without a window (`vrma-maker render-png`): the model
+/// file, a pose (or the rest pose), the size, the camera preset and the PNG to write.
+pub fn render_still(
+    model: PathBuf,
+    pose: Option<Pose>,
+    size: UVec2,
+    camera: CameraPreset,
+    output: PathBuf,
+) -> Result<(), String> {
+    install_friendly_panic_hook();
+    let (mut app, memory) = begin(Launch {
+        file: Some(model),
+        ..default()
+    });
+    app.add_plugins((
+        DefaultPlugins
+            .set(WindowPlugin {
+                primary_window: None,
+                exit_condition: ExitCondition::DontExit,
+                ..default()
+            })
+            .set(RenderPlugin {
+                synchronous_pipeline_compilation: true,
+                ..default()
+            })
+            .set(bevy::log::LogPlugin {
+                // The CLI reports failures itself, in one line.
+                filter: "off".into(),
+                ..default()
+            })
+            .disable::<WinitPlugin>(),
+        ScheduleRunnerPlugin::run_loop(Duration::from_millis(2)),
+    ));
+    add_editor(&mut app, memory);
+    app.add_plugins(render::plugin);
+    let outcome = render::StillOutcome::default();
+    let request = StillRequest {
+        size,
+        view: StillView::Preset(camera),
+        output,
+    };
+    render::one_still_plugin(&mut app, pose, request, outcome.clone());
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| app.run()));
+    if ran.is_err() {
+        return Err("rendering failed (see the message above)".into());
+    }
+    let result = outcome.lock().ok().and_then(|mut o| o.take());
+    match result {
+        Some(Ok(_)) => Ok(()),
+        Some(Err(e)) => Err(e),
+        None => Err("the model could not be shown".into()),
+    }
+}
+
 /// Bevy panics when there is no Vulkan driver or no display; say what to install instead.
-pub(crate) fn install_friendly_panic_hook() {
+fn install_friendly_panic_hook() {
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let msg = info

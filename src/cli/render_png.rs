@@ -6,7 +6,6 @@ use std::path::Path;
 use bevy::math::UVec2;
 use serde_json::{Value, json};
 
-use crate::app::still::{StillRequest, StillView, render_headless};
 use crate::core::Refusal;
 use crate::core::framing::CameraPreset;
 use crate::core::pose::Pose;
@@ -75,13 +74,14 @@ pub fn run(
             ));
         }
     };
-    let request = StillRequest {
+    crate::app::render_still(
+        model.to_path_buf(),
+        Some(still_pose),
         size,
-        view: StillView::Preset(preset),
-        output: output.to_path_buf(),
-        ..Default::default()
-    };
-    render_headless(model.to_path_buf(), Some(still_pose), request).map_err(Refusal::new)?;
+        preset,
+        output.to_path_buf(),
+    )
+    .map_err(Refusal::new)?;
     Ok(
         json!({"output": output.display().to_string(), "width": size.x, "height": size.y, "camera": camera}),
     )

@@ -3,6 +3,7 @@
 pub mod accessors;
 pub mod display;
 pub mod edit;
+pub mod export;
 pub mod expressions;
 pub mod framing;
 pub mod glb;

@@ -223,6 +223,20 @@ fn type_name(v: &Value) -> &'static str {
     }
 }
 
+/// A JSON file with keys (or fps / playhead) is a project; other JSON is a pose. A file
+/// that cannot be read is not a project (the pose reader then says what is wrong).
+pub fn is_project_file(path: &std::path::Path) -> bool {
+    if !path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    {
+        return false;
+    }
+    crate::read_json(path).is_ok_and(|value| {
+        value.get("keys").is_some() || value.get("fps").is_some() || value.get("playhead").is_some()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,4 +1,4 @@
-//! VR mode (SPEC §10). What every build has: the [`VrStatus`] the menu and the window
+//! VR mode (SPEC §10). What every build has: the `VrStatus` the menu and the window
 //! read, and the answer when VR cannot start. The OpenXR session itself, its input and
 //! the spheres are in [`openxr_mode`], compiled with the `xr` cargo feature. All the
 //! rules (grabbing, following, buttons, sticks, smoothing) are in `core::vr`.
@@ -9,28 +9,12 @@ pub mod openxr_mode;
 use bevy::app::PluginGroupBuilder;
 use bevy::prelude::*;
 
-use super::Launch;
-use super::session::Banner;
-
-/// Where VR stands, for the menu, the window and the exit path.
-#[derive(Resource, Debug, Default)]
-pub struct VrStatus {
-    /// The user asked to be in VR (`--vr`, or View ▸ Enter VR).
-    pub wanted: bool,
-    /// A session is running (the headset shows the scene).
-    pub running: bool,
-    /// The runtime gave the session input focus.
-    pub focused: bool,
-    /// Why VR cannot start here (no runtime, no headset, or a build without `xr`).
-    pub unavailable: Option<String>,
-    /// What the OpenXR runtime offers, when there is one (logged at start).
-    pub runtime: Option<String>,
-}
+use super::session::{Banner, EditorSet, Launch, VrStatus};
 
 /// Adds Bevy's default plugins and decides whether VR can start here. With the `xr`
 /// feature and an OpenXR runtime, OpenXR creates the renderer (the session itself starts
 /// only when VR is wanted); otherwise [`VrStatus::unavailable`] says why not.
-pub fn add_default_plugins(app: &mut App, defaults: PluginGroupBuilder) {
+pub(super) fn add_default_plugins(app: &mut App, defaults: PluginGroupBuilder) {
     let mut status = VrStatus::default();
     #[cfg(feature = "xr")]
     let defaults = {
@@ -50,16 +34,15 @@ pub fn add_default_plugins(app: &mut App, defaults: PluginGroupBuilder) {
     app.insert_resource(status);
 }
 
-pub fn plugin(app: &mut App) {
-    app.init_resource::<VrStatus>();
+pub(super) fn plugin(app: &mut App) {
     app.add_systems(Startup, want_vr_at_start)
-        .add_systems(Update, explain_when_unavailable);
+        .add_systems(Update, explain_when_unavailable.in_set(EditorSet::Input));
     #[cfg(feature = "xr")]
     openxr_mode::plugin(app);
 }
 
-fn want_vr_at_start(launch: Option<Res<Launch>>, mut status: ResMut<VrStatus>) {
-    if launch.is_some_and(|l| l.vr) {
+fn want_vr_at_start(launch: Res<Launch>, mut status: ResMut<VrStatus>) {
+    if launch.vr {
         status.wanted = true;
     }
 }

@@ -28,20 +28,16 @@ use bevy_mod_xr::session::{
 };
 use bevy_mod_xr::spaces::XrSpaceLocationFlags;
 
-use super::VrStatus;
-use crate::app::Launch;
-use crate::app::key_thumbnails::KeyThumbnails;
-use crate::app::markers::MarkersVisible;
-use crate::app::screenshot::ExitGate;
-use crate::app::session::{EditRequest, Session, apply_edits};
+use crate::app::session::{
+    EditRequest, EditorSet, ExitGate, Launch, MarkersVisible, Session, Thumbnails, VR_LAYER,
+    VrStatus,
+};
+use crate::core::edit::{Edit, Gesture};
 use crate::core::vr::{
     Buttons, Grabber, HandInput, OneEuroParams, OneEuroVec3, Pointer, button_commands, scrub_step,
     spheres, walk_step,
 };
 
-/// Render layer of the spheres and lasers: only the headset's cameras see it, so they
-/// never reach the desktop view, stills or thumbnails.
-pub const VR_LAYER: usize = 3;
 /// The player stands this far in front of the avatar.
 const PLAYER_DISTANCE: f32 = 2.0;
 
@@ -146,9 +142,9 @@ struct ControllerSpace {
     aim: bool,
 }
 
-/// A sphere's mesh (index into `core::vr::HANDLES` order as spawned).
+/// A sphere's mesh (one per movable handle of the handle table).
 #[derive(Component)]
-struct SphereMesh(crate::core::vr::Handle);
+struct SphereMesh(crate::core::handle::PoseHandle);
 
 /// Lasers and held-sphere outlines.
 #[derive(Default, Reflect, GizmoConfigGroup)]
@@ -210,8 +206,10 @@ pub fn plugin(app: &mut App) {
             (
                 drive_session,
                 see_vr_layer,
-                vr_input.run_if(openxr_session_running).before(apply_edits),
-                place_spheres.after(apply_edits),
+                vr_input
+                    .run_if(openxr_session_running)
+                    .in_set(EditorSet::Input),
+                place_spheres.after(EditorSet::Edit),
             ),
         );
 }
@@ -416,7 +414,7 @@ fn enter_vr(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
     mut markers: ResMut<MarkersVisible>,
-    mut thumbnails: ResMut<KeyThumbnails>,
+    mut thumbnails: ResMut<Thumbnails>,
     mut input: ResMut<VrInput>,
 ) {
     let (Some(actions), Some(session)) = (actions, session) else {
@@ -436,11 +434,11 @@ fn enter_vr(
     for mut transform in &mut root {
         *transform = Transform::from_xyz(0.0, 0.0, PLAYER_DISTANCE);
     }
-    for handle in crate::core::vr::HANDLES {
+    for handle in crate::core::handle::MOVABLE_HANDLES {
         let [r, g, b] = handle.colour();
         commands.spawn((
             SphereMesh(handle),
-            Mesh3d(meshes.add(Sphere::new(handle.radius()))),
+            Mesh3d(meshes.add(Sphere::new(handle.sphere_radius()))),
             MeshMaterial3d(materials.add(StandardMaterial {
                 base_color: Color::linear_rgba(r, g, b, 0.55),
                 emissive: LinearRgba::rgb(r * 0.6, g * 0.6, b * 0.6),
@@ -469,13 +467,13 @@ fn leave_vr(
     spaces: Query<Entity, With<ControllerSpace>>,
     spheres: Query<Entity, With<SphereMesh>>,
     mut markers: ResMut<MarkersVisible>,
-    mut thumbnails: ResMut<KeyThumbnails>,
+    mut thumbnails: ResMut<Thumbnails>,
     mut input: ResMut<VrInput>,
     mut edits: MessageWriter<EditRequest>,
     mut status: ResMut<VrStatus>,
 ) {
     if input.grabber.holding() {
-        edits.write(EditRequest(crate::core::edit::Edit::Gesture(Gesture::End)));
+        edits.write(EditRequest(Edit::Gesture(Gesture::End)));
     }
     input.grabber = Grabber::default();
     for entity in spaces.iter().chain(spheres.iter()) {
@@ -650,7 +648,7 @@ fn vr_input(
     root.translation += step;
     let scrub = scrub_step(stick(&actions.stick[1]), dt);
     if scrub != 0.0 && !session.editor.playing {
-        edits.write(EditRequest(crate::core::edit::Edit::Seek(
+        edits.write(EditRequest(Edit::Seek(
             (session.editor.playhead + scrub).max(0.0),
         )));
     }

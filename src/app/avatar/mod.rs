@@ -1,0 +1,713 @@
+//! The avatar: loading a model (file, dialog, drag-and-drop, the built-in mannequin)
+//! off the main thread, spawning it, falling back when the GPU cannot draw it, and
+//! driving its raw skeleton and morph targets from the normalized pose.
+//!
+//! A file is parsed by the core first; only a valid VRM reaches Bevy's glTF loader, and
+//! the current model stays on screen until the new one is fully spawned.
+
+use std::f32::consts::PI;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use bevy::asset::io::memory::Dir;
+use bevy::asset::{RecursiveDependencyLoadState, RenderAssetUsages};
+use bevy::gltf::GltfLoaderSettings;
+use bevy::gltf::extensions::{
+    ErasedGltfExtensionHandler, GltfExtensionHandler, GltfExtensionHandlers,
+};
+use bevy::prelude::*;
+use bevy::render::RenderApp;
+use bevy::render::error_handler::{RenderError, RenderErrorHandler, RenderErrorPolicy};
+use bevy::render::mesh::allocator::MeshAllocatorSettings;
+use bevy::render::renderer::RenderDevice;
+use bevy::render::slab_allocator::SlabAllocatorSettings;
+use bevy::world_serialization::WorldInstanceReady;
+
+use super::session::{
+    Avatar, AvatarShown, Banner, EditorSet, GltfNodeIndex, Job, Launch, LoadModel, ModelSource,
+    SaveRecoveryNow, Selection, Session, StartupSet, node_entities, pose_instance,
+};
+use crate::core::display::{self, DeviceLimits, DisplayModel, MorphRoutes};
+use crate::core::edit::Editor;
+use crate::core::mannequin::{self, MannequinVariant};
+use crate::core::project::{Project, is_project_file};
+use crate::core::vrm::VrmVersion;
+
+/// Registers the `mem://` asset source; must run before the AssetPlugin is added.
+/// Models (and the generated mannequin) reach Bevy's glTF loader from bytes the core has
+/// already validated.
+pub fn register_memory_source(app: &mut App) -> Dir {
+    let memory = Dir::default();
+    let reader_root = memory.clone();
+    app.register_asset_source(
+        "mem",
+        bevy::asset::io::AssetSourceBuilder::new(move || {
+            Box::new(bevy::asset::io::memory::MemoryAssetReader {
+                root: reader_root.clone(),
+            })
+        }),
+    );
+    memory
+}
+
+/// Bytes handed to Bevy's asset server under `mem://`.
+#[derive(Resource, Clone)]
+pub struct MemoryAssets(pub Dir);
+
+/// A model being spawned; it replaces the current one when ready.
+#[derive(Component)]
+struct PendingAvatar {
+    editor: Option<Editor>,
+    path: Option<PathBuf>,
+    project_path: Option<PathBuf>,
+    /// Carry the keys, pose and history over to the new model (poses are normalized,
+    /// so they mean the same on any model).
+    keep_work: bool,
+    gltf: Handle<Gltf>,
+    file: String,
+    timings: LoadTimings,
+    node_count: usize,
+    routes: Arc<MorphRoutes>,
+}
+
+/// Where the time to open a model went (logged, and read by `scripts/bench`).
+#[derive(Clone, Copy, Debug, Default)]
+struct LoadTimings {
+    started: Option<std::time::Instant>,
+    /// Reading the file and checking it in the core.
+    parse_ms: f64,
+    /// Making the renderer's copy (compaction, texture checks and downscaling).
+    display_ms: f64,
+    /// From handing the bytes to Bevy to its scene existing (decoding textures, meshes).
+    bevy_ms: f64,
+}
+
+/// The avatar that was on screen before the newest one, kept hidden for a few seconds:
+/// if the GPU refuses to draw the new one, this one (and the session that went with it)
+/// comes back.
+#[derive(Component)]
+struct Retired {
+    session: Option<Session>,
+    nodes: Vec<Option<Entity>>,
+    routes: Arc<MorphRoutes>,
+    /// The work moved to the new model and must move back.
+    work_moved: bool,
+    until: f64,
+}
+
+/// How long a replaced avatar is kept to fall back on (real seconds).
+const FALLBACK_SECS: f64 = 4.0;
+
+/// A model being read and prepared on a worker thread.
+struct Opening {
+    job: Job<Result<(Prepared, DisplayModel, LoadTimings), String>>,
+    source: ModelSource,
+}
+
+/// The model being read; a newer request replaces it.
+#[derive(Resource, Default)]
+struct OpeningJob(Option<Opening>);
+
+/// Render errors reported by wgpu since the app last looked (see [`on_render_error`]).
+#[derive(Resource, Default, Debug)]
+pub struct RenderFailures {
+    pub new: Vec<String>,
+}
+
+/// Set by the observer when the glTF scene instance exists.
+#[derive(Component)]
+struct SceneReady;
+
+#[derive(Clone)]
+struct NodeIndexHook;
+
+impl GltfExtensionHandler for NodeIndexHook {
+    fn dyn_clone(&self) -> Box<dyn ErasedGltfExtensionHandler> {
+        Box::new(self.clone())
+    }
+
+    fn on_gltf_node(
+        &mut self,
+        _load_context: &mut bevy::asset::LoadContext<'_>,
+        gltf_node: &gltf::Node,
+        entity: &mut EntityWorldMut,
+    ) {
+        entity.insert(GltfNodeIndex(gltf_node.index()));
+    }
+}
+
+pub(super) fn plugin(app: &mut App) {
+    contain_render_errors(app);
+    app.init_resource::<OpeningJob>()
+        .add_systems(Startup, load_initial_model.in_set(StartupSet::OpenModel))
+        .add_systems(
+            Update,
+            (
+                start_loading,
+                spawn_prepared,
+                watch_failures,
+                finish_loading,
+                take_back_undrawable_model,
+                drop_retired_avatars,
+            )
+                .chain()
+                .in_set(EditorSet::Input),
+        )
+        .add_systems(
+            PostUpdate,
+            drive_skeleton.before(bevy::transform::TransformSystems::Propagate),
+        )
+        .add_observer(|ready: On<WorldInstanceReady>, mut commands: Commands| {
+            if let Ok(mut e) = commands.get_entity(ready.entity) {
+                e.insert(SceneReady);
+            }
+        });
+    if let Some(handlers) = app.world().get_resource::<GltfExtensionHandlers>() {
+        handlers.0.write_blocking().push(Box::new(NodeIndexHook));
+    }
+}
+
+fn load_initial_model(launch: Res<Launch>, mut load: MessageWriter<LoadModel>) {
+    load.write(LoadModel(match &launch.file {
+        Some(path) if is_project_file(path) => ModelSource::Project(path.clone()),
+        Some(path) => ModelSource::File(path.clone()),
+        None => ModelSource::Mannequin,
+    }));
+}
+
+/// Reads and validates a model file through the core.
+pub fn read_model(path: &Path) -> Result<(Vec<u8>, Editor), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("Cannot open {}: {e}", path.display()))?;
+    let rig = crate::core::rig_from_bytes(&bytes)
+        .map_err(|e| format!("Cannot open {}: {e}", path.display()))?;
+    Ok((bytes, Editor::new(rig)))
+}
+
+/// A model (and maybe a project) read and validated, ready to spawn.
+struct Prepared {
+    bytes: Vec<u8>,
+    editor: Editor,
+    model_path: Option<PathBuf>,
+    /// `Some` when a project was opened: it replaces the current work.
+    project_path: Option<PathBuf>,
+    warnings: Vec<String>,
+}
+
+fn mannequin_editor() -> (Vec<u8>, Editor) {
+    let bytes = mannequin::build(MannequinVariant::Vrm1);
+    let rig = crate::core::rig_from_bytes(&bytes).expect("the mannequin is valid");
+    (bytes, Editor::new(rig))
+}
+
+fn prepare(source: &ModelSource) -> Result<Prepared, String> {
+    match source {
+        ModelSource::Mannequin => {
+            let (bytes, editor) = mannequin_editor();
+            Ok(Prepared {
+                bytes,
+                editor,
+                model_path: None,
+                project_path: None,
+                warnings: Vec::new(),
+            })
+        }
+        ModelSource::File(path) => {
+            let (bytes, editor) = read_model(path)?;
+            Ok(Prepared {
+                bytes,
+                editor,
+                model_path: Some(path.clone()),
+                project_path: None,
+                warnings: Vec::new(),
+            })
+        }
+        ModelSource::Project(path) => {
+            let mut warnings = Vec::new();
+            let project = Project::load(path, &mut warnings)
+                .map_err(|e| format!("Cannot open the project: {e}"))?;
+            let model_path = project.resolved_model_path(path);
+            let (bytes, editor) = match &model_path {
+                Some(model) => read_model(model)?,
+                None => mannequin_editor(),
+            };
+            let editor = Editor::with_project(editor.rig, project, &mut warnings);
+            Ok(Prepared {
+                bytes,
+                editor,
+                model_path,
+                project_path: Some(path.clone()),
+                warnings,
+            })
+        }
+        ModelSource::Recovered(path) => {
+            let found = crate::core::recovery::read(path)
+                .map_err(|e| format!("Cannot recover: {e}"))?
+                .ok_or_else(|| "The recovery file is gone".to_string())?;
+            let mut warnings = Vec::new();
+            let model_path = found.project.model_path.clone();
+            let (bytes, editor) = match &model_path {
+                Some(model) => read_model(model)?,
+                None => mannequin_editor(),
+            };
+            let mut editor = Editor::with_project(editor.rig, found.project, &mut warnings);
+            editor.dirty = true; // recovered work is not saved anywhere yet
+            Ok(Prepared {
+                bytes,
+                editor,
+                model_path,
+                project_path: found.project_path,
+                warnings,
+            })
+        }
+    }
+}
+
+/// The device's limits a model must fit; wgpu's defaults before the device exists.
+/// `VRMA_MAKER_SKIP_DEVICE_CHECKS` turns the checks off, so tests can send a model the
+/// GPU will refuse all the way to the renderer and see the editor survive it.
+fn device_limits(device: Option<&RenderDevice>) -> DeviceLimits {
+    if std::env::var_os("VRMA_MAKER_SKIP_DEVICE_CHECKS").is_some() {
+        return DeviceLimits {
+            max_texture_side: u32::MAX,
+            max_storage_binding: u64::MAX,
+        };
+    }
+    device.map_or(DeviceLimits::WGPU_DEFAULT, |d| {
+        let limits = d.limits();
+        DeviceLimits {
+            max_texture_side: limits.max_texture_dimension_2d,
+            max_storage_binding: limits.max_storage_buffer_binding_size,
+        }
+    })
+}
+
+/// Decodes a texture and encodes it again at most `side` pixels on its longer side.
+pub fn downscale_texture(encoded: &[u8], side: u32) -> Result<Vec<u8>, String> {
+    let image = image::load_from_memory(encoded).map_err(|e| e.to_string())?;
+    // `thumbnail` averages integer boxes: memory for the output only, where a filtered
+    // resize of an 8k texture holds a float copy of it (~800 MB).
+    let smaller = image.thumbnail(side, side);
+    let mut out = std::io::Cursor::new(Vec::new());
+    smaller
+        .write_to(&mut out, image::ImageFormat::Png)
+        .map_err(|e| e.to_string())?;
+    Ok(out.into_inner())
+}
+
+/// Reads, checks and prepares a model for this device (on a worker thread).
+fn prepare_for_display(
+    source: &ModelSource,
+    limits: DeviceLimits,
+) -> Result<(Prepared, DisplayModel, LoadTimings), String> {
+    let started = std::time::Instant::now();
+    let mut prepared = prepare(source)?;
+    let parsed = std::time::Instant::now();
+    let display = display::prepare(&prepared.bytes, &limits, &mut downscale_texture)
+        .map_err(|e| format!("Cannot display the model: {e}"))?;
+    prepared.bytes = Vec::new(); // the display copy replaces it
+    let timings = LoadTimings {
+        started: Some(started),
+        parse_ms: (parsed - started).as_secs_f64() * 1e3,
+        display_ms: parsed.elapsed().as_secs_f64() * 1e3,
+        bevy_ms: 0.0,
+    };
+    Ok((prepared, display, timings))
+}
+
+fn source_name(source: &ModelSource) -> String {
+    match source {
+        ModelSource::Mannequin => "the mannequin".into(),
+        ModelSource::File(p) | ModelSource::Project(p) | ModelSource::Recovered(p) => {
+            p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+        }
+    }
+}
+
+/// Starts reading each requested model on a worker thread; the window keeps drawing.
+fn start_loading(
+    mut requests: MessageReader<LoadModel>,
+    mut opening: ResMut<OpeningJob>,
+    device: Option<Res<RenderDevice>>,
+    mut banner: ResMut<Banner>,
+) {
+    for LoadModel(source) in requests.read().cloned() {
+        let limits = device_limits(device.as_deref());
+        let work_source = source.clone();
+        banner.progress = Some(format!(
+            "Opening {}: reading and checking…",
+            source_name(&source)
+        ));
+        // A newer request supersedes one still being read.
+        opening.0 = Some(Opening {
+            job: Job::spawn("open-model", move || {
+                prepare_for_display(&work_source, limits)
+            }),
+            source,
+        });
+    }
+}
+
+/// Hands a prepared model to Bevy's glTF loader and spawns it hidden.
+#[allow(clippy::too_many_arguments)]
+fn spawn_prepared(
+    mut opening: ResMut<OpeningJob>,
+    mut commands: Commands,
+    memory: Res<MemoryAssets>,
+    assets: Res<AssetServer>,
+    mut banner: ResMut<Banner>,
+    mut counter: Local<u32>,
+    pending: Query<Entity, With<PendingAvatar>>,
+    mut load: MessageWriter<LoadModel>,
+) {
+    let Some(outcome) = opening.0.as_ref().and_then(|o| o.job.take()) else {
+        return;
+    };
+    let Some(Opening { source, .. }) = opening.0.take() else {
+        return;
+    };
+    let (prepared, mut display, timings) = match outcome.and_then(|r| r) {
+        Ok(p) => p,
+        Err(e) => {
+            banner.progress = None;
+            banner.error(e);
+            if *counter == 0 {
+                // Nothing on screen yet: fall back to the mannequin.
+                load.write(LoadModel(ModelSource::Mannequin));
+                *counter += 1;
+            }
+            return;
+        }
+    };
+    if !matches!(source, ModelSource::Mannequin) {
+        banner.error = None;
+    }
+    let mut warnings = prepared.warnings.clone();
+    warnings.extend(display.warnings.iter().cloned());
+    if !warnings.is_empty() {
+        banner.notice = Some(format!("Opened with warnings: {}", warnings.join("; ")));
+    }
+    banner.progress = Some(format!(
+        "Opening {}: decoding textures and uploading meshes…",
+        source_name(&source)
+    ));
+    for e in &pending {
+        commands.entity(e).despawn();
+    }
+    *counter += 1;
+    let file = format!("avatar-{}.glb", *counter);
+    memory
+        .0
+        .insert_asset(Path::new(&file), std::mem::take(&mut display.bytes));
+    let url = format!("mem://{file}");
+    // Meshes and textures live on the GPU only: nothing reads them back, and a CPU copy
+    // of a VRoid avatar's textures and morphs is hundreds of megabytes.
+    let settings = |s: &mut GltfLoaderSettings| {
+        s.load_meshes = RenderAssetUsages::RENDER_WORLD;
+        s.load_materials = RenderAssetUsages::RENDER_WORLD;
+        s.load_cameras = false;
+        s.load_lights = false;
+        s.load_animations = false;
+    };
+    let gltf: Handle<Gltf> = assets
+        .load_builder()
+        .with_settings(settings)
+        .load(url.clone());
+    let scene: Handle<WorldAsset> = assets
+        .load_builder()
+        .with_settings(settings)
+        .load(GltfAssetLabel::Scene(0).from_asset(url));
+    // VRM 0.x faces -Z: turn it to face +Z like VRM 1.0 (SPEC §1).
+    let turn = if prepared.editor.rig.version() == VrmVersion::V0 {
+        Quat::from_rotation_y(PI)
+    } else {
+        Quat::IDENTITY
+    };
+    let first = *counter == 1;
+    commands.spawn((
+        WorldAssetRoot(scene),
+        Transform::from_rotation(turn),
+        Visibility::Hidden,
+        PendingAvatar {
+            editor: Some(prepared.editor),
+            path: prepared.model_path,
+            project_path: prepared.project_path,
+            keep_work: !first && matches!(source, ModelSource::Mannequin | ModelSource::File(_)),
+            gltf,
+            file,
+            timings,
+            node_count: display.node_count,
+            routes: Arc::new(display.routes),
+        },
+    ));
+}
+
+fn watch_failures(
+    mut commands: Commands,
+    pending: Query<(Entity, &PendingAvatar)>,
+    assets: Res<AssetServer>,
+    memory: Res<MemoryAssets>,
+    mut banner: ResMut<Banner>,
+) {
+    for (entity, p) in &pending {
+        if let bevy::asset::LoadState::Failed(err) = assets.load_state(&p.gltf) {
+            banner.progress = None;
+            banner.error(format!("Cannot display the model: {err}"));
+            memory.0.remove_asset(Path::new(&p.file));
+            commands.entity(entity).despawn();
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish_loading(
+    mut commands: Commands,
+    mut pending: Query<(Entity, &mut PendingAvatar, &mut Visibility), With<SceneReady>>,
+    old: Query<(Entity, &Avatar)>,
+    retired: Query<Entity, With<Retired>>,
+    children: Query<&Children>,
+    indices: Query<&GltfNodeIndex>,
+    mut session: ResMut<Session>,
+    mut selection: ResMut<Selection>,
+    mut shown: MessageWriter<AvatarShown>,
+    mut banner: ResMut<Banner>,
+    memory: Res<MemoryAssets>,
+    time: Res<Time<Real>>,
+    assets: Res<AssetServer>,
+) {
+    for (entity, mut p, mut visibility) in &mut pending {
+        // The scene can exist before its textures and meshes have loaded; showing it
+        // then would put a model without its face on screen (or in a still). A part
+        // that failed to load is shown without, and said.
+        match assets.recursive_dependency_load_state(&p.gltf) {
+            RecursiveDependencyLoadState::Loaded => {}
+            RecursiveDependencyLoadState::Failed(e) => {
+                banner.notice = Some(format!("Part of the model could not be loaded: {e}"));
+            }
+            _ => continue,
+        }
+        let Some(editor) = p.editor.take() else {
+            continue;
+        };
+        let nodes = node_entities(entity, p.node_count, &children, &indices);
+        // Bevy has its own copy now; the bytes need not stay in memory.
+        memory.0.remove_asset(Path::new(&p.file));
+        let mut editor = editor;
+        let project_path = if p.keep_work {
+            session.editor.hand_work_to(&mut editor);
+            session.project_path.take()
+        } else {
+            p.project_path.take()
+        };
+        let previous = std::mem::replace(
+            &mut *session,
+            Session {
+                editor,
+                model_path: p.path.take(),
+                project_path,
+            },
+        );
+        // Only the latest replaced avatar is kept to fall back on.
+        for e in &retired {
+            commands.entity(e).despawn();
+        }
+        let mut previous = Some(previous);
+        for (e, avatar) in &old {
+            commands.entity(e).remove::<Avatar>().insert((
+                Visibility::Hidden,
+                Retired {
+                    session: previous.take(),
+                    nodes: avatar.nodes.clone(),
+                    routes: avatar.routes.clone(),
+                    work_moved: p.keep_work,
+                    until: time.elapsed_secs_f64() + FALLBACK_SECS,
+                },
+            ));
+        }
+        let mut timings = p.timings;
+        if let Some(started) = timings.started {
+            timings.bevy_ms =
+                started.elapsed().as_secs_f64() * 1e3 - timings.parse_ms - timings.display_ms;
+        }
+        info!(
+            "model shown: {} ({} nodes); read and check {:.0} ms, display copy {:.0} ms, \
+             textures and meshes {:.0} ms",
+            session.editor.rig.model.title,
+            nodes.iter().flatten().count(),
+            timings.parse_ms,
+            timings.display_ms,
+            timings.bevy_ms,
+        );
+        banner.progress = None;
+        if selection.0.is_some_and(|b| !session.editor.rig.has(b)) {
+            selection.0 = None;
+        }
+        *visibility = Visibility::Inherited;
+        commands
+            .entity(entity)
+            .remove::<(PendingAvatar, SceneReady)>()
+            .insert((
+                Avatar {
+                    nodes,
+                    routes: p.routes.clone(),
+                },
+                FirstFrame(timings),
+            ));
+        shown.write(AvatarShown);
+    }
+}
+
+/// On a new avatar until its first frame has been drawn (for the timing log).
+#[derive(Component)]
+struct FirstFrame(LoadTimings);
+
+/// Keeps Bevy's renderer from quitting the app on a GPU error: the error is recorded for
+/// [`take_back_undrawable_model`] and rendering goes on. Bevy's default handler exits
+/// on any error, which would lose unsaved work over a model the GPU cannot draw.
+fn contain_render_errors(app: &mut App) {
+    app.init_resource::<RenderFailures>()
+        .insert_resource(RenderErrorHandler(on_render_error))
+        .add_systems(Last, log_first_frame);
+    // Morph targets of every mesh share slabs that are bound whole as one storage
+    // buffer: keep each slab within the limit every device meets (128 MiB), so only a
+    // single mesh part over the device's own limit could ever exceed it — and the core
+    // refuses those before upload.
+    if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
+        let limit = DeviceLimits::WGPU_DEFAULT.max_storage_binding;
+        let settings = MeshAllocatorSettings {
+            slab_allocator_settings: SlabAllocatorSettings {
+                max_slab_size: limit,
+                large_threshold: limit / 2,
+                ..default()
+            },
+            ..default()
+        };
+        render_app.insert_resource(settings);
+    }
+}
+
+fn on_render_error(
+    error: &RenderError,
+    main_world: &mut World,
+    _: &mut World,
+) -> RenderErrorPolicy {
+    // wgpu's text is "Validation Error / Caused by: / where / what": keep where and what.
+    let lines: Vec<&str> = error
+        .description
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && *l != "Caused by:" && !l.ends_with(" Error"))
+        .collect();
+    let description = lines[lines.len().saturating_sub(2)..].join(": ");
+    let message = format!("{:?} error: {description}", error.ty);
+    let mut failures = main_world.get_resource_or_init::<RenderFailures>();
+    if failures.new.len() < 8 {
+        failures.new.push(message);
+    }
+    RenderErrorPolicy::Ignore
+}
+
+fn log_first_frame(mut commands: Commands, fresh: Query<(Entity, &FirstFrame)>) {
+    for (entity, FirstFrame(timings)) in &fresh {
+        if let Some(started) = timings.started {
+            let total = started.elapsed().as_secs_f64() * 1e3;
+            info!(
+                "model ready to pose {total:.0} ms after opening (first frame {:.0} ms)",
+                total - timings.parse_ms - timings.display_ms - timings.bevy_ms
+            );
+        }
+        commands.entity(entity).remove::<FirstFrame>();
+    }
+}
+
+/// A GPU error while a newly opened model is on trial: put the previous model and its
+/// session back, autosave, and say why. Any other GPU error is reported; work is kept.
+#[allow(clippy::too_many_arguments)]
+fn take_back_undrawable_model(
+    mut failures: ResMut<RenderFailures>,
+    mut commands: Commands,
+    mut retired: Query<(Entity, &mut Retired)>,
+    current: Query<Entity, With<Avatar>>,
+    mut session: ResMut<Session>,
+    mut banner: ResMut<Banner>,
+    mut shown: MessageWriter<AvatarShown>,
+    mut save_now: MessageWriter<SaveRecoveryNow>,
+    time: Res<Time<Real>>,
+    mut last_take_back: Local<Option<f64>>,
+) {
+    if failures.new.is_empty() {
+        return;
+    }
+    let error = failures.new.join("; ");
+    failures.new.clear();
+    let now = time.elapsed_secs_f64();
+    // Frames already queued with the refused model report the same error once or twice
+    // more after it is gone; they belong to the message already shown.
+    if last_take_back.is_some_and(|t| now - t < 2.0) {
+        return;
+    }
+    save_now.write(SaveRecoveryNow);
+    let Some((entity, mut old)) = retired.iter_mut().next() else {
+        banner.error(format!(
+            "The GPU reported an error while drawing: {error}. Your work is kept."
+        ));
+        return;
+    };
+    let Some(mut previous) = old.session.take() else {
+        return;
+    };
+    for e in &current {
+        commands.entity(e).despawn();
+    }
+    if old.work_moved {
+        session.editor.hand_work_to(&mut previous.editor);
+        previous.project_path = session.project_path.take();
+    }
+    *session = previous;
+    *last_take_back = Some(now);
+    commands.entity(entity).remove::<Retired>().insert((
+        Avatar {
+            nodes: std::mem::take(&mut old.nodes),
+            routes: old.routes.clone(),
+        },
+        Visibility::Inherited,
+    ));
+    banner.error(format!(
+        "This model cannot be drawn on this GPU ({error}); the previous model is back and your work is kept."
+    ));
+    shown.write(AvatarShown);
+}
+
+fn drop_retired_avatars(
+    mut commands: Commands,
+    retired: Query<(Entity, &Retired)>,
+    time: Res<Time<Real>>,
+) {
+    for (entity, r) in &retired {
+        if time.elapsed_secs_f64() > r.until {
+            commands.entity(entity).despawn();
+        }
+    }
+}
+
+/// Writes the raw bone transforms and morph weights from the normalized pose.
+fn drive_skeleton(
+    session: Res<Session>,
+    avatars: Query<&Avatar>,
+    mut transforms: Query<&mut Transform>,
+    mut morphs: Query<&mut MorphWeights>,
+) {
+    for avatar in &avatars {
+        pose_instance(
+            &session.editor.rig,
+            &session.editor.pose,
+            &avatar.nodes,
+            &avatar.routes,
+            &mut transforms,
+            &mut morphs,
+            false,
+        );
+    }
+}

@@ -1,0 +1,172 @@
+//! Start-up flags and testing aids: `--screenshot OUT.png` saves the window once the
+//! model is on screen, then exits; `--exit-after SECONDS` quits after a while (waiting
+//! for a VR session to end) and `--save-on-exit P.json` saves the project as it stands
+//! at exit; `--select BONE`, `--play` and `--export-png OUT.png` act once the model
+//! shows (used by the real-window tests under Xvfb).
+
+use bevy::prelude::*;
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
+
+use super::session::{
+    Avatar, AvatarShown, EditorSet, ExitGate, Launch, RenderStill, Selection, Session,
+    StillRequest, StillView, captured_rgba, save_png,
+};
+use crate::core::framing::CameraPreset;
+use crate::core::humanoid::Bone;
+
+/// Frames to wait after the avatar appears, so skinning and egui have settled.
+const SETTLE_FRAMES: u32 = 20;
+/// Give up (exit with an error) when nothing shows within this many frames.
+const MAX_FRAMES: u32 = 3000;
+
+/// How long a timed quit waits for a busy gate.
+const GATE_TIMEOUT_SECS: f32 = 10.0;
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(Startup, select_at_start)
+        .add_systems(
+            Update,
+            (
+                (play_at_start, export_at_start).in_set(EditorSet::Input),
+                (take_screenshot, exit_after).in_set(EditorSet::Drive),
+            ),
+        )
+        .add_systems(Last, save_on_exit);
+}
+
+/// `--select BONE`: start with that bone selected.
+fn select_at_start(launch: Res<Launch>, mut selection: ResMut<Selection>) {
+    if let Some(bone) = launch.select.as_deref().and_then(Bone::from_name) {
+        selection.0 = Some(bone);
+    }
+}
+
+/// `--play`: start playing once the model shows.
+fn play_at_start(
+    launch: Res<Launch>,
+    mut shown: MessageReader<AvatarShown>,
+    mut session: ResMut<Session>,
+) {
+    if launch.play && shown.read().count() > 0 {
+        session.editor.set_playing(true);
+    }
+}
+
+/// `--export-png OUT.png`: one 240×320 front still through the window's own path.
+fn export_at_start(
+    launch: Res<Launch>,
+    mut shown: MessageReader<AvatarShown>,
+    mut stills: MessageWriter<RenderStill>,
+    mut done: Local<bool>,
+) {
+    let Some(path) = launch.export_png.clone() else {
+        return;
+    };
+    if *done || shown.read().count() == 0 {
+        return;
+    }
+    *done = true;
+    stills.write(RenderStill(StillRequest {
+        size: UVec2::new(240, 320),
+        view: StillView::Preset(CameraPreset::Front),
+        output: path,
+    }));
+}
+
+fn exit_after(
+    launch: Res<Launch>,
+    time: Res<Time<Real>>,
+    mut gate: ResMut<ExitGate>,
+    mut exit: MessageWriter<AppExit>,
+    mut asked_at: Local<Option<f32>>,
+    mut sent: Local<bool>,
+) {
+    let Some(limit) = launch.exit_after else {
+        return;
+    };
+    let now = time.elapsed_secs();
+    if *sent || now < limit {
+        return;
+    }
+    let asked = *asked_at.get_or_insert_with(|| {
+        info!("--exit-after {limit}: quitting");
+        now
+    });
+    gate.quit_requested = true;
+    if gate.busy && now - asked < GATE_TIMEOUT_SECS {
+        return; // e.g. the VR session is ending
+    }
+    if gate.busy {
+        warn!("quitting without waiting any longer for the VR session to end");
+    }
+    exit.write(AppExit::Success);
+    *sent = true;
+}
+
+fn save_on_exit(
+    launch: Res<Launch>,
+    mut exits: MessageReader<AppExit>,
+    session: Res<Session>,
+    mut saved: Local<bool>,
+) {
+    let Some(path) = &launch.save_on_exit else {
+        return;
+    };
+    if exits.read().count() == 0 || *saved {
+        return;
+    }
+    *saved = true;
+    match session
+        .editor
+        .project(session.model_path.clone())
+        .save(path)
+    {
+        Ok(()) => info!("project saved on exit to {}", path.display()),
+        Err(e) => error!("cannot save on exit: {e}"),
+    }
+}
+
+fn take_screenshot(
+    launch: Res<Launch>,
+    avatars: Query<(), With<Avatar>>,
+    mut commands: Commands,
+    mut frames: Local<(u32, u32, bool)>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let Some(path) = launch.screenshot.clone() else {
+        return;
+    };
+    let (total, settled, requested) = &mut *frames;
+    *total += 1;
+    if *requested {
+        return;
+    }
+    if *total > MAX_FRAMES {
+        error!("no model appeared after {MAX_FRAMES} frames; no screenshot taken");
+        exit.write(AppExit::error());
+        return;
+    }
+    if avatars.is_empty() {
+        return;
+    }
+    *settled += 1;
+    if *settled < SETTLE_FRAMES {
+        return;
+    }
+    *requested = true;
+    commands.spawn(Screenshot::primary_window()).observe(
+        move |captured: On<ScreenshotCaptured>, mut exit: MessageWriter<AppExit>| {
+            let result = captured_rgba(&captured.image).and_then(|img| save_png(&img, &path));
+            match result {
+                Ok(()) => {
+                    info!("screenshot saved to {}", path.display());
+                    exit.write(AppExit::Success);
+                }
+                Err(e) => {
+                    error!("cannot save the screenshot: {e}");
+                    exit.write(AppExit::error());
+                }
+            }
+        },
+    );
+}

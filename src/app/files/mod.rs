@@ -1,0 +1,252 @@
+//! Files: native dialogs (on a worker thread, so the window keeps drawing), drag-and-drop
+//! onto the window, typed paths, project and pose files, Save, the export table's jobs
+//! and animation import ([`export`]), autosave and recovery ([`autosave`]), and the
+//! "Save changes?" question before quitting ([`close_guard`]).
+
+mod autosave;
+mod close_guard;
+mod export;
+
+use std::path::{Path, PathBuf};
+
+use bevy::prelude::*;
+
+use super::session::{
+    Banner, DialogPurpose, EditRequest, EditorSet, FileRequest, FileSettings, Job, LoadModel,
+    ModelSource, Session,
+};
+use crate::core::edit::PoseEdit;
+use crate::core::export::with_extension;
+use crate::core::pose::Pose;
+use crate::core::project::is_project_file;
+
+pub use close_guard::CloseGuard;
+
+type Answer = (DialogPurpose, Option<PathBuf>);
+
+/// The native dialog open now (one at a time) and answers that need no dialog.
+#[derive(Resource, Default)]
+struct FileDialogs {
+    open: Option<Job<Answer>>,
+    /// Answers that need no dialog (typed paths, drops, tests).
+    direct: Vec<Answer>,
+    /// Quit once the pending save succeeds (the close guard's "Save").
+    exit_after_save: bool,
+}
+
+impl FileDialogs {
+    /// Shows a native dialog; its answer arrives in a later frame.
+    fn show(&mut self, purpose: DialogPurpose) {
+        if self.open.is_some() {
+            return; // one dialog at a time
+        }
+        self.open = Some(Job::spawn("file-dialog", move || {
+            (purpose, native_dialog(purpose))
+        }));
+    }
+}
+
+fn native_dialog(purpose: DialogPurpose) -> Option<PathBuf> {
+    let dialog = rfd::FileDialog::new();
+    match purpose {
+        DialogPurpose::OpenModel => dialog.add_filter("VRM model", &["vrm", "glb"]).pick_file(),
+        DialogPurpose::LoadPose => dialog.add_filter("Pose", &["json"]).pick_file(),
+        DialogPurpose::OpenProject => dialog
+            .add_filter("VRMA Maker project", &["json"])
+            .pick_file(),
+        DialogPurpose::ImportAnimation => dialog
+            .add_filter("Animation (VRMA, glTF clip)", &["vrma", "glb", "gltf"])
+            .pick_file(),
+        DialogPurpose::SaveProjectAs => dialog
+            .add_filter("VRMA Maker project", &["json"])
+            .set_file_name("animation.json")
+            .save_file(),
+        DialogPurpose::Export(kind) => {
+            let format = kind.format();
+            dialog
+                .add_filter(format.filter, &[format.extension])
+                .set_file_name(format.default_name)
+                .save_file()
+        }
+    }
+}
+
+/// What a path opened directly (a drop, a typed path) is for.
+fn purpose_of(path: &Path) -> DialogPurpose {
+    if is_project_file(path) {
+        DialogPurpose::OpenProject
+    } else if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    {
+        DialogPurpose::LoadPose
+    } else {
+        DialogPurpose::OpenModel
+    }
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<FileDialogs>().add_systems(
+        Update,
+        (collect_drops, take_requests, handle_answers)
+            .chain()
+            .in_set(EditorSet::Input),
+    );
+    export::plugin(app);
+    close_guard::plugin(app);
+}
+
+/// What only the editor window has: autosave with the recovery offer at start, and the
+/// close guard's question (both egui windows).
+pub(super) fn window_plugin(app: &mut App) {
+    autosave::plugin(app);
+    autosave::offer_plugin(app);
+    close_guard::question_plugin(app);
+}
+
+fn collect_drops(mut drops: MessageReader<FileDragAndDrop>, mut files: MessageWriter<FileRequest>) {
+    for drop in drops.read() {
+        if let FileDragAndDrop::DroppedFile { path_buf, .. } = drop {
+            files.write(FileRequest::OpenPath(path_buf.clone()));
+        }
+    }
+}
+
+fn take_requests(
+    mut requests: MessageReader<FileRequest>,
+    mut dialogs: ResMut<FileDialogs>,
+    mut session: ResMut<Session>,
+    mut banner: ResMut<Banner>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    for request in requests.read() {
+        match request {
+            FileRequest::Dialog(purpose) => dialogs.show(*purpose),
+            FileRequest::OpenPath(path) => {
+                dialogs.direct.push((purpose_of(path), Some(path.clone())));
+            }
+            FileRequest::Answer(purpose, path) => {
+                dialogs.direct.push((*purpose, Some(path.clone())));
+            }
+            FileRequest::Save { save_as, then_quit } => {
+                dialogs.exit_after_save |= *then_quit;
+                match session.project_path.clone().filter(|_| !save_as) {
+                    Some(path) => {
+                        finish_save(&mut session, &path, &mut dialogs, &mut banner, &mut exit)
+                    }
+                    None => dialogs.show(DialogPurpose::SaveProjectAs),
+                }
+            }
+        }
+    }
+}
+
+fn finish_save(
+    session: &mut Session,
+    path: &Path,
+    dialogs: &mut FileDialogs,
+    banner: &mut Banner,
+    exit: &mut MessageWriter<AppExit>,
+) {
+    match session.save_to(path) {
+        Ok(()) => {
+            banner.notice = Some(format!("Saved {}", path.display()));
+            if dialogs.exit_after_save {
+                exit.write(AppExit::Success);
+            }
+        }
+        Err(e) => {
+            dialogs.exit_after_save = false;
+            banner.error(format!("Cannot save: {e}"));
+        }
+    }
+}
+
+/// What answering a dialog may need to do.
+#[derive(bevy::ecs::system::SystemParam)]
+struct AnswerOutput<'w> {
+    loads: MessageWriter<'w, LoadModel>,
+    edits: MessageWriter<'w, EditRequest>,
+    exit: MessageWriter<'w, AppExit>,
+    exports: export::Exports<'w>,
+}
+
+fn handle_answers(
+    mut dialogs: ResMut<FileDialogs>,
+    mut banner: ResMut<Banner>,
+    mut session: ResMut<Session>,
+    settings: Res<FileSettings>,
+    mut out: AnswerOutput,
+) {
+    let mut answers = Vec::new();
+    if let Some(answer) = dialogs.open.as_ref().and_then(Job::take) {
+        dialogs.open = None;
+        match answer {
+            Ok(answer) => answers.push(answer),
+            Err(e) => banner.error(format!("The file dialog failed: {e}")),
+        }
+    }
+    answers.append(&mut dialogs.direct);
+    for (purpose, path) in answers {
+        let Some(path) = path else {
+            dialogs.exit_after_save = false; // cancelled
+            continue;
+        };
+        match purpose {
+            DialogPurpose::OpenModel => {
+                out.loads.write(LoadModel(ModelSource::File(path)));
+            }
+            DialogPurpose::OpenProject => {
+                out.loads.write(LoadModel(ModelSource::Project(path)));
+            }
+            DialogPurpose::LoadPose => match read_pose(&path, &session) {
+                Ok((pose, warnings)) => {
+                    // Expressions this model lacks are dropped by the edit itself.
+                    out.edits
+                        .write(EditRequest::new(PoseEdit::SetPose(Box::new(pose))));
+                    banner.notice = Some(if warnings.is_empty() {
+                        format!("Pose loaded from {}", path.display())
+                    } else {
+                        format!("Pose loaded with warnings: {}", warnings.join("; "))
+                    });
+                }
+                Err(e) => banner.error(e),
+            },
+            DialogPurpose::Export(kind) => {
+                out.exports
+                    .start(kind, &session, &settings, path, &mut banner);
+            }
+            DialogPurpose::ImportAnimation => {
+                let rate = Some(settings.import_rate).filter(|r| *r > 0.0);
+                export::import_file(&path, &session, rate, &mut out.edits, &mut banner);
+            }
+            DialogPurpose::SaveProjectAs => {
+                let path = with_extension(&path, "json");
+                finish_save(
+                    &mut session,
+                    &path,
+                    &mut dialogs,
+                    &mut banner,
+                    &mut out.exit,
+                );
+            }
+        }
+    }
+}
+
+/// Reads a pose file; expressions this model lacks are named in the warnings (the edit
+/// drops them).
+fn read_pose(path: &Path, session: &Session) -> Result<(Pose, Vec<String>), String> {
+    let value = crate::core::read_json(path).map_err(|e| e.to_string())?;
+    let mut warnings = Vec::new();
+    let pose =
+        Pose::from_json(&value, &mut warnings).map_err(|e| format!("{}: {e}", path.display()))?;
+    let known = session.editor.expression_names();
+    warnings.extend(
+        pose.expressions
+            .keys()
+            .filter(|name| !known.contains(name))
+            .map(|name| format!("pose: unknown expression '{name}' ignored")),
+    );
+    Ok((pose, warnings))
+}

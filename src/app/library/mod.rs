@@ -1,0 +1,320 @@
+//! The pose library window: a grid of 96×128 thumbnails with names. Save the current
+//! pose under a name (its thumbnail is rendered off-screen), click to apply (one undoable
+//! edit, written back to the key at the playhead), drag one onto the timeline to make a
+//! key there, rename / overwrite / delete from its menu, import or export a folder.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+
+use super::session::{
+    AvatarShown, Banner, EditRequest, EditorSet, LibraryPoseDrag, RenderPoseThumbnail, Session,
+    THUMBNAIL, UiLayout, UpdatedThumbnails, Windows,
+};
+use crate::core::edit::PoseEdit;
+use crate::core::library::{Library, default_dir};
+use crate::core::pose::Pose;
+
+/// A folder chosen in a dialog: (export?, folder).
+type FolderPick = std::sync::Mutex<std::sync::mpsc::Receiver<(bool, Option<PathBuf>)>>;
+
+/// What an entry's click or menu asks for.
+enum EntryAction {
+    Apply(String),
+    Rename(String),
+    Overwrite(String),
+    Delete(String),
+    FinishRenaming,
+}
+
+/// The open library and its window state.
+#[derive(Resource, Default)]
+struct LibraryState {
+    library: Option<Library>,
+    new_name: String,
+    renaming: Option<(String, String)>,
+    textures: HashMap<String, Option<egui::TextureHandle>>,
+    /// Entries whose missing thumbnail has been asked for.
+    requested: std::collections::HashSet<String>,
+    /// Folder picks answered by the dialog thread.
+    folder: Option<FolderPick>,
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<LibraryState>()
+        .add_systems(Startup, open_library)
+        .add_systems(Update, save_at_start.in_set(EditorSet::Input))
+        .add_systems(
+            EguiPrimaryContextPass,
+            draw_library.in_set(UiLayout::Windows),
+        );
+}
+
+fn open_library(mut state: ResMut<LibraryState>, mut banner: ResMut<Banner>) {
+    let dir = default_dir();
+    match Library::open(&dir) {
+        Ok(library) => {
+            if !library.warnings.is_empty() {
+                banner.error(format!("Pose library: {}", library.warnings.join("; ")));
+            }
+            state.library = Some(library);
+        }
+        Err(e) => banner.error(format!("Pose library unavailable: {e}")),
+    }
+}
+
+/// Saves the current pose as a new entry; its thumbnail is rendered like every missing
+/// one, from the entry's own pose.
+fn save_current(library: &mut Library, name: &str, pose: &Pose, banner: &mut Banner) {
+    match library.add(name, pose) {
+        Ok(_) => {
+            banner.notice = Some(format!("Saved '{}' to the pose library", name.trim()));
+        }
+        Err(e) => banner.error(e.to_string()),
+    }
+}
+
+/// Testing aid (`--library-save NAME`): the Save pose button's path, once the model shows.
+fn save_at_start(
+    launch: Res<super::session::Launch>,
+    mut shown: MessageReader<AvatarShown>,
+    mut state: ResMut<LibraryState>,
+    session: Res<Session>,
+    mut banner: ResMut<Banner>,
+) {
+    let Some(name) = launch.library_save.clone() else {
+        return;
+    };
+    if shown.read().count() == 0 {
+        return;
+    }
+    if let Some(library) = state.library.as_mut() {
+        save_current(library, &name, &session.editor.pose, &mut banner);
+    }
+}
+
+fn load_texture(
+    ctx: &egui::Context,
+    path: &std::path::Path,
+    id: &str,
+) -> Option<egui::TextureHandle> {
+    let img = image::open(path).ok()?.to_rgba8();
+    let size = [img.width() as usize, img.height() as usize];
+    let color = egui::ColorImage::from_rgba_unmultiplied(size, img.as_raw());
+    Some(ctx.load_texture(format!("library-{id}"), color, egui::TextureOptions::LINEAR))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_library(
+    mut contexts: EguiContexts,
+    mut state: ResMut<LibraryState>,
+    session: Res<Session>,
+    mut updated: ResMut<UpdatedThumbnails>,
+    mut banner: ResMut<Banner>,
+    mut edits: MessageWriter<EditRequest>,
+    mut windows: ResMut<Windows>,
+    mut thumbnails: MessageWriter<RenderPoseThumbnail>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?.clone();
+    let state = &mut *state;
+    // Rewritten thumbnails are re-read; folder picks are carried out.
+    for path in updated.0.drain(..) {
+        if let Some(id) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) {
+            state.textures.remove(&id);
+        }
+    }
+    let picked = state
+        .folder
+        .as_ref()
+        .and_then(|r| r.lock().ok().and_then(|r| r.try_recv().ok()));
+    if let Some((export, dir)) = picked {
+        state.folder = None;
+        if let (Some(dir), Some(library)) = (dir, state.library.as_mut()) {
+            let message = if export {
+                library
+                    .export_to(&dir)
+                    .map(|n| format!("Exported {n} poses to {}", dir.display()))
+            } else {
+                library.import_from(&dir).map(|(n, w)| {
+                    let mut m = format!("Imported {n} poses from {}", dir.display());
+                    if !w.is_empty() {
+                        m.push_str(&format!(" (skipped: {})", w.join("; ")));
+                    }
+                    m
+                })
+            };
+            match message {
+                Ok(m) => banner.notice = Some(m),
+                Err(e) => banner.error(e.to_string()),
+            }
+        }
+    }
+    if !windows.library {
+        return Ok(());
+    }
+    let Some(library) = state.library.as_mut() else {
+        return Ok(());
+    };
+    // Entries without a thumbnail (imported, copied in) get one rendered from their own
+    // pose on the hidden instance; the pose on screen is not touched.
+    for entry in &library.entries {
+        let path = library.thumbnail_path(&entry.id);
+        if !path.exists() && state.requested.insert(entry.id.clone()) {
+            thumbnails.write(RenderPoseThumbnail {
+                pose: entry.pose.clone(),
+                output: path,
+            });
+        }
+    }
+    let mut open = windows.library;
+    egui::Window::new("Pose library")
+        .open(&mut open)
+        .default_pos(egui::pos2(ctx.viewport_rect().right() - 470.0, 60.0))
+        .default_size(egui::vec2(250.0, 420.0))
+        .show(&ctx, |ui| {
+            ui.horizontal(|ui| {
+                ui.add(
+                    egui::TextEdit::singleline(&mut state.new_name)
+                        .hint_text("name")
+                        .desired_width(130.0),
+                );
+                if ui.button("Save pose").clicked() {
+                    let name = std::mem::take(&mut state.new_name);
+                    save_current(library, &name, &session.editor.pose, &mut banner);
+                }
+            });
+            ui.horizontal(|ui| {
+                for (label, export) in [("Import folder…", false), ("Export folder…", true)] {
+                    if ui.button(label).clicked() && state.folder.is_none() {
+                        let (tx, rx) = std::sync::mpsc::channel();
+                        state.folder = Some(std::sync::Mutex::new(rx));
+                        std::thread::spawn(move || {
+                            let _ = tx.send((export, rfd::FileDialog::new().pick_folder()));
+                        });
+                    }
+                }
+            });
+            ui.separator();
+            if library.entries.is_empty() {
+                ui.label("No saved poses yet.");
+            }
+            let mut action: Option<EntryAction> = None;
+            egui::ScrollArea::vertical()
+                .id_salt("library-grid")
+                .show(ui, |ui| {
+                    ui.horizontal_wrapped(|ui| {
+                        for entry in &library.entries {
+                            let texture = state
+                                .textures
+                                .entry(entry.id.clone())
+                                .or_insert_with(|| {
+                                    load_texture(
+                                        &ctx,
+                                        &library.thumbnail_path(&entry.id),
+                                        &entry.id,
+                                    )
+                                })
+                                .clone();
+                            ui.vertical(|ui| {
+                                let size = egui::vec2(THUMBNAIL.x as f32, THUMBNAIL.y as f32);
+                                let drag_id = egui::Id::new(("library-drag", &entry.id));
+                                let response = ui
+                                    .dnd_drag_source(
+                                        drag_id,
+                                        LibraryPoseDrag(entry.pose.clone()),
+                                        |ui| match &texture {
+                                            Some(t) => {
+                                                ui.add(
+                                                    egui::Image::new(t)
+                                                        .fit_to_exact_size(size)
+                                                        .sense(egui::Sense::click()),
+                                                );
+                                            }
+                                            None => {
+                                                ui.add_sized(size, egui::Label::new("rendering…"));
+                                            }
+                                        },
+                                    )
+                                    .response;
+                                if response.clicked() {
+                                    action = Some(EntryAction::Apply(entry.id.clone()));
+                                }
+                                response.context_menu(|ui| {
+                                    let id = || entry.id.clone();
+                                    for (label, what) in [
+                                        ("Apply", EntryAction::Apply(id())),
+                                        ("Rename…", EntryAction::Rename(id())),
+                                        (
+                                            "Overwrite with the current pose",
+                                            EntryAction::Overwrite(id()),
+                                        ),
+                                        ("Delete", EntryAction::Delete(id())),
+                                    ] {
+                                        if ui.button(label).clicked() {
+                                            action = Some(what);
+                                            ui.close();
+                                        }
+                                    }
+                                });
+                                ui.label(egui::RichText::new(&entry.name).small());
+                            });
+                        }
+                    });
+                });
+            if let Some((id, name)) = state.renaming.as_mut() {
+                ui.separator();
+                ui.horizontal(|ui| {
+                    ui.text_edit_singleline(name);
+                    if ui.button("Rename").clicked() {
+                        match library.rename(id, name) {
+                            Ok(()) => banner.notice = Some("Renamed".into()),
+                            Err(e) => banner.error(e.to_string()),
+                        }
+                        action = Some(EntryAction::FinishRenaming);
+                    }
+                });
+            }
+            match action {
+                Some(EntryAction::Apply(id)) => {
+                    // Expressions this model lacks are dropped by the edit itself.
+                    if let Some(entry) = library.entries.iter().find(|e| e.id == id) {
+                        edits.write(EditRequest::new(PoseEdit::SetPose(Box::new(
+                            entry.pose.clone(),
+                        ))));
+                    }
+                }
+                Some(EntryAction::Rename(id)) => {
+                    let name = library
+                        .entries
+                        .iter()
+                        .find(|e| e.id == id)
+                        .map(|e| e.name.clone())
+                        .unwrap_or_default();
+                    state.renaming = Some((id, name));
+                }
+                Some(EntryAction::Overwrite(id)) => {
+                    match library.overwrite(&id, &session.editor.pose) {
+                        Ok(()) => {
+                            // The stale thumbnail goes; the missing one is rendered anew.
+                            let _ = std::fs::remove_file(library.thumbnail_path(&id));
+                            state.requested.remove(&id);
+                            state.textures.remove(&id);
+                        }
+                        Err(e) => banner.error(e.to_string()),
+                    }
+                }
+                Some(EntryAction::Delete(id)) => {
+                    if let Err(e) = library.delete(&id) {
+                        banner.error(e.to_string());
+                    }
+                    state.textures.remove(&id);
+                }
+                Some(EntryAction::FinishRenaming) => state.renaming = None,
+                None => {}
+            }
+        });
+    windows.library = open;
+    Ok(())
+}

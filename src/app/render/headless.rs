@@ -1,0 +1,81 @@
+//! One still without a window (`vrma-maker render-png`): once the model shows, the pose
+//! is applied through the edit path, the still renders, and the app quits with its
+//! outcome.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use bevy::prelude::*;
+
+use super::StillQueue;
+use crate::app::session::{AvatarShown, Banner, Session, StillRequest, spawn_lights};
+use crate::core::edit::PoseEdit;
+use crate::core::pose::Pose;
+
+/// Where the outcome of the one still lands (`App::run` keeps the world).
+pub type StillOutcome = Arc<Mutex<Option<Result<PathBuf, String>>>>;
+
+/// The pose to show once the model is on screen, and the still to take of it.
+#[derive(Resource)]
+struct PoseToShow(Option<Pose>, StillRequest);
+
+/// Adds the one-still behaviour to a windowless app with the render plugin.
+pub(in crate::app) fn one_still_plugin(
+    app: &mut App,
+    pose: Option<Pose>,
+    request: StillRequest,
+    outcome: StillOutcome,
+) {
+    app.insert_resource(StillQueue {
+        exit_when_done: true,
+        ..default()
+    })
+    .insert_resource(PoseToShow(pose, request))
+    .add_systems(Startup, lights)
+    .add_systems(Update, show_pose_then_render)
+    .add_systems(Last, move |queue: Res<StillQueue>| {
+        if let (Some(first), Ok(mut slot)) = (queue.finished.first(), outcome.lock()) {
+            slot.get_or_insert_with(|| first.clone());
+        }
+    });
+}
+
+/// Lights and ambient light as the window's view has them.
+fn lights(mut commands: Commands) {
+    commands.insert_resource(GlobalAmbientLight {
+        brightness: 400.0,
+        ..default()
+    });
+    spawn_lights(&mut commands);
+}
+
+fn show_pose_then_render(
+    mut shown: MessageReader<AvatarShown>,
+    mut to_show: ResMut<PoseToShow>,
+    mut session: ResMut<Session>,
+    mut queue: ResMut<StillQueue>,
+    banner: Res<Banner>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    // A model Bevy could not load: say so and stop instead of waiting forever.
+    if let Some(error) = banner.error.clone() {
+        queue.finished.push(Err(error));
+        exit.write(AppExit::error());
+        return;
+    }
+    if shown.read().count() == 0 {
+        return;
+    }
+    if let Some(pose) = to_show.0.take() {
+        // The same edit path as everywhere; applied now so the framing sees the pose.
+        if let Err(e) = session
+            .editor
+            .apply(PoseEdit::SetPose(Box::new(pose)).into())
+        {
+            queue.finished.push(Err(e.to_string()));
+            exit.write(AppExit::error());
+            return;
+        }
+    }
+    queue.pending.push(to_show.1.clone());
+}

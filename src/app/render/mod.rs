@@ -1,0 +1,206 @@
+//! Transparent PNG stills (SPEC §6): the avatar alone rendered off-screen into an image
+//! with a fully transparent background — no markers, gizmos or floor (those live on
+//! another render layer) — from a preset camera framed to fit the posed figure, or from
+//! the current view. Used by File ▸ Export PNG… and by `vrma-maker render-png`, which
+//! runs the same plugins with no window.
+
+mod headless;
+mod thumbnails;
+
+use std::path::PathBuf;
+
+use bevy::camera::RenderTarget;
+use bevy::prelude::*;
+use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
+
+use super::session::{
+    Avatar, Banner, EditorCamera, EditorSet, RenderStill, Session, StillRequest, StillView,
+    captured_rgba, framed_view, render_target, save_png,
+};
+
+pub(super) use headless::{StillOutcome, one_still_plugin};
+
+/// Vertical field of view of still cameras.
+const STILL_FOV: f32 = 30.0;
+
+/// Stills waiting to be rendered (one at a time).
+#[derive(Resource, Default)]
+struct StillQueue {
+    pending: Vec<StillRequest>,
+    active: Option<ActiveStill>,
+    /// Quit after the queue empties (the CLI).
+    exit_when_done: bool,
+    /// Results of finished stills: Ok(path) or Err(message).
+    finished: Vec<Result<PathBuf, String>>,
+}
+
+struct ActiveStill {
+    request: StillRequest,
+    camera: Entity,
+    frames: u32,
+    captured: bool,
+}
+
+/// Captured images, handed from the observer to the queue.
+#[derive(Resource, Default)]
+struct Captures(Vec<(Entity, Result<image::RgbaImage, String>)>);
+
+pub(in crate::app) use thumbnails::plugin as thumbnails_plugin;
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<StillQueue>()
+        .init_resource::<Captures>()
+        .add_systems(
+            Update,
+            (queue_stills, start_still, finish_still)
+                .chain()
+                .in_set(EditorSet::Drive),
+        );
+}
+
+/// The window reports each finished still in the status line.
+pub(super) fn report_in_window(app: &mut App) {
+    app.add_systems(Update, report_stills.after(finish_still));
+}
+
+fn queue_stills(mut requests: MessageReader<RenderStill>, mut queue: ResMut<StillQueue>) {
+    queue
+        .pending
+        .extend(requests.read().map(|RenderStill(r)| r.clone()));
+}
+
+fn camera_transform(
+    session: &Session,
+    request: &StillRequest,
+    current: Option<Transform>,
+) -> Transform {
+    match request.view {
+        StillView::CurrentCamera => current.unwrap_or_default(),
+        StillView::Preset(preset) => framed_view(
+            &session.editor.rig,
+            &session.editor.pose,
+            preset,
+            STILL_FOV,
+            request.size,
+        ),
+    }
+}
+
+fn start_still(
+    mut queue: ResMut<StillQueue>,
+    session: Res<Session>,
+    avatars: Query<(), With<Avatar>>,
+    mut images: ResMut<Assets<Image>>,
+    mut commands: Commands,
+    editor_camera: Query<(&Transform, &Projection), With<EditorCamera>>,
+) {
+    if queue.active.is_some() || queue.pending.is_empty() || avatars.is_empty() {
+        return;
+    }
+    let request = queue.pending.remove(0);
+    let size = request.size.max(UVec2::ONE);
+    let current = editor_camera.iter().next();
+    let fov = match (request.view, current) {
+        (StillView::CurrentCamera, Some((_, Projection::Perspective(p)))) => p.fov,
+        _ => STILL_FOV.to_radians(),
+    };
+    let transform = camera_transform(&session, &request, current.map(|(t, _)| *t));
+    let target = render_target(&mut images, size);
+    let camera = commands
+        .spawn((
+            Camera3d::default(),
+            Camera {
+                order: -1,
+                clear_color: ClearColorConfig::Custom(Color::NONE),
+                ..default()
+            },
+            RenderTarget::Image(target.clone().into()),
+            Projection::from(PerspectiveProjection {
+                fov,
+                near: 0.02,
+                ..default()
+            }),
+            // No multisampling: edges stay straight alpha (no premultiplied fringes).
+            Msaa::Off,
+            transform,
+            StillCamera(target),
+        ))
+        .id();
+    queue.active = Some(ActiveStill {
+        request,
+        camera,
+        frames: 0,
+        captured: false,
+    });
+}
+
+/// The off-screen camera of a still, and its target image.
+#[derive(Component)]
+struct StillCamera(Handle<Image>);
+
+fn finish_still(
+    mut queue: ResMut<StillQueue>,
+    mut captures: ResMut<Captures>,
+    cameras: Query<&StillCamera>,
+    mut commands: Commands,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let Some(active) = queue.active.as_mut() else {
+        if queue.exit_when_done && queue.pending.is_empty() && !queue.finished.is_empty() {
+            let failed = queue.finished.iter().any(|r| r.is_err());
+            exit.write(if failed {
+                AppExit::error()
+            } else {
+                AppExit::Success
+            });
+        }
+        return;
+    };
+    active.frames += 1;
+    // A few frames for the pipelines and the skinned pose to settle, then capture.
+    if active.frames == 4 && !active.captured {
+        active.captured = true;
+        if let Ok(StillCamera(target)) = cameras.get(active.camera) {
+            let owner = active.camera;
+            commands.spawn(Screenshot::image(target.clone())).observe(
+                move |captured: On<ScreenshotCaptured>, mut captures: ResMut<Captures>| {
+                    let image = captured_rgba(&captured.image);
+                    captures.0.push((owner, image));
+                },
+            );
+        }
+    }
+    let Some(index) = captures
+        .0
+        .iter()
+        .position(|(owner, _)| *owner == active.camera)
+    else {
+        if active.frames > 600 {
+            let path = active.request.output.clone();
+            commands.entity(active.camera).despawn();
+            queue.active = None;
+            queue
+                .finished
+                .push(Err(format!("rendering {} timed out", path.display())));
+        }
+        return;
+    };
+    let (_, image) = captures.0.remove(index);
+    let request = active.request.clone();
+    commands.entity(active.camera).despawn();
+    queue.active = None;
+    let result = image
+        .and_then(|img| save_png(&img, &request.output))
+        .map(|()| request.output.clone());
+    queue.finished.push(result);
+}
+
+/// Reports finished stills in the window.
+fn report_stills(mut queue: ResMut<StillQueue>, mut banner: ResMut<Banner>) {
+    for result in queue.finished.drain(..) {
+        match result {
+            Ok(path) => banner.notice = Some(format!("Saved {}", path.display())),
+            Err(e) => banner.error(e),
+        }
+    }
+}

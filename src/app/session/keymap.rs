@@ -1,0 +1,383 @@
+//! The one key map: the window's shortcuts, the viewport's modal keys, the F1 help and
+//! the menu labels all read this table (SPEC §9). Changing a key is a change here only.
+
+use bevy::prelude::*;
+
+/// Everything a key can ask for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    AddKey,
+    DeleteKey,
+    PlayStop,
+    PreviousFrame,
+    NextFrame,
+    Undo,
+    Redo,
+    Save,
+    SaveAs,
+    OpenProject,
+    Quit,
+    Help,
+    /// Move the selected bone (G).
+    Move,
+    /// Rotate the selected bone (R).
+    Rotate,
+    LockX,
+    LockY,
+    LockZ,
+    Confirm,
+    Cancel,
+}
+
+/// Where a binding applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Anywhere in the window, unless a text field has the keyboard.
+    Window,
+    /// In the 3D view, with a bone selected.
+    Viewport,
+    /// During a move or rotation.
+    Modal,
+}
+
+/// Whether Shift must be held, must not be, or does not matter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shift {
+    Any,
+    Held,
+    Released,
+}
+
+/// One key with its modifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chord {
+    pub key: KeyCode,
+    pub ctrl: bool,
+    pub shift: Shift,
+}
+
+const fn key(key: KeyCode) -> Chord {
+    Chord {
+        key,
+        ctrl: false,
+        shift: Shift::Any,
+    }
+}
+
+const fn ctrl(key: KeyCode, shift: Shift) -> Chord {
+    Chord {
+        key,
+        ctrl: true,
+        shift,
+    }
+}
+
+/// An action, its keys, and what the help says it does.
+pub struct Binding {
+    pub action: Action,
+    pub scope: Scope,
+    pub chords: &'static [Chord],
+    pub does: &'static str,
+}
+
+pub const KEYMAP: &[Binding] = &[
+    Binding {
+        action: Action::Move,
+        scope: Scope::Viewport,
+        chords: &[key(KeyCode::KeyG)],
+        does: "move the selection: hands/feet by IK, elbows/knees swing (pole), hips (feet pinned)",
+    },
+    Binding {
+        action: Action::Rotate,
+        scope: Scope::Viewport,
+        chords: &[key(KeyCode::KeyR)],
+        does: "rotate the selected bone about the view axis",
+    },
+    Binding {
+        action: Action::LockX,
+        scope: Scope::Modal,
+        chords: &[key(KeyCode::KeyX)],
+        does: "during G or R: lock to the world X axis; press again to release",
+    },
+    Binding {
+        action: Action::LockY,
+        scope: Scope::Modal,
+        chords: &[key(KeyCode::KeyY)],
+        does: "during G or R: lock to the world Y axis",
+    },
+    Binding {
+        action: Action::LockZ,
+        scope: Scope::Modal,
+        chords: &[key(KeyCode::KeyZ)],
+        does: "during G or R: lock to the world Z axis",
+    },
+    Binding {
+        action: Action::Confirm,
+        scope: Scope::Modal,
+        chords: &[key(KeyCode::Enter), key(KeyCode::NumpadEnter)],
+        does: "confirm the move or rotation (one undo step); a left click does too",
+    },
+    Binding {
+        action: Action::Cancel,
+        scope: Scope::Modal,
+        chords: &[key(KeyCode::Escape)],
+        does: "cancel it: everything returns exactly; a right click does too",
+    },
+    Binding {
+        action: Action::AddKey,
+        scope: Scope::Window,
+        chords: &[key(KeyCode::KeyK)],
+        does: "add a key at the playhead",
+    },
+    Binding {
+        action: Action::DeleteKey,
+        scope: Scope::Window,
+        chords: &[key(KeyCode::Delete)],
+        does: "delete the key at the playhead",
+    },
+    Binding {
+        action: Action::PlayStop,
+        scope: Scope::Window,
+        chords: &[key(KeyCode::Space)],
+        does: "play / stop",
+    },
+    Binding {
+        action: Action::PreviousFrame,
+        scope: Scope::Window,
+        chords: &[key(KeyCode::ArrowLeft)],
+        does: "previous frame",
+    },
+    Binding {
+        action: Action::NextFrame,
+        scope: Scope::Window,
+        chords: &[key(KeyCode::ArrowRight)],
+        does: "next frame",
+    },
+    Binding {
+        action: Action::Undo,
+        scope: Scope::Window,
+        chords: &[ctrl(KeyCode::KeyZ, Shift::Released)],
+        does: "undo",
+    },
+    Binding {
+        action: Action::Redo,
+        scope: Scope::Window,
+        chords: &[
+            ctrl(KeyCode::KeyY, Shift::Any),
+            ctrl(KeyCode::KeyZ, Shift::Held),
+        ],
+        does: "redo",
+    },
+    Binding {
+        action: Action::Save,
+        scope: Scope::Window,
+        chords: &[ctrl(KeyCode::KeyS, Shift::Released)],
+        does: "save the project",
+    },
+    Binding {
+        action: Action::SaveAs,
+        scope: Scope::Window,
+        chords: &[ctrl(KeyCode::KeyS, Shift::Held)],
+        does: "save the project as…",
+    },
+    Binding {
+        action: Action::OpenProject,
+        scope: Scope::Window,
+        chords: &[ctrl(KeyCode::KeyO, Shift::Released)],
+        does: "open a project",
+    },
+    Binding {
+        action: Action::Quit,
+        scope: Scope::Window,
+        chords: &[ctrl(KeyCode::KeyQ, Shift::Released)],
+        does: "quit (asks to save unsaved changes)",
+    },
+    Binding {
+        action: Action::Help,
+        scope: Scope::Window,
+        chords: &[key(KeyCode::F1)],
+        does: "show / hide this help",
+    },
+];
+
+/// Mouse and drag actions, for the help (they have no keys to rebind).
+pub const MOUSE: &[(&str, &str)] = &[
+    ("Left click on a marker", "select that bone"),
+    (
+        "Drag a gizmo arrow / ring",
+        "move along / rotate about that axis",
+    ),
+    ("Right drag", "orbit the camera"),
+    ("Middle drag / Shift + right drag", "pan"),
+    ("Mouse wheel", "zoom"),
+    (
+        "Click / drag on the timeline",
+        "move the playhead; drag a key to move it",
+    ),
+    (
+        "Drag a library pose onto the timeline",
+        "put that pose in a key there (one undo step)",
+    ),
+    (
+        "Drop a .vrm on the window",
+        "open that model (keys and pose carry over)",
+    ),
+    (
+        "Drop a project or pose .json",
+        "open the project / apply the pose",
+    ),
+];
+
+impl Chord {
+    fn matches(&self, key: KeyCode, ctrl: bool, shift: bool) -> bool {
+        self.key == key
+            && self.ctrl == ctrl
+            && match self.shift {
+                Shift::Any => true,
+                Shift::Held => shift,
+                Shift::Released => !shift,
+            }
+    }
+
+    /// "Ctrl+Shift+S", "K", "Left arrow".
+    pub fn label(&self) -> String {
+        let mut label = String::new();
+        if self.ctrl {
+            label.push_str("Ctrl+");
+        }
+        if self.shift == Shift::Held {
+            label.push_str("Shift+");
+        }
+        label.push_str(&key_name(self.key));
+        label
+    }
+}
+
+fn key_name(key: KeyCode) -> String {
+    match key {
+        KeyCode::ArrowLeft => "Left arrow".into(),
+        KeyCode::ArrowRight => "Right arrow".into(),
+        KeyCode::Escape => "Esc".into(),
+        KeyCode::NumpadEnter => "Keypad Enter".into(),
+        other => {
+            let name = format!("{other:?}");
+            name.strip_prefix("Key").map(str::to_string).unwrap_or(name)
+        }
+    }
+}
+
+fn binding(action: Action) -> &'static Binding {
+    KEYMAP
+        .iter()
+        .find(|b| b.action == action)
+        .expect("every action has a binding")
+}
+
+/// The window-wide action a key press asks for, given the modifiers held.
+pub fn window_action(key: KeyCode, ctrl: bool, shift: bool) -> Option<Action> {
+    KEYMAP
+        .iter()
+        .filter(|b| b.scope == Scope::Window)
+        .find(|b| b.chords.iter().any(|c| c.matches(key, ctrl, shift)))
+        .map(|b| b.action)
+}
+
+/// Whether a viewport or modal action's key was just pressed (Ctrl not held).
+pub fn just_pressed(action: Action, keys: &ButtonInput<KeyCode>) -> bool {
+    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
+    binding(action)
+        .chords
+        .iter()
+        .any(|c| c.ctrl == ctrl && keys.just_pressed(c.key))
+}
+
+/// The first chord of an action, as menus show it ("Ctrl+Z").
+pub fn menu_keys(action: Action) -> String {
+    binding(action)
+        .chords
+        .first()
+        .map(Chord::label)
+        .unwrap_or_default()
+}
+
+/// Every chord of an action, as the help lists them ("Ctrl+Y, Ctrl+Shift+Z").
+pub fn help_keys(binding: &Binding) -> String {
+    binding
+        .chords
+        .iter()
+        .map(Chord::label)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A menu entry's text: the label and its keys, e.g. "Undo   Ctrl+Z".
+pub fn menu_label(label: &str, action: Action) -> String {
+    format!("{label}   {}", menu_keys(action))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spec_keys_map_to_their_actions() {
+        use Action::*;
+        for (key, ctrl, shift, wanted) in [
+            (KeyCode::KeyK, false, false, Some(AddKey)),
+            (KeyCode::Space, false, false, Some(PlayStop)),
+            (KeyCode::ArrowLeft, false, false, Some(PreviousFrame)),
+            (KeyCode::ArrowRight, false, false, Some(NextFrame)),
+            (KeyCode::Delete, false, false, Some(DeleteKey)),
+            (KeyCode::KeyZ, true, false, Some(Undo)),
+            (KeyCode::KeyY, true, false, Some(Redo)),
+            (KeyCode::KeyZ, true, true, Some(Redo)),
+            (KeyCode::KeyS, true, false, Some(Save)),
+            (KeyCode::KeyS, true, true, Some(SaveAs)),
+            (KeyCode::KeyO, true, false, Some(OpenProject)),
+            (KeyCode::KeyQ, true, false, Some(Quit)),
+            (KeyCode::F1, false, false, Some(Help)),
+            // Plain Z is an axis lock during G / R, not a window shortcut.
+            (KeyCode::KeyZ, false, false, None),
+            (KeyCode::KeyG, false, false, None),
+        ] {
+            assert_eq!(
+                window_action(key, ctrl, shift),
+                wanted,
+                "{key:?} {ctrl} {shift}"
+            );
+        }
+    }
+
+    #[test]
+    fn labels_come_from_the_chords() {
+        assert_eq!(menu_keys(Action::Undo), "Ctrl+Z");
+        assert_eq!(menu_keys(Action::SaveAs), "Ctrl+Shift+S");
+        assert_eq!(help_keys(binding(Action::Redo)), "Ctrl+Y, Ctrl+Shift+Z");
+        assert_eq!(menu_keys(Action::PreviousFrame), "Left arrow");
+        assert_eq!(menu_label("Quit", Action::Quit), "Quit   Ctrl+Q");
+    }
+
+    #[test]
+    fn no_chord_asks_for_two_actions_in_one_scope() {
+        for a in KEYMAP {
+            for b in KEYMAP
+                .iter()
+                .filter(|b| b.scope == a.scope && b.action != a.action)
+            {
+                for ca in a.chords {
+                    assert!(
+                        !b.chords.iter().any(|cb| cb.key == ca.key
+                            && cb.ctrl == ca.ctrl
+                            && (cb.shift == ca.shift
+                                || cb.shift == Shift::Any
+                                || ca.shift == Shift::Any)),
+                        "{:?} and {:?} share {}",
+                        a.action,
+                        b.action,
+                        ca.label()
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! What features say to each other: requests (messages) and the small shared state they
+//! read. A feature sends or reads these; it never reaches into another feature.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use bevy::prelude::*;
+
+use crate::core::export::ExportKind;
+use crate::core::framing::CameraPreset;
+use crate::core::pose::Pose;
+
+/// What the window was started with (the command line).
+#[derive(Resource, Clone, Debug, Default)]
+pub struct Launch {
+    /// A model (or project) to open instead of the mannequin.
+    pub file: Option<PathBuf>,
+    /// Testing: save a screenshot of the window here once the model shows, then exit.
+    pub screenshot: Option<PathBuf>,
+    /// Testing: quit after this many seconds.
+    pub exit_after: Option<f32>,
+    /// Testing: save the project as it stands at exit here.
+    pub save_on_exit: Option<PathBuf>,
+    /// Testing: the bone selected at start.
+    pub select: Option<String>,
+    /// Testing: export a PNG through the window's path once the model shows.
+    pub export_png: Option<PathBuf>,
+    /// Testing: save the pose to the library once the model shows.
+    pub library_save: Option<String>,
+    /// Start playing once the model shows.
+    pub play: bool,
+    /// Testing: accept the recovery offer at once.
+    pub recover: bool,
+    /// Start in VR (`--vr`).
+    pub vr: bool,
+    /// One Euro filter settings for hand tracking (`--one-euro`).
+    pub one_euro: Option<crate::core::vr::OneEuroParams>,
+}
+
+/// Where a model comes from.
+#[derive(Clone, Debug)]
+pub enum ModelSource {
+    Mannequin,
+    File(PathBuf),
+    /// A project file: its model (or the mannequin) with its keys, pose and settings.
+    Project(PathBuf),
+    /// A recovery file: the work as it was autosaved, still unsaved.
+    Recovered(PathBuf),
+}
+
+/// Ask to open a model (the avatar feature does it).
+#[derive(Message, Clone, Debug)]
+pub struct LoadModel(pub ModelSource);
+
+/// A new avatar is on screen (camera framing, thumbnails, start-up aids).
+#[derive(Message, Clone, Debug)]
+pub struct AvatarShown;
+
+/// Ask to write the work to the recovery file now (before anything risky).
+#[derive(Message, Clone, Copy, Debug, Default)]
+pub struct SaveRecoveryNow;
+
+/// Ask to quit (File ▸ Quit, Ctrl+Q, the window's close button): unsaved work is asked
+/// about first.
+#[derive(Message, Clone, Copy, Debug)]
+pub struct QuitRequested;
+
+/// What a file dialog is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DialogPurpose {
+    OpenModel,
+    LoadPose,
+    OpenProject,
+    SaveProjectAs,
+    ImportAnimation,
+    /// An entry of the export table (`core::export`).
+    Export(ExportKind),
+}
+
+/// Ask the files feature for something.
+#[derive(Message, Clone, Debug)]
+pub enum FileRequest {
+    /// Show the native dialog for this purpose; its answer arrives in a later frame.
+    Dialog(DialogPurpose),
+    /// Open a path as a drop would: a model, a project or a pose.
+    OpenPath(PathBuf),
+    /// Answer a purpose without a dialog (a typed path; tests).
+    Answer(DialogPurpose, PathBuf),
+    /// Save the project: to its file, or through Save As when it has none; `then_quit`
+    /// quits once the save succeeds (the close guard's "Save").
+    Save { save_as: bool, then_quit: bool },
+}
+
+/// Which floating windows are open.
+#[derive(Resource, Debug)]
+pub struct Windows {
+    pub library: bool,
+    pub png: bool,
+    pub help: bool,
+}
+
+impl Default for Windows {
+    fn default() -> Self {
+        Windows {
+            library: true,
+            png: false,
+            help: false,
+        }
+    }
+}
+
+/// Options the File menu sets for the files feature.
+#[derive(Resource, Debug, Default, Clone, Copy)]
+pub struct FileSettings {
+    /// Keys per second when importing a dense clip (0 = a key at every source key).
+    pub import_rate: f32,
+    pub png: PngSettings,
+}
+
+/// Where a still is seen from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StillView {
+    Preset(CameraPreset),
+    /// The editor's current camera, as it is when the still renders.
+    CurrentCamera,
+}
+
+impl Default for StillView {
+    fn default() -> Self {
+        StillView::Preset(CameraPreset::Front)
+    }
+}
+
+/// The window's Export PNG settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PngSettings {
+    pub size: UVec2,
+    pub view: StillView,
+}
+
+impl Default for PngSettings {
+    fn default() -> Self {
+        PngSettings {
+            size: UVec2::new(1024, 1365),
+            view: StillView::default(),
+        }
+    }
+}
+
+/// One transparent still to render into a PNG file.
+#[derive(Clone, Debug, Default)]
+pub struct StillRequest {
+    pub size: UVec2,
+    pub view: StillView,
+    pub output: PathBuf,
+}
+
+/// Ask the renderer for a still.
+#[derive(Message, Clone, Debug)]
+pub struct RenderStill(pub StillRequest);
+
+/// Ask for a pose that is not on screen to be rendered into a thumbnail PNG (library).
+#[derive(Message, Clone, Debug)]
+pub struct RenderPoseThumbnail {
+    pub pose: Pose,
+    pub output: PathBuf,
+}
+
+/// Thumbnail files rewritten since the library last looked.
+#[derive(Resource, Default, Debug)]
+pub struct UpdatedThumbnails(pub Vec<PathBuf>);
+
+/// Key thumbnails as egui shows them, by key id; regeneration stops while `paused` (VR).
+#[derive(Resource, Default, Debug)]
+pub struct Thumbnails {
+    pub textures: HashMap<u64, bevy_egui::egui::TextureId>,
+    pub paused: bool,
+}
+
+/// A library pose being dragged (onto the timeline).
+#[derive(Clone, Debug)]
+pub struct LibraryPoseDrag(pub Pose);
+
+/// Work that must end before the app quits (a VR session ending cleanly).
+#[derive(Resource, Default, Debug)]
+pub struct ExitGate {
+    /// Something is still running that quitting would cut short.
+    pub busy: bool,
+    /// A timed quit is waiting for it (it should wind down now).
+    pub quit_requested: bool,
+}
+
+/// Where VR stands, for the menu, the window and the exit path.
+#[derive(Resource, Debug, Default)]
+pub struct VrStatus {
+    /// The user asked to be in VR (`--vr`, or View ▸ Enter VR).
+    pub wanted: bool,
+    /// A session is running (the headset shows the scene).
+    pub running: bool,
+    /// The runtime gave the session input focus.
+    pub focused: bool,
+    /// Why VR cannot start here (no runtime, no headset, or a build without `xr`).
+    pub unavailable: Option<String>,
+    /// What the OpenXR runtime offers, when there is one (logged at start).
+    pub runtime: Option<String>,
+}
+
+/// Whether bone markers and the gizmo are shown (hidden in VR).
+#[derive(Resource, Debug, Clone, Copy)]
+pub struct MarkersVisible(pub bool);
+
+/// A modal viewport operation (G / R) owns the keyboard and mouse while true.
+#[derive(Resource, Debug, Default, Clone, Copy)]
+pub struct ModalTool(pub bool);
+
+/// The editor's 3D camera (a still "from the current view" copies it).
+#[derive(Component, Debug, Default, Clone, Copy)]
+pub struct EditorCamera;

@@ -1,0 +1,45 @@
+//! The expressions panel on the right: a slider per preset and custom expression.
+
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, egui};
+
+use super::slider_edit;
+use crate::app::session::{EditRequest, Session, UiSpace};
+use crate::core::edit::PoseEdit;
+
+pub(super) fn draw(
+    mut contexts: EguiContexts,
+    mut space: ResMut<UiSpace>,
+    session: Res<Session>,
+    mut edits: MessageWriter<EditRequest>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?.clone();
+    let editor = &session.editor;
+    space.show(&ctx, "expressions-space", |root| {
+        egui::Panel::right("expressions")
+            .resizable(true)
+            .default_size(210.0)
+            .show(root, |ui| {
+                ui.heading("Expressions");
+                if editor.expression_names().is_empty() {
+                    ui.label("This model has no expressions.");
+                }
+                egui::ScrollArea::vertical()
+                    .id_salt("expressions-scroll")
+                    .show(ui, |ui| {
+                        for name in editor.expression_names() {
+                            let mut value =
+                                editor.pose.expressions.get(name).copied().unwrap_or(0.0);
+                            ui.label(name);
+                            let response = ui.add(egui::Slider::new(&mut value, 0.0..=1.0));
+                            let edit = response.changed().then(|| PoseEdit::Expression {
+                                name: name.clone(),
+                                value,
+                            });
+                            slider_edit(&response, edit, &mut edits);
+                        }
+                    });
+            });
+    });
+    Ok(())
+}

@@ -1,0 +1,219 @@
+//! The menu bar: File, Edit, Pose, View, Help. Key hints come from the key map; the
+//! export entries from the export table.
+
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, egui};
+
+use crate::app::session::keymap::{Action, menu_label};
+use crate::app::session::{
+    DialogPurpose, EditRequest, FileRequest, FileSettings, LoadModel, ModelSource, QuitRequested,
+    Session, UiSpace, VrStatus, Windows,
+};
+use crate::core::edit::{Edit, PoseEdit};
+use crate::core::export::{EXPORT_FORMATS, Writer};
+
+/// A path typed into the File menu, for machines without a native file dialog.
+#[derive(Default)]
+pub(super) struct TypedPath(String);
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn draw(
+    mut contexts: EguiContexts,
+    mut space: ResMut<UiSpace>,
+    session: Res<Session>,
+    mut settings: ResMut<FileSettings>,
+    mut windows: ResMut<Windows>,
+    mut vr: ResMut<VrStatus>,
+    mut typed: Local<TypedPath>,
+    mut out: MenuOutput,
+) -> Result {
+    let ctx = contexts.ctx_mut()?.clone();
+    space.show(&ctx, "menu-bar", |root| {
+        egui::Panel::top("menu").show(root, |ui| {
+            egui::MenuBar::new().ui(ui, |ui| {
+                file_menu(ui, &mut settings, &mut windows, &mut typed, &mut out);
+                edit_menu(ui, &session, &mut out);
+                pose_menu(ui, &mut out);
+                view_menu(ui, &mut windows, &mut vr);
+                ui.menu_button("Help", |ui| {
+                    if ui.button(menu_label("Controls", Action::Help)).clicked() {
+                        windows.help = true;
+                        ui.close();
+                    }
+                });
+            });
+        });
+    });
+    Ok(())
+}
+
+/// What the menus send.
+#[derive(bevy::ecs::system::SystemParam)]
+pub(super) struct MenuOutput<'w> {
+    edits: MessageWriter<'w, EditRequest>,
+    files: MessageWriter<'w, FileRequest>,
+    loads: MessageWriter<'w, LoadModel>,
+    quits: MessageWriter<'w, QuitRequested>,
+}
+
+impl MenuOutput<'_> {
+    fn dialog(&mut self, purpose: DialogPurpose) {
+        self.files.write(FileRequest::Dialog(purpose));
+    }
+}
+
+fn file_menu(
+    ui: &mut egui::Ui,
+    settings: &mut FileSettings,
+    windows: &mut Windows,
+    typed: &mut TypedPath,
+    out: &mut MenuOutput,
+) {
+    // The File menu holds a text field: clicking into it must not close the menu
+    // (egui's default closes a menu on any click inside it).
+    let stay_open = egui::containers::menu::MenuConfig::new()
+        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
+    egui::containers::menu::MenuButton::new("File")
+        .config(stay_open)
+        .ui(ui, |ui| {
+            if ui
+                .button(menu_label("Open project…", Action::OpenProject))
+                .clicked()
+            {
+                out.dialog(DialogPurpose::OpenProject);
+                ui.close();
+            }
+            if ui.button(menu_label("Save project", Action::Save)).clicked() {
+                out.files.write(FileRequest::Save {
+                    save_as: false,
+                    then_quit: false,
+                });
+                ui.close();
+            }
+            if ui
+                .button(menu_label("Save project as…", Action::SaveAs))
+                .clicked()
+            {
+                out.files.write(FileRequest::Save {
+                    save_as: true,
+                    then_quit: false,
+                });
+                ui.close();
+            }
+            ui.separator();
+            for format in &EXPORT_FORMATS {
+                if ui.button(format.menu).clicked() {
+                    match format.writer {
+                        // A still asks for its size and camera first.
+                        Writer::Render => windows.png = true,
+                        Writer::Core(_) => out.dialog(DialogPurpose::Export(format.kind)),
+                    }
+                    ui.close();
+                }
+            }
+            if ui.button("Import animation (VRMA, glTF clip)…").clicked() {
+                out.dialog(DialogPurpose::ImportAnimation);
+                ui.close();
+            }
+            ui.horizontal(|ui| {
+                ui.label("Import keys per second");
+                ui.add(
+                    egui::DragValue::new(&mut settings.import_rate)
+                        .range(0.0..=30.0)
+                        .speed(0.5),
+                )
+                .on_hover_text(
+                    "0 = a key wherever the source has one; otherwise thin dense clips to this rate",
+                );
+            });
+            ui.separator();
+            if ui.button("Open model…").clicked() {
+                out.dialog(DialogPurpose::OpenModel);
+                ui.close();
+            }
+            if ui.button("Open built-in mannequin").clicked() {
+                out.loads.write(LoadModel(ModelSource::Mannequin));
+                ui.close();
+            }
+            ui.separator();
+            if ui.button("Load pose…").clicked() {
+                out.dialog(DialogPurpose::LoadPose);
+                ui.close();
+            }
+            ui.separator();
+            ui.label("Or type a path (.vrm, project or pose .json):");
+            ui.horizontal(|ui| {
+                ui.text_edit_singleline(&mut typed.0);
+                if ui.button("Open").clicked() && !typed.0.trim().is_empty() {
+                    out.files.write(FileRequest::OpenPath(typed.0.trim().into()));
+                    ui.close();
+                }
+            });
+            ui.separator();
+            if ui.button(menu_label("Quit", Action::Quit)).clicked() {
+                out.quits.write(QuitRequested);
+                ui.close();
+            }
+        });
+}
+
+fn edit_menu(ui: &mut egui::Ui, session: &Session, out: &mut MenuOutput) {
+    ui.menu_button("Edit", |ui| {
+        let history = &session.editor.history;
+        for (label, action, edit, enabled) in [
+            ("Undo", Action::Undo, Edit::Undo, history.can_undo()),
+            ("Redo", Action::Redo, Edit::Redo, history.can_redo()),
+        ] {
+            if ui
+                .add_enabled(enabled, egui::Button::new(menu_label(label, action)))
+                .clicked()
+            {
+                out.edits.write(EditRequest(edit));
+                ui.close();
+            }
+        }
+    });
+}
+
+/// The whole-pose edits, shared with the inspector's buttons.
+pub(super) const POSE_ACTIONS: [(&str, &str, PoseEdit); 3] = [
+    ("Reset pose", "Reset pose", PoseEdit::ResetPose),
+    ("Mirror left/right", "Mirror", PoseEdit::Mirror),
+    ("Arms down", "Arms down", PoseEdit::ArmsDown),
+];
+
+fn pose_menu(ui: &mut egui::Ui, out: &mut MenuOutput) {
+    ui.menu_button("Pose", |ui| {
+        for (label, _, edit) in POSE_ACTIONS {
+            if ui.button(label).clicked() {
+                out.edits.write(EditRequest::new(edit));
+                ui.close();
+            }
+        }
+    });
+}
+
+fn view_menu(ui: &mut egui::Ui, windows: &mut Windows, vr: &mut VrStatus) {
+    ui.menu_button("View", |ui| {
+        ui.checkbox(&mut windows.library, "Pose library");
+        ui.separator();
+        match (&vr.unavailable, vr.wanted) {
+            (Some(reason), _) => {
+                ui.add_enabled(false, egui::Button::new("Enter VR"))
+                    .on_disabled_hover_text(format!("VR is not available: {reason}"));
+            }
+            (None, false) => {
+                if ui.button("Enter VR").clicked() {
+                    vr.wanted = true;
+                    ui.close();
+                }
+            }
+            (None, true) => {
+                if ui.button("Leave VR").clicked() {
+                    vr.wanted = false;
+                    ui.close();
+                }
+            }
+        }
+    });
+}

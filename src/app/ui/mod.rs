@@ -1,0 +1,98 @@
+//! The window's panels: the menu bar, the error banner and status line, the inspector
+//! on the left, expressions on the right, the Export PNG options and the F1 help, the
+//! keyboard shortcuts and the window title. Panels are laid out in [`UiLayout`] order;
+//! what they leave becomes the 3D view.
+
+mod expressions;
+mod help;
+mod inspector;
+mod menu;
+mod png_window;
+mod shortcuts;
+mod status;
+
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+
+use super::session::{EditRequest, EditorSet, PointerOverUi, Session, UiLayout, UiSpace, ViewRect};
+use crate::core::edit::{Edit, Gesture, PoseEdit};
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(
+        EguiPrimaryContextPass,
+        (
+            (begin_layout, menu::draw, status::draw)
+                .chain()
+                .in_set(UiLayout::Bars),
+            (inspector::draw, expressions::draw)
+                .chain()
+                .in_set(UiLayout::Sides),
+            finish_layout.in_set(UiLayout::View),
+            (png_window::draw, help::draw).in_set(UiLayout::Windows),
+        ),
+    )
+    .add_systems(
+        Update,
+        (
+            shortcuts::shortcuts.in_set(EditorSet::Input),
+            update_title.in_set(EditorSet::Drive),
+        ),
+    );
+}
+
+/// Every frame starts with the whole window to lay panels out in.
+fn begin_layout(mut contexts: EguiContexts, mut space: ResMut<UiSpace>) -> Result {
+    space.0 = contexts.ctx_mut()?.viewport_rect();
+    Ok(())
+}
+
+/// The 3D view gets what the panels left; the pointer is "over the UI" outside it or on
+/// any egui area (menus, windows).
+fn finish_layout(
+    mut contexts: EguiContexts,
+    space: Res<UiSpace>,
+    mut view_rect: ResMut<ViewRect>,
+    mut over_ui: ResMut<PointerOverUi>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    let free = space.0;
+    let rect = bevy::math::Rect::new(free.min.x, free.min.y, free.max.x, free.max.y);
+    if view_rect.0 != Some(rect) {
+        view_rect.0 = Some(rect);
+    }
+    let pointer = ctx.pointer_latest_pos();
+    over_ui.0 = pointer.is_some_and(|p| !free.contains(p))
+        || ctx.is_pointer_over_egui()
+        || ctx.egui_wants_pointer_input();
+    Ok(())
+}
+
+fn update_title(session: Res<Session>, mut window: Single<&mut Window, With<PrimaryWindow>>) {
+    if !session.is_changed() {
+        return;
+    }
+    let wanted = session.window_title();
+    if window.title != wanted {
+        window.title = wanted;
+    }
+}
+
+/// Sends a slider's edit: previews while dragging, one undoable edit when released or
+/// when changed without a drag (a click, a typed value).
+fn slider_edit(
+    response: &egui::Response,
+    edit: Option<PoseEdit>,
+    edits: &mut MessageWriter<EditRequest>,
+) {
+    if let Some(edit) = edit {
+        if response.dragged() {
+            edits.write(EditRequest(Edit::preview(edit)));
+        } else {
+            edits.write(EditRequest::new(edit));
+        }
+    }
+    if response.drag_stopped() {
+        edits.write(EditRequest::new(Gesture::End));
+    }
+}

@@ -1,0 +1,76 @@
+//! The window's keyboard shortcuts (SPEC §9), read from the key map; off while egui has
+//! the keyboard (typing in a field) or a modal G / R owns it.
+
+use bevy::prelude::*;
+use bevy_egui::input::EguiWantsInput;
+
+use crate::app::session::keymap::{Action, window_action};
+use crate::app::session::{
+    DialogPurpose, EditRequest, FileRequest, ModalTool, QuitRequested, Session, Windows,
+};
+use crate::core::edit::{Edit, KeyEdit};
+use crate::core::timeline::FPS;
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn shortcuts(
+    keys: Res<ButtonInput<KeyCode>>,
+    egui_input: Option<Res<EguiWantsInput>>,
+    modal: Res<ModalTool>,
+    session: Res<Session>,
+    mut windows: ResMut<Windows>,
+    mut edits: MessageWriter<EditRequest>,
+    mut files: MessageWriter<FileRequest>,
+    mut quits: MessageWriter<QuitRequested>,
+) {
+    if egui_input.is_some_and(|e| e.wants_any_keyboard_input()) || modal.0 {
+        return;
+    }
+    // A modifier released in the same frame still counts: on a slow frame a quick chord
+    // (press Ctrl, tap Z, release Ctrl) arrives all at once.
+    let held = |a, b| keys.any_pressed([a, b]) || keys.any_just_released([a, b]);
+    let ctrl = held(KeyCode::ControlLeft, KeyCode::ControlRight);
+    let shift = held(KeyCode::ShiftLeft, KeyCode::ShiftRight);
+    let editor = &session.editor;
+    for key in keys.get_just_pressed() {
+        let Some(action) = window_action(*key, ctrl, shift) else {
+            continue;
+        };
+        let edit = match action {
+            Action::AddKey => Edit::Keys(KeyEdit::Add),
+            Action::DeleteKey => Edit::Keys(KeyEdit::Delete),
+            Action::PlayStop => Edit::SetPlaying(!editor.playing),
+            Action::PreviousFrame => Edit::Seek((editor.playhead - 1.0 / FPS).max(0.0)),
+            Action::NextFrame => Edit::Seek(editor.playhead + 1.0 / FPS),
+            Action::Undo => Edit::Undo,
+            Action::Redo => Edit::Redo,
+            Action::Save | Action::SaveAs => {
+                files.write(FileRequest::Save {
+                    save_as: action == Action::SaveAs,
+                    then_quit: false,
+                });
+                continue;
+            }
+            Action::OpenProject => {
+                files.write(FileRequest::Dialog(DialogPurpose::OpenProject));
+                continue;
+            }
+            Action::Quit => {
+                quits.write(QuitRequested);
+                continue;
+            }
+            Action::Help => {
+                windows.help = !windows.help;
+                continue;
+            }
+            // Viewport and modal keys are the viewport's.
+            Action::Move
+            | Action::Rotate
+            | Action::LockX
+            | Action::LockY
+            | Action::LockZ
+            | Action::Confirm
+            | Action::Cancel => continue,
+        };
+        edits.write(EditRequest(edit));
+    }
+}

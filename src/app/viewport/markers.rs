@@ -1,0 +1,115 @@
+//! A marker on every humanoid bone, drawn over the model, and click-to-select by
+//! screen distance (mesh picking would test the un-skinned bind pose).
+
+use bevy::prelude::*;
+
+use super::cursor::ViewCursor;
+use super::posing::Posing;
+use crate::app::session::{EditorSet, MarkersVisible, PointerOverUi, Selection, Session};
+use crate::core::handle::PoseHandle;
+use crate::core::humanoid::{ALL_BONES, Bone};
+
+/// Gizmos drawn on top of the model.
+#[derive(Default, Reflect, GizmoConfigGroup)]
+pub(super) struct MarkerGizmos;
+
+/// How close (in logical pixels) a click must be to a marker to select it.
+const PICK_RADIUS_PX: f32 = 14.0;
+
+pub(super) fn plugin(app: &mut App) {
+    app.insert_gizmo_config(
+        MarkerGizmos,
+        GizmoConfig {
+            depth_bias: -1.0,
+            line: GizmoLineConfig {
+                width: 2.0,
+                ..default()
+            },
+            ..default()
+        },
+    )
+    .add_systems(
+        Update,
+        (
+            pick_marker.in_set(EditorSet::Input),
+            draw_markers.in_set(EditorSet::Drive),
+        ),
+    );
+}
+
+/// A marker's colour: the handle table's, or gold when selected.
+fn marker_colour(bone: Bone, selected: bool) -> Color {
+    if selected {
+        return Color::srgb(1.0, 0.85, 0.1);
+    }
+    let [r, g, b] = PoseHandle::of(bone).colour();
+    Color::srgb(r, g, b)
+}
+
+fn draw_markers(
+    session: Res<Session>,
+    selection: Res<Selection>,
+    visible: Res<MarkersVisible>,
+    mut gizmos: Gizmos<MarkerGizmos>,
+) {
+    if !visible.0 {
+        return;
+    }
+    let rig = &session.editor.rig;
+    let world = rig.world_pose(&session.editor.pose);
+    for bone in ALL_BONES {
+        let Some((pos, _)) = world[bone.index()] else {
+            continue;
+        };
+        let selected = selection.0 == Some(bone);
+        let radius = PoseHandle::of(bone).marker_radius();
+        let radius = if selected { radius * 1.6 } else { radius };
+        gizmos
+            .sphere(pos, radius, marker_colour(bone, selected))
+            .resolution(10);
+        if let Some(parent) = rig.bone(bone).and_then(|b| b.parent)
+            && let Some((ppos, _)) = world[parent.index()]
+        {
+            gizmos.line(ppos, pos, Color::srgba(0.9, 0.9, 1.0, 0.35));
+        }
+    }
+}
+
+/// The bone whose marker is nearest to `cursor` on screen, within the pick radius.
+fn bone_under_cursor(session: &Session, view: &ViewCursor, cursor: Vec2) -> Option<Bone> {
+    let world = session.editor.rig.world_pose(&session.editor.pose);
+    ALL_BONES
+        .iter()
+        .filter_map(|&bone| {
+            let (pos, _) = world[bone.index()]?;
+            let d = view.to_screen(pos)?.distance(cursor);
+            (d <= PICK_RADIUS_PX).then_some((d, bone))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, b)| b)
+}
+
+/// A left click near a marker selects its bone (unless a gizmo drag or a modal
+/// operation has the click; they run first).
+pub(super) fn pick_marker(
+    buttons: Res<ButtonInput<MouseButton>>,
+    over_ui: Res<PointerOverUi>,
+    view: ViewCursor,
+    session: Res<Session>,
+    visible: Res<MarkersVisible>,
+    mut selection: ResMut<Selection>,
+    posing: Res<Posing>,
+) {
+    if !buttons.just_pressed(MouseButton::Left)
+        || over_ui.0
+        || !visible.0
+        || posing.active.is_some()
+    {
+        return;
+    }
+    if let Some(cursor) = view.position()
+        && let Some(bone) = bone_under_cursor(&session, &view, cursor)
+    {
+        selection.0 = Some(bone);
+    }
+}

@@ -1,0 +1,365 @@
+//! Posing in the viewport: Blender-style modal G (move) and R (rotate) with X/Y/Z axis
+//! locks, and a transform gizmo on the selection (arrows to move along an axis, rings to
+//! rotate about one) that starts the same operations by dragging. Moving a hand or foot
+//! is IK, an elbow or knee a pole drag, the hips a hips move (feet pinned when set);
+//! rotating works on any bone. Every step is an `Gesture::Preview`; confirming is one
+//! `EndGesture` (one undo step, written back to the key), cancelling restores exactly.
+
+use bevy::prelude::*;
+use bevy_egui::input::EguiWantsInput;
+
+use super::cursor::ViewCursor;
+use super::markers::MarkerGizmos;
+use crate::app::session::keymap::{self, Action};
+use crate::app::session::{
+    Banner, EditRequest, EditorSet, MarkersVisible, ModalTool, PointerOverUi, Selection, Session,
+};
+use crate::core::edit::{Edit, Gesture};
+use crate::core::handle::PoseHandle;
+use crate::core::humanoid::Bone;
+use crate::core::math::{ray_axis, ray_plane, screen_angle};
+
+/// Move or rotate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum OpKind {
+    Move,
+    Rotate,
+}
+
+/// A modal operation in progress.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ActiveOp {
+    pub kind: OpKind,
+    pub bone: Bone,
+    /// World axis lock (X, Y or Z), if any.
+    pub axis: Option<Vec3>,
+    /// Started by dragging a gizmo handle: releasing the button confirms.
+    pub from_gizmo: bool,
+    start_cursor: Vec2,
+    start_position: Vec3,
+    start_world_rotation: Quat,
+    parent_world_rotation: Quat,
+}
+
+/// The posing state shared with the other viewport tools.
+#[derive(Resource, Default, Debug)]
+pub(super) struct Posing {
+    pub active: Option<ActiveOp>,
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<Posing>().add_systems(
+        Update,
+        (
+            (
+                start_from_keys,
+                start_from_gizmo,
+                update_op,
+                share_modal_state,
+            )
+                .chain()
+                .in_set(EditorSet::Input)
+                .before(super::markers::pick_marker),
+            draw_gizmo.in_set(EditorSet::Drive),
+        ),
+    );
+}
+
+/// Other features (shortcuts, camera, VR) stay out of the way while G / R runs.
+fn share_modal_state(posing: Res<Posing>, mut modal: ResMut<ModalTool>) {
+    let active = posing.active.is_some();
+    if modal.0 != active {
+        modal.0 = active;
+    }
+}
+
+const AXES: [(Vec3, Color); 3] = [
+    (Vec3::X, Color::srgb(0.95, 0.3, 0.3)),
+    (Vec3::Y, Color::srgb(0.4, 0.9, 0.3)),
+    (Vec3::Z, Color::srgb(0.3, 0.5, 1.0)),
+];
+
+/// Whether G can move this bone (the handle table says: IK ends, elbows/knees, hips).
+fn movable(bone: Bone) -> bool {
+    PoseHandle::of(bone).moves()
+}
+
+/// Gizmo size in world units: about the same on screen at any zoom.
+fn gizmo_size(camera_position: Vec3, at: Vec3) -> f32 {
+    camera_position.distance(at) * 0.08
+}
+
+fn begin(
+    session: &Session,
+    kind: OpKind,
+    bone: Bone,
+    axis: Option<Vec3>,
+    cursor: Vec2,
+    from_gizmo: bool,
+) -> Option<ActiveOp> {
+    let world = session.editor.rig.world_pose(&session.editor.pose);
+    let (position, rotation) = world[bone.index()]?;
+    let parent = session.editor.rig.bone(bone).and_then(|b| b.parent);
+    let parent_world_rotation = parent
+        .and_then(|p| world[p.index()])
+        .map_or(Quat::IDENTITY, |(_, r)| r);
+    Some(ActiveOp {
+        kind,
+        bone,
+        axis,
+        from_gizmo,
+        start_cursor: cursor,
+        start_position: position,
+        start_world_rotation: rotation,
+        parent_world_rotation,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn start_from_keys(
+    keys: Res<ButtonInput<KeyCode>>,
+    egui_input: Option<Res<EguiWantsInput>>,
+    view: ViewCursor,
+    session: Res<Session>,
+    selection: Res<Selection>,
+    mut posing: ResMut<Posing>,
+    mut banner: ResMut<Banner>,
+) {
+    if posing.active.is_some() || egui_input.is_some_and(|e| e.wants_any_keyboard_input()) {
+        return;
+    }
+    let kind = if keymap::just_pressed(Action::Move, &keys) {
+        OpKind::Move
+    } else if keymap::just_pressed(Action::Rotate, &keys) {
+        OpKind::Rotate
+    } else {
+        return;
+    };
+    let Some(bone) = selection.0 else {
+        banner.notice = Some("Select a bone first (click its marker)".into());
+        return;
+    };
+    if kind == OpKind::Move && !movable(bone) {
+        banner.notice = Some(format!(
+            "G moves hands, feet, elbows, knees and the hips; rotate {bone} with R"
+        ));
+        return;
+    }
+    if bone.is_eye() {
+        banner.notice = Some("Eyes follow the gaze and are not posed".into());
+        return;
+    }
+    let Some(cursor) = view.position() else {
+        return;
+    };
+    posing.active = begin(&session, kind, bone, None, cursor, false);
+}
+
+/// Dragging a gizmo arrow moves along it; dragging a ring rotates about its axis.
+#[allow(clippy::too_many_arguments)]
+fn start_from_gizmo(
+    buttons: Res<ButtonInput<MouseButton>>,
+    over_ui: Res<PointerOverUi>,
+    view: ViewCursor,
+    session: Res<Session>,
+    selection: Res<Selection>,
+    mut posing: ResMut<Posing>,
+) {
+    if posing.active.is_some() || over_ui.0 || !buttons.just_pressed(MouseButton::Left) {
+        return;
+    }
+    let (Some(bone), Some(cursor), Some((eye, _))) = (selection.0, view.position(), view.eye())
+    else {
+        return;
+    };
+    let Some((at, _)) = session.editor.rig.world_pose(&session.editor.pose)[bone.index()] else {
+        return;
+    };
+    if bone.is_eye() {
+        return;
+    }
+    let size = gizmo_size(eye, at);
+    let Some(centre) = view.to_screen(at) else {
+        return;
+    };
+    let near_segment = |a: Vec2, b: Vec2| {
+        let ab = b - a;
+        let t = ((cursor - a).dot(ab) / ab.length_squared().max(1e-6)).clamp(0.0, 1.0);
+        (a + ab * t).distance(cursor)
+    };
+    if movable(bone) {
+        for (axis, _) in AXES {
+            let Some(tip) = view.to_screen(at + axis * size) else {
+                continue;
+            };
+            // Skip the arrow's base so clicks on the marker itself still select.
+            let base = centre + (tip - centre) * 0.25;
+            if near_segment(base, tip) <= 7.0 {
+                posing.active = begin(&session, OpKind::Move, bone, Some(axis), cursor, true);
+                return;
+            }
+        }
+    }
+    for (axis, _) in AXES {
+        let (u, v) = axis.any_orthonormal_pair();
+        let hit = (0..48).any(|i| {
+            let a = i as f32 / 48.0 * std::f32::consts::TAU;
+            let p = at + (u * a.cos() + v * a.sin()) * size * 0.8;
+            view.to_screen(p).is_some_and(|s| s.distance(cursor) <= 6.0)
+        });
+        if hit {
+            posing.active = begin(&session, OpKind::Rotate, bone, Some(axis), cursor, true);
+            return;
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn update_op(
+    keys: Res<ButtonInput<KeyCode>>,
+    buttons: Res<ButtonInput<MouseButton>>,
+    view: ViewCursor,
+    session: Res<Session>,
+    mut posing: ResMut<Posing>,
+    mut edits: MessageWriter<EditRequest>,
+    mut banner: ResMut<Banner>,
+) {
+    let Some(mut op) = posing.active else { return };
+    // Axis locks: press X / Y / Z, press the same again to release.
+    for (lock, axis) in [
+        (Action::LockX, Vec3::X),
+        (Action::LockY, Vec3::Y),
+        (Action::LockZ, Vec3::Z),
+    ] {
+        if keymap::just_pressed(lock, &keys) {
+            op.axis = if op.axis == Some(axis) {
+                None
+            } else {
+                Some(axis)
+            };
+        }
+    }
+    let cancel =
+        keymap::just_pressed(Action::Cancel, &keys) || buttons.just_pressed(MouseButton::Right);
+    let confirm = keymap::just_pressed(Action::Confirm, &keys)
+        || if op.from_gizmo {
+            buttons.just_released(MouseButton::Left)
+        } else {
+            buttons.just_pressed(MouseButton::Left)
+        };
+    if cancel {
+        edits.write(EditRequest(Edit::Gesture(Gesture::Cancel)));
+        posing.active = None;
+        banner.notice = Some("Cancelled".into());
+        return;
+    }
+    let Some((_, forward)) = view.eye() else {
+        return;
+    };
+    if let Some((cursor, ray)) = view.ray() {
+        let settings = session.editor.settings;
+        let edit = match op.kind {
+            OpKind::Move => {
+                let start_ray = view.ray_at(op.start_cursor);
+                let project = |origin: Vec3, dir: Vec3| match op.axis {
+                    Some(axis) => ray_axis(origin, dir, op.start_position, axis),
+                    None => ray_plane(origin, dir, op.start_position, forward),
+                };
+                let offset = start_ray
+                    .and_then(|s| project(s.origin, *s.direction))
+                    .zip(project(ray.origin, *ray.direction))
+                    .map(|(a, b)| b - a);
+                offset.and_then(|offset| {
+                    PoseHandle::of(op.bone).move_to(op.start_position + offset, &settings)
+                })
+            }
+            OpKind::Rotate => view.to_screen(op.start_position).map(|centre| {
+                let angle = screen_angle(op.start_cursor - centre, cursor - centre);
+                // About the locked axis, or the view axis (towards the viewer).
+                let axis = op.axis.unwrap_or(-forward);
+                let facing = if axis.dot(-forward) < 0.0 { -1.0 } else { 1.0 };
+                let world = Quat::from_axis_angle(axis, angle * facing) * op.start_world_rotation;
+                let local = (op.parent_world_rotation.inverse() * world).normalize();
+                PoseHandle::of(op.bone).turn_to(local, &settings)
+            }),
+        };
+        if let Some(edit) = edit {
+            edits.write(EditRequest(Edit::preview(edit)));
+        }
+    }
+    let axis_name = match op.axis {
+        Some(a) if a == Vec3::X => "X",
+        Some(a) if a == Vec3::Y => "Y",
+        Some(_) => "Z",
+        None => "free",
+    };
+    let verb = if op.kind == OpKind::Move {
+        "Move"
+    } else {
+        "Rotate"
+    };
+    banner.notice = Some(format!(
+        "{verb} {} · axis {axis_name} (X/Y/Z to lock) · click or Enter: confirm · right click or Esc: cancel",
+        op.bone
+    ));
+    if confirm {
+        edits.write(EditRequest(Edit::Gesture(Gesture::End)));
+        posing.active = None;
+        banner.notice = Some(format!("{verb} {} done", op.bone));
+    } else {
+        posing.active = Some(op);
+    }
+}
+
+fn draw_gizmo(
+    session: Res<Session>,
+    selection: Res<Selection>,
+    posing: Res<Posing>,
+    visible: Res<MarkersVisible>,
+    view: ViewCursor,
+    mut gizmos: Gizmos<MarkerGizmos>,
+) {
+    if !visible.0 {
+        return;
+    }
+    let Some(bone) = posing.active.map(|op| op.bone).or(selection.0) else {
+        return;
+    };
+    let Some((at, _)) = session.editor.rig.world_pose(&session.editor.pose)[bone.index()] else {
+        return;
+    };
+    let Some((eye, _)) = view.eye() else { return };
+    let size = gizmo_size(eye, at);
+    if let Some(op) = posing.active {
+        if let Some(axis) = op.axis {
+            let colour = AXES
+                .iter()
+                .find(|(a, _)| *a == axis)
+                .map_or(Color::WHITE, |(_, c)| *c);
+            gizmos.line(
+                op.start_position - axis * 50.0,
+                op.start_position + axis * 50.0,
+                colour,
+            );
+        }
+        return;
+    }
+    if bone.is_eye() {
+        return;
+    }
+    if movable(bone) {
+        for (axis, colour) in AXES {
+            gizmos.arrow(at + axis * size * 0.25, at + axis * size, colour);
+        }
+    }
+    for (axis, colour) in AXES {
+        let rotation = Quat::from_rotation_arc(Vec3::Z, axis);
+        gizmos
+            .circle(
+                Isometry3d::new(at, rotation),
+                size * 0.8,
+                colour.with_alpha(0.7),
+            )
+            .resolution(48);
+    }
+}

@@ -1,0 +1,176 @@
+//! The pose library in the real window (Xvfb, lavapipe): saving a pose writes its JSON
+//! and a 96×128 thumbnail rendered off-screen with a fixed background; different poses
+//! give different thumbnails; the library reads back across restarts.
+
+use std::time::Duration;
+
+use crate::common::*;
+use serde_json::json;
+
+fn save_in_window(
+    model: &std::path::Path,
+    pose: serde_json::Value,
+    name: &str,
+    data: &std::path::Path,
+    dir: &std::path::Path,
+) {
+    let project = dir.join(format!("{name}.json"));
+    std::fs::write(
+        &project,
+        json!({"v": 1, "fps": 30, "model": {"path": model}, "keys": [], "pose": pose}).to_string(),
+    )
+    .unwrap();
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let mut child = bin()
+        .arg(&project)
+        .args(["--library-save", name, "--exit-after", "12"])
+        .env("DISPLAY", &display)
+        .env("VRMA_MAKER_DATA_DIR", data)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let status = wait_with_timeout(&mut child, Duration::from_secs(120));
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "the app did not exit cleanly"
+    );
+}
+
+#[test]
+fn saved_poses_get_rendered_thumbnails_and_survive_a_restart() {
+    if !required_or_skip(
+        "Xvfb and a Vulkan driver (mesa-vulkan-drivers)",
+        have_display_stack(),
+    ) {
+        return;
+    }
+    let dir = scratch("library-window");
+    let data = dir.join("data");
+    let (model, _) = mannequins(&dir);
+    save_in_window(&model, json!({"v": 1}), "T pose", &data, &dir);
+    save_in_window(
+        &model,
+        json!({"v": 1, "bones": {"leftUpperArm": [0, 0, 0.5, 0.866], "rightUpperArm": [0, 0, -0.5, 0.866]}}),
+        "Hooray",
+        &data,
+        &dir,
+    );
+
+    let library = vrma_maker::core::library::Library::open(&data.join("library")).unwrap();
+    let names: Vec<&str> = library.entries.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(
+        names,
+        vec!["Hooray", "T pose"],
+        "both entries read back after the restart"
+    );
+    assert!(library.warnings.is_empty());
+    let hooray = &library.entries[0];
+    assert!(
+        hooray
+            .pose
+            .rotation(vrma_maker::core::humanoid::Bone::LeftUpperArm)
+            .z
+            > 0.4
+    );
+
+    let thumb = |id: &str| {
+        image::open(library.thumbnail_path(id))
+            .expect("thumbnail written")
+            .to_rgba8()
+    };
+    let (a, b) = (thumb(&library.entries[1].id), thumb(&hooray.id));
+    for img in [&a, &b] {
+        assert_eq!(img.dimensions(), (96, 128));
+        let corner = img.get_pixel(0, 0);
+        assert_eq!(corner[3], 255, "a fixed, opaque background");
+        assert_eq!(img.get_pixel(95, 127), corner);
+        let figure = img
+            .pixels()
+            .filter(|p| (p[0] as i32 - corner[0] as i32).abs() > 30)
+            .count();
+        assert!(
+            figure > 400,
+            "the avatar is in the thumbnail ({figure} pixels)"
+        );
+    }
+    let differing = a.pixels().zip(b.pixels()).filter(|(p, q)| p != q).count();
+    assert!(
+        differing > 200,
+        "different poses, different thumbnails ({differing} pixels differ)"
+    );
+}
+
+#[test]
+fn dragging_a_library_pose_onto_the_timeline_makes_a_key_there() {
+    if !required_or_skip(
+        "Xvfb, a Vulkan driver and xdotool",
+        have_display_stack() && have_xdotool(),
+    ) {
+        return;
+    }
+    let dir = scratch("library-drag");
+    let data = dir.join("data");
+    let (model, _) = mannequins(&dir);
+    let mut library = vrma_maker::core::library::Library::open(&data.join("library")).unwrap();
+    let mut pose = vrma_maker::core::pose::Pose::default();
+    pose.set_rotation(
+        vrma_maker::core::humanoid::Bone::Neck,
+        bevy::math::Quat::from_rotation_x(0.4),
+    );
+    library.add("Nod", &pose).unwrap();
+    let out = dir.join("saved.json");
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let mut child = bin()
+        .arg(&model)
+        .args(["--exit-after", "25", "--save-on-exit"])
+        .arg(&out)
+        .env("DISPLAY", &display)
+        .env("VRMA_MAKER_DATA_DIR", &data)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let xdo = |args: &[&str]| xdotool(&display, args);
+    let window = wait_for_window(&display);
+    std::thread::sleep(Duration::from_secs(6));
+    let pause = || std::thread::sleep(Duration::from_millis(350));
+    // The library window opens at the top right; its first thumbnail sits at about
+    // (865, 215). The ruler spans the window's width for 0–4 s at y ≈ 740.
+    xdo(&["mousemove", "--window", &window, "865", "215"]);
+    pause();
+    xdo(&["mousedown", "1"]);
+    pause();
+    for (x, y) in [(840, 300), (700, 500), (500, 700), (330, 740)] {
+        xdo(&[
+            "mousemove",
+            "--window",
+            &window,
+            &x.to_string(),
+            &y.to_string(),
+        ]);
+        pause();
+    }
+    xdo(&["mouseup", "1"]);
+    pause();
+    let status = wait_with_timeout(&mut child, Duration::from_secs(90));
+    assert!(status.is_some_and(|s| s.success()));
+    let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let keys = saved["keys"].as_array().unwrap();
+    assert_eq!(keys.len(), 1, "one key made by the drop: {saved}");
+    let t = keys[0]["t"].as_f64().unwrap();
+    // x = 330 on a 1280 px ruler of 4 s is about 1.0 s.
+    assert!(
+        (t - 1.0).abs() < 0.2,
+        "the key is where it was dropped: {t}"
+    );
+    assert!(
+        keys[0]["pose"]["bones"]["neck"][0].as_f64().unwrap() > 0.15,
+        "with the library pose"
+    );
+    // The entry came without a thumbnail; one was rendered from its own pose.
+    let thumb = image::open(library.thumbnail_path(&library.entries[0].id))
+        .expect("thumbnail rendered")
+        .to_rgba8();
+    assert_eq!(thumb.dimensions(), (96, 128));
+}

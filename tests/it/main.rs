@@ -1,0 +1,25 @@
+//! The integration tests, as one crate (one link of the app): the real binary through
+//! its CLI, the app's plugins headless, the real window under Xvfb with real input, and
+//! interop with the real players. Tests that need only the core live in
+//! `crates/vrma-core/tests`.
+
+mod app_headless;
+mod cli;
+mod common;
+mod fk_matches_bevy;
+mod import_clip;
+mod interop_three_vrm;
+mod kill_saves;
+mod layout;
+mod library_window;
+mod malformed_corpus;
+mod png;
+mod posing_cli;
+mod real_avatars;
+mod recovery_window;
+mod timeline_cli;
+mod vr;
+mod vrma_interop;
+mod vrma_roundtrip;
+mod window;
+mod window_timeline;

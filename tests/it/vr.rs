@@ -1,0 +1,756 @@
+//! VR mode against a real OpenXR runtime: Monado, headless (null compositor on
+//! lavapipe), built by `../shared/tools/monado/build-monado.sh` (scripts/test does it
+//! and sets VRMA_MAKER_MONADO_JSON). The *simulated* driver proves the session starts,
+//! reaches FOCUSED and ends cleanly; the *remote* driver, fed by the controller
+//! simulator below over TCP, proves grab → drag → release edits the pose end to end.
+//!
+//! Without the `xr` feature only the "no VR here" test runs.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::common::*;
+use bevy::math::{Quat, Vec2, Vec3};
+
+/// Starts the editor window on `display` with `args`; its log lines arrive on the channel.
+fn start_editor(display: &str, args: &[&str], envs: &[(&str, &str)]) -> (Child, Receiver<String>) {
+    let mut command = bin();
+    command
+        .args(args)
+        .env("DISPLAY", display)
+        .env("VRMA_MAKER_VR_RESOLUTION", "320x240")
+        .env("XRT_LOG", "warn")
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in envs {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().expect("the editor starts");
+    let (send, receive) = channel();
+    for stream in [
+        Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>,
+        Box::new(child.stderr.take().unwrap()),
+    ] {
+        let send = send.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                eprintln!("    app: {line}");
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    (child, receive)
+}
+
+/// Waits for a log line containing `needle`; all lines seen go into `seen`.
+fn wait_for_line(
+    lines: &Receiver<String>,
+    needle: &str,
+    limit: Duration,
+    seen: &mut Vec<String>,
+) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if let Ok(line) = lines.recv_timeout(Duration::from_millis(200)) {
+            let found = line.contains(needle);
+            seen.push(line);
+            if found {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+fn drain(lines: &Receiver<String>, seen: &mut Vec<String>) {
+    while let Ok(line) = lines.recv_timeout(Duration::from_millis(100)) {
+        seen.push(line);
+    }
+}
+
+#[test]
+fn asking_for_vr_without_a_runtime_says_why_and_stays_on_the_desktop() {
+    if !required_or_skip("Xvfb and a Vulkan driver", have_display_stack()) {
+        return;
+    }
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let (mut child, lines) = start_editor(
+        &display,
+        &["--vr", "--exit-after", "8"],
+        &[("XR_RUNTIME_JSON", "/nonexistent/openxr_runtime.json")],
+    );
+    let mut seen = Vec::new();
+    let said = wait_for_line(
+        &lines,
+        "VR is not available",
+        Duration::from_secs(60),
+        &mut seen,
+    );
+    let status = wait_with_timeout(&mut child, Duration::from_secs(60));
+    drain(&lines, &mut seen);
+    assert!(said, "no message about VR: {seen:#?}");
+    assert!(status.is_some_and(|s| s.success()), "{status:?}");
+    assert!(
+        !seen.iter().any(|l| l.contains("panicked")),
+        "a panic: {seen:#?}"
+    );
+}
+
+#[test]
+fn with_a_runtime_the_desktop_window_still_renders_until_vr_is_wanted() {
+    let Some(manifest) = vr_ready() else {
+        return;
+    };
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let dir = scratch("vr-desktop");
+    let shot = dir.join("window.png");
+    let (mut child, lines) = start_editor(
+        &display,
+        &["--screenshot", shot.to_str().unwrap()],
+        &[
+            ("XR_RUNTIME_JSON", manifest.to_str().unwrap()),
+            ("XDG_CONFIG_HOME", dir.to_str().unwrap()),
+            ("SIMULATED_ENABLE", "1"),
+        ],
+    );
+    let status = wait_with_timeout(&mut child, Duration::from_secs(120));
+    let mut seen = Vec::new();
+    drain(&lines, &mut seen);
+    assert!(status.is_some_and(|s| s.success()), "{status:?} {seen:#?}");
+    // OpenXR created the renderer (the runtime was found) but no session started.
+    assert!(
+        seen.iter().any(|l| l.contains("OpenXR runtime found")),
+        "{seen:#?}"
+    );
+    assert!(!seen.iter().any(|l| l.contains("entering VR")), "{seen:#?}");
+    let img = image::open(&shot).expect("screenshot").to_rgba8();
+    let centre = view_centre_covered(&img);
+    assert!(
+        centre > 0.25,
+        "the mannequin covers only {centre:.2} of the view"
+    );
+}
+
+#[test]
+fn the_view_menu_enters_and_leaves_vr() {
+    let Some(manifest) = vr_ready() else {
+        return;
+    };
+    if !required_or_skip("xdotool", have_xdotool()) {
+        return;
+    }
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let dir = scratch("vr-menu");
+    let (mut child, lines) = start_editor(
+        &display,
+        &["--exit-after", "40"],
+        &[
+            ("XR_RUNTIME_JSON", manifest.to_str().unwrap()),
+            ("XDG_CONFIG_HOME", dir.to_str().unwrap()),
+            ("SIMULATED_ENABLE", "1"),
+        ],
+    );
+    let window = wait_for_window(&display);
+    let mut seen = Vec::new();
+    assert!(
+        wait_for_line(&lines, "model shown", Duration::from_secs(60), &mut seen),
+        "{seen:#?}"
+    );
+    pause(2.0);
+    let click = |x: &str, y: &str| {
+        xdotool(&display, &["mousemove", "--window", &window, x, y]);
+        pause(0.4);
+        xdotool(&display, &["mousedown", "1"]);
+        pause(0.3);
+        xdotool(&display, &["mouseup", "1"]);
+        pause(1.0);
+    };
+    // View ▸ Enter VR (the menu's second item), then View ▸ Leave VR in the same place.
+    click("131", "11");
+    click("150", "66");
+    assert!(
+        wait_for_line(
+            &lines,
+            "VR session state: FOCUSED",
+            Duration::from_secs(60),
+            &mut seen
+        ),
+        "Enter VR did not start a session: {seen:#?}"
+    );
+    pause(2.0);
+    click("131", "11");
+    click("150", "66");
+    assert!(
+        wait_for_line(
+            &lines,
+            "VR session ended",
+            Duration::from_secs(60),
+            &mut seen
+        ),
+        "Leave VR did not end the session: {seen:#?}"
+    );
+    // Back on the desktop, still running until --exit-after.
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the app quit with the session"
+    );
+    let status = wait_with_timeout(&mut child, Duration::from_secs(90));
+    drain(&lines, &mut seen);
+    assert!(status.is_some_and(|s| s.success()), "{status:?} {seen:#?}");
+}
+
+/// The Monado runtime manifest, when scripts/test built it.
+fn monado() -> Option<PathBuf> {
+    std::env::var_os("VRMA_MAKER_MONADO_JSON")
+        .map(PathBuf::from)
+        .filter(|p| p.is_file())
+}
+
+fn vr_ready() -> Option<PathBuf> {
+    if !cfg!(feature = "xr") {
+        eprintln!("SKIPPED: built without the `xr` feature (scripts/test runs it with)");
+        return None;
+    }
+    let ok = required_or_skip("Xvfb and a Vulkan driver", have_display_stack())
+        && required_or_skip(
+            "Monado (VRMA_MAKER_MONADO_JSON, built by scripts/test)",
+            monado().is_some(),
+        );
+    if ok { monado() } else { None }
+}
+
+/// The editor in VR on Monado, in an X server of its own.
+struct VrRun {
+    _xvfb: Xvfb,
+    child: Child,
+    lines: Receiver<String>,
+    /// Every log line so far.
+    seen: Vec<String>,
+    launched: Instant,
+    exit_after: u64,
+}
+
+impl VrRun {
+    /// Starts `--vr --exit-after EXIT_AFTER ARGS…` on the runtime, with `envs`, and waits
+    /// until the session has focus.
+    fn start(manifest: &Path, exit_after: u64, args: &[&str], envs: &[(&str, &str)]) -> VrRun {
+        let (xvfb, display) = start_xvfb().expect("Xvfb starts");
+        let launched = Instant::now();
+        let exit_after_text = exit_after.to_string();
+        let mut all_args = vec!["--vr", "--exit-after", exit_after_text.as_str()];
+        all_args.extend_from_slice(args);
+        let mut all_envs = vec![("XR_RUNTIME_JSON", manifest.to_str().unwrap())];
+        all_envs.extend_from_slice(envs);
+        let (child, lines) = start_editor(&display, &all_args, &all_envs);
+        let mut seen = Vec::new();
+        let focused = wait_for_line(
+            &lines,
+            "VR session state: FOCUSED",
+            Duration::from_secs(120),
+            &mut seen,
+        );
+        assert!(focused, "the session never reached FOCUSED: {seen:#?}");
+        VrRun {
+            _xvfb: xvfb,
+            child,
+            lines,
+            seen,
+            launched,
+            exit_after,
+        }
+    }
+
+    /// A scripted sequence must be over 5 s before --exit-after ends the app.
+    fn assert_in_time(&self) {
+        assert!(
+            self.launched.elapsed() < Duration::from_secs(self.exit_after - 5),
+            "too slow for this test's timing: the sequence ended {:?} after launch, \
+             --exit-after is {} s",
+            self.launched.elapsed(),
+            self.exit_after
+        );
+    }
+
+    /// Waits (up to `limit`) for the app to quit by itself, cleanly; returns the log.
+    fn finish(mut self, limit: Duration) -> Vec<String> {
+        let status = wait_with_timeout(&mut self.child, limit);
+        drain(&self.lines, &mut self.seen);
+        assert!(
+            status.is_some_and(|s| s.success()),
+            "exit: {status:?} {:#?}",
+            self.seen
+        );
+        self.seen
+    }
+}
+
+#[test]
+fn the_simulated_headset_reaches_focus_and_the_session_ends_cleanly() {
+    let Some(manifest) = vr_ready() else {
+        return;
+    };
+    let config = scratch("vr-simulated-config");
+    let run = VrRun::start(
+        &manifest,
+        25,
+        &[],
+        &[
+            ("XDG_CONFIG_HOME", config.to_str().unwrap()),
+            ("SIMULATED_ENABLE", "1"),
+            ("SIMULATED_LEFT", "simple"),
+            ("SIMULATED_RIGHT", "simple"),
+        ],
+    );
+    let seen = run.finish(Duration::from_secs(120));
+    for needle in [
+        "entering VR",
+        "VR session state: STOPPING",
+        "VR session ended",
+    ] {
+        assert!(
+            seen.iter().any(|l| l.contains(needle)),
+            "no '{needle}' in the log: {seen:#?}"
+        );
+    }
+}
+
+/// One controller's state as Monado's remote driver reads it.
+#[derive(Clone, Copy, Debug)]
+struct Controller {
+    position: Vec3,
+    rotation: Quat,
+    trigger: f32,
+    squeeze: f32,
+    stick: Vec2,
+    a: bool,
+    b: bool,
+    /// Hand tracking: Monado simulates the hand's joints from these finger curls
+    /// (index and thumb, 0 open … 1 curled; 1 and 1 make a pinch).
+    hand_tracking: bool,
+    index_curl: f32,
+    thumb_curl: f32,
+}
+
+impl Controller {
+    fn at(position: Vec3) -> Controller {
+        Controller {
+            position,
+            rotation: Quat::IDENTITY,
+            trigger: 0.0,
+            squeeze: 0.0,
+            stick: Vec2::ZERO,
+            a: false,
+            b: false,
+            hand_tracking: false,
+            index_curl: 0.0,
+            thumb_curl: 0.0,
+        }
+    }
+}
+
+/// The remote driver's packet: `struct r_remote_data` of Monado 25
+/// (src/xrt/drivers/remote/r_interface.h), 376 bytes, little-endian.
+fn remote_packet(left: &Controller, right: &Controller) -> Vec<u8> {
+    let mut b = Vec::with_capacity(376);
+    let f = |b: &mut Vec<u8>, v: f32| b.extend_from_slice(&v.to_le_bytes());
+    b.extend_from_slice(b"mndrmt3\0");
+    // head.views[2]: fov (4 f32), pose (7 f32), padding: unused (per_view_data_valid = 0).
+    for _ in 0..2 {
+        for _ in 0..12 {
+            f(&mut b, 0.0);
+        }
+    }
+    // head.center: orientation xyzw, then position.
+    for v in [0.0, 0.0, 0.0, 1.0, 0.0, 1.6, 0.0] {
+        f(&mut b, v);
+    }
+    b.extend_from_slice(&[0u8; 4]); // per_view_data_valid + padding
+    for c in [left, right] {
+        let q = c.rotation;
+        for v in [q.x, q.y, q.z, q.w, c.position.x, c.position.y, c.position.z] {
+            f(&mut b, v);
+        }
+        for _ in 0..6 {
+            f(&mut b, 0.0); // linear and angular velocity
+        }
+        // hand_curl[5]: little, ring, middle, index, thumb.
+        for v in [0.0, 0.0, 0.0, c.index_curl, c.thumb_curl] {
+            f(&mut b, v);
+        }
+        f(&mut b, c.trigger);
+        f(&mut b, c.squeeze);
+        f(&mut b, 0.0); // squeeze force
+        f(&mut b, c.stick.x);
+        f(&mut b, c.stick.y);
+        for _ in 0..3 {
+            f(&mut b, 0.0); // trackpad force, trackpad x, y
+        }
+        let flags = [
+            c.hand_tracking, // hand_tracking_active
+            true,            // active
+            false,           // system_click
+            false,           // system_touch
+            c.a,             // a_click (left hand: X)
+            c.a,             // a_touch
+            c.b,             // b_click (left hand: Y)
+            c.b,             // b_touch
+            c.trigger > 0.5,
+            c.trigger > 0.1,
+            false,
+            false,
+            false,
+            false,
+            false,
+            false,
+        ];
+        b.extend(flags.iter().map(|&x| x as u8));
+    }
+    assert_eq!(b.len(), 376);
+    b
+}
+
+/// Streams the shared controller state to Monado at 100 Hz until dropped.
+struct Feeder {
+    state: Arc<Mutex<(Controller, Controller)>>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    connected: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Feeder {
+    fn start(port: u16, left: Controller, right: Controller) -> Feeder {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let state = Arc::new(Mutex::new((left, right)));
+        let stop = Arc::new(AtomicBool::new(false));
+        let connected = Arc::new(AtomicBool::new(false));
+        let (s, st, co) = (state.clone(), stop.clone(), connected.clone());
+        std::thread::spawn(move || {
+            let start = Instant::now();
+            let mut socket = loop {
+                if st.load(Ordering::SeqCst) {
+                    return;
+                }
+                match std::net::TcpStream::connect(("127.0.0.1", port)) {
+                    Ok(socket) => break socket,
+                    Err(_) if start.elapsed() < Duration::from_secs(180) => {
+                        std::thread::sleep(Duration::from_millis(50))
+                    }
+                    Err(e) => {
+                        eprintln!("feeder: cannot connect to Monado on port {port}: {e}");
+                        return;
+                    }
+                }
+            };
+            co.store(true, Ordering::SeqCst);
+            while !st.load(Ordering::SeqCst) {
+                let (l, r) = *s.lock().unwrap();
+                if socket.write_all(&remote_packet(&l, &r)).is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        });
+        Feeder {
+            state,
+            stop,
+            connected,
+        }
+    }
+
+    fn set(&self, change: impl FnOnce(&mut Controller, &mut Controller)) {
+        let mut state = self.state.lock().unwrap();
+        let (l, r) = &mut *state;
+        change(l, r);
+    }
+
+    /// Moves one hand's controller in a straight line over `secs`, at ~60 steps a second.
+    fn glide(&self, right_hand: bool, from: Vec3, to: Vec3, secs: f32) {
+        let steps = (secs * 60.0) as usize;
+        for i in 1..=steps {
+            let p = from.lerp(to, i as f32 / steps as f32);
+            self.set(|l, r| {
+                if right_hand {
+                    r.position = p
+                } else {
+                    l.position = p
+                }
+            });
+            std::thread::sleep(Duration::from_secs_f32(secs / steps as f32));
+        }
+    }
+}
+
+impl Drop for Feeder {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+fn pause(secs: f32) {
+    std::thread::sleep(Duration::from_secs_f32(secs));
+}
+
+/// World (model space) → the floor space the runtime reports controllers in: the player
+/// stands 2 m in front of the avatar.
+fn floor_space(world: Vec3) -> Vec3 {
+    world - Vec3::new(0.0, 0.0, 2.0)
+}
+
+fn saved_pose_world(
+    project: &Path,
+    rig: &vrma_maker::core::rig::Rig,
+) -> vrma_maker::core::rig::WorldPose {
+    let project =
+        vrma_maker::core::project::Project::load(project, &mut Vec::new()).expect("saved project");
+    rig.world_pose(&project.pose)
+}
+
+#[test]
+fn controllers_grab_the_hips_and_a_hand_and_the_saved_project_shows_it() {
+    use vrma_maker::core::edit::{Edit, Editor, Gesture, PoseEdit};
+    use vrma_maker::core::humanoid::Bone;
+    use vrma_maker::core::mannequin::{self, MannequinVariant};
+
+    let Some(manifest) = vr_ready() else {
+        return;
+    };
+    let dir = scratch("vr-remote");
+    let port = 4300 + (std::process::id() % 500) as u16;
+    let config = remote_config(&dir, port);
+    let saved = dir.join("saved.json");
+
+    // Where things are: the built-in mannequin at rest (what the editor opens).
+    let rig = vrma_maker::core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
+    let mut expected = Editor::new(rig.clone());
+    let rest = rig.world_pose(&expected.pose);
+    let at = |world: &vrma_maker::core::rig::WorldPose, bone: Bone| world[bone.index()].unwrap().0;
+    let hips = at(&rest, Bone::Hips);
+    // The hand, after the hips went down 0.2 m.
+    let lowered = hips - Vec3::Y * 0.2;
+    expected
+        .apply(Edit::preview(PoseEdit::MoveHips {
+            to: Some(lowered),
+            rotate: None,
+            pin_feet: true,
+        }))
+        .unwrap();
+    expected.apply(Edit::Gesture(Gesture::End)).unwrap();
+    let hand = at(&rig.world_pose(&expected.pose), Bone::LeftHand);
+    // In towards the chest, down and forward: well within the arm's reach.
+    let hand_target = hand + Vec3::new(-0.15, -0.12, 0.12);
+
+    let park_left = floor_space(hips + Vec3::new(0.8, 0.0, 0.6));
+    let feeder = Feeder::start(
+        port,
+        Controller::at(park_left),
+        Controller::at(floor_space(hips)),
+    );
+    let run = VrRun::start(
+        &manifest,
+        75,
+        &["--save-on-exit", saved.to_str().unwrap()],
+        &[("XDG_CONFIG_HOME", config.to_str().unwrap())],
+    );
+    assert!(feeder.connected.load(std::sync::atomic::Ordering::SeqCst));
+    pause(2.0); // poses valid, spheres placed
+
+    // Right controller: squeeze on the hips sphere, down 0.2 m, let go.
+    feeder.set(|_, r| r.squeeze = 1.0);
+    pause(1.0);
+    feeder.glide(true, floor_space(hips), floor_space(lowered), 2.0);
+    pause(1.5);
+    feeder.set(|_, r| r.squeeze = 0.0);
+    pause(1.0);
+    // Park the right hand away; left controller: grab the left hand sphere and move it.
+    feeder.glide(
+        true,
+        floor_space(lowered),
+        floor_space(hips + Vec3::new(-0.8, 0.0, 0.6)),
+        0.5,
+    );
+    feeder.glide(false, park_left, floor_space(hand), 1.0);
+    pause(1.0);
+    feeder.set(|l, _| l.squeeze = 1.0);
+    pause(1.0);
+    feeder.glide(false, floor_space(hand), floor_space(hand_target), 2.0);
+    pause(1.5);
+    feeder.set(|l, _| l.squeeze = 0.0);
+    pause(1.0);
+    // A (right hand) adds a key.
+    feeder.set(|_, r| r.a = true);
+    pause(1.0);
+    feeder.set(|_, r| r.a = false);
+    pause(1.0);
+    // The right stick scrubs the playhead forward.
+    feeder.set(|_, r| r.stick = Vec2::new(1.0, 0.0));
+    pause(1.0);
+    feeder.set(|_, r| r.stick = Vec2::ZERO);
+    pause(0.5);
+    // B undoes the key, Y (left hand's second button) redoes it, X plays and stops.
+    for (right_hand, second) in [(true, true), (false, true), (false, false), (false, false)] {
+        feeder.set(|l, r| {
+            let c = if right_hand { r } else { l };
+            if second { c.b = true } else { c.a = true }
+        });
+        pause(0.6);
+        feeder.set(|l, r| {
+            let c = if right_hand { r } else { l };
+            c.a = false;
+            c.b = false;
+        });
+        pause(0.8);
+    }
+
+    run.assert_in_time();
+    let seen = run.finish(Duration::from_secs(200));
+    drop(feeder);
+    let world = saved_pose_world(&saved, &rig);
+
+    // The hips went down ~0.2 m; the feet stayed pinned.
+    let hips_after = at(&world, Bone::Hips);
+    assert!(
+        (hips_after.y - lowered.y).abs() < 0.01
+            && Vec2::new(hips_after.x - hips.x, hips_after.z - hips.z).length() < 0.01,
+        "hips {hips} → {hips_after}, expected {lowered}"
+    );
+    for foot in [Bone::LeftFoot, Bone::RightFoot] {
+        let moved = at(&world, foot).distance(at(&rest, foot));
+        assert!(moved < 0.005, "{foot:?} moved {moved} m");
+    }
+    // The left hand followed the controller.
+    let hand_after = at(&world, Bone::LeftHand);
+    assert!(
+        hand_after.distance(hand_target) < 0.01,
+        "hand at {hand_after}, controller took it to {hand_target}"
+    );
+    // A added a key holding that pose.
+    let project =
+        vrma_maker::core::project::Project::load(&saved, &mut Vec::new()).expect("saved project");
+    assert_eq!(project.timeline.keys().len(), 1, "{seen:#?}");
+    let key_world = rig.world_pose(&project.timeline.keys()[0].pose);
+    assert!(at(&key_world, Bone::LeftHand).distance(hand_after) < 1e-4);
+    for command in ["AddKey", "Undo", "Redo", "PlayStop"] {
+        assert!(
+            seen.iter()
+                .any(|l| l.contains(&format!("VR button: {command}"))),
+            "no {command}: {seen:#?}"
+        );
+    }
+    // Played and stopped: X twice.
+    let play_stops = seen
+        .iter()
+        .filter(|l| l.contains("VR button: PlayStop"))
+        .count();
+    assert_eq!(play_stops, 2);
+    // The stick moved the playhead (about 1 s at full deflection for 1 s, then playback).
+    assert!(project.playhead > 0.3, "playhead {}", project.playhead);
+}
+
+/// Writes a Monado config selecting the remote driver on a port of this test's own.
+fn remote_config(dir: &Path, port: u16) -> PathBuf {
+    let config = dir.join("config");
+    std::fs::create_dir_all(config.join("monado")).unwrap();
+    std::fs::write(
+        config.join("monado/config_v0.json"),
+        format!(r#"{{"active":"remote","remote":{{"version":0,"port":{port},"view_count":2}}}}"#),
+    )
+    .unwrap();
+    config
+}
+
+#[test]
+fn a_pinch_lifts_a_foot_and_a_laser_lowers_the_hips_and_the_saved_project_shows_it() {
+    use vrma_maker::core::humanoid::Bone;
+    use vrma_maker::core::mannequin::{self, MannequinVariant};
+
+    let Some(manifest) = vr_ready() else {
+        return;
+    };
+    let dir = scratch("vr-pinch");
+    let port = 4800 + (std::process::id() % 500) as u16;
+    let config = remote_config(&dir, port);
+    let saved = dir.join("saved.json");
+    let rig = vrma_maker::core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
+    let rest = rig.world_pose(&vrma_maker::core::pose::Pose::default());
+    let at = |world: &vrma_maker::core::rig::WorldPose, bone: Bone| world[bone.index()].unwrap().0;
+    let foot = at(&rest, Bone::LeftFoot);
+    let hips = at(&rest, Bone::Hips);
+    // Forward and up: the knee bends.
+    let lift = Vec3::new(0.03, 0.18, 0.12);
+
+    // The right hand, tracked, waits at the left foot with its fingers half curled (not
+    // yet a pinch); the left controller is parked away.
+    let mut hand = Controller::at(floor_space(foot));
+    hand.hand_tracking = true;
+    hand.index_curl = 0.6;
+    hand.thumb_curl = 0.6;
+    let park = floor_space(Vec3::new(-0.8, 1.0, 0.6));
+    let feeder = Feeder::start(port, Controller::at(park), hand);
+    let run = VrRun::start(
+        &manifest,
+        55,
+        &["--save-on-exit", saved.to_str().unwrap()],
+        &[("XDG_CONFIG_HOME", config.to_str().unwrap())],
+    );
+    pause(2.0); // joints tracked and smoothed
+    // Pinch (the fingers close on the sphere), lift, hold still, open the hand. Closing
+    // and opening move the fingertips' midpoint by a few centimetres; the sphere must
+    // not follow that, only the hand.
+    feeder.set(|_, r| {
+        r.index_curl = 1.0;
+        r.thumb_curl = 1.0;
+    });
+    pause(1.5);
+    feeder.glide(true, floor_space(foot), floor_space(foot + lift), 2.0);
+    pause(1.5);
+    feeder.set(|_, r| {
+        r.index_curl = 0.0;
+        r.thumb_curl = 0.0;
+    });
+    pause(1.5);
+    // The left controller, 1 m in front of the hips, points its laser at them (aim is
+    // −Z, towards the avatar), pulls the trigger and tilts the laser down 0.1 m at that
+    // distance by moving down.
+    let aim_from = hips + Vec3::new(0.0, 0.0, 1.0);
+    feeder.glide(false, park, floor_space(aim_from), 0.5);
+    pause(1.0);
+    feeder.set(|l, _| l.trigger = 1.0);
+    pause(1.0);
+    feeder.glide(
+        false,
+        floor_space(aim_from),
+        floor_space(aim_from - Vec3::Y * 0.1),
+        1.5,
+    );
+    pause(1.5);
+    feeder.set(|l, _| l.trigger = 0.0);
+    pause(1.0);
+    run.assert_in_time();
+    run.finish(Duration::from_secs(120));
+    drop(feeder);
+    let world = saved_pose_world(&saved, &rig);
+    let moved = at(&world, Bone::LeftFoot) - foot;
+    eprintln!(
+        "pinch drag: foot moved {moved}, hand {lift}, error {} m",
+        moved.distance(lift)
+    );
+    // The sphere follows the pinch point.
+    assert!(
+        moved.distance(lift) < 0.01,
+        "the foot moved {moved}, the hand {lift}"
+    );
+    // The laser drag lowered the hips 0.1 m; both feet stayed where they were (pinned).
+    let hips_after = at(&world, Bone::Hips);
+    assert!(
+        hips_after.distance(hips - Vec3::Y * 0.1) < 0.01,
+        "hips {hips} → {hips_after}"
+    );
+    assert!(at(&world, Bone::RightFoot).distance(at(&rest, Bone::RightFoot)) < 0.005);
+    assert!(at(&world, Bone::LeftFoot).distance(foot + lift) < 0.01);
+}

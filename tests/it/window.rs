@@ -1,0 +1,270 @@
+//! The real editor window under Xvfb on Mesa's software Vulkan: a screenshot after the
+//! model loads shows the mannequin's pixels in the middle of the view.
+
+use std::time::Duration;
+
+use crate::common::*;
+
+fn screenshot(args: &[&str], name: &str) -> image::RgbaImage {
+    screenshot_and_log(args, name).0
+}
+
+fn screenshot_and_log(args: &[&str], name: &str) -> (image::RgbaImage, String) {
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let dir = scratch(name);
+    let shot = dir.join("window.png");
+    let log = std::fs::File::create(dir.join("log.txt")).unwrap();
+    let mut child = bin()
+        .arg("--screenshot")
+        .arg(&shot)
+        .args(args)
+        .env("DISPLAY", &display)
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let status = wait_with_timeout(&mut child, Duration::from_secs(300));
+    let log = std::fs::read_to_string(dir.join("log.txt")).unwrap_or_default();
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "the app did not exit cleanly: {status:?}\n{log}"
+    );
+    (
+        image::open(&shot).expect("screenshot written").to_rgba8(),
+        log,
+    )
+}
+
+#[test]
+fn the_window_shows_the_mannequin_and_a_vrm0_model_faces_the_same_way() {
+    if !required_or_skip(
+        "Xvfb and a Vulkan driver (mesa-vulkan-drivers)",
+        have_display_stack(),
+    ) {
+        return;
+    }
+    let img = screenshot(&[], "window-mannequin");
+    img.save(std::env::temp_dir().join("vrma-maker-window-mannequin.png"))
+        .ok();
+    let (w, h) = (img.width(), img.height());
+    // The 3D view sits between the inspector (left) and the expressions panel (right).
+    let centre = view_centre_covered(&img);
+    assert!(
+        centre > 0.25,
+        "the mannequin covers only {centre:.2} of the centre of the view"
+    );
+    let corner = covered_fraction(&img, w * 30 / 100, w * 34 / 100, h * 10 / 100, h * 14 / 100);
+    assert!(
+        corner < 0.05,
+        "background is not plain near the top-left of the view ({corner:.2})"
+    );
+
+    // The same mannequin written as VRM 0.x shows the same way round: the face (dark
+    // eyes) is visible from the default camera in both.
+    let dir = scratch("window-vrm0");
+    let (_, v0) = mannequins(&dir);
+    let img0 = screenshot(&[v0.to_str().unwrap()], "window-vrm0-shot");
+    let diff = image_difference(&img, &img0, w * 40 / 100, w * 60 / 100, 0, h);
+    assert!(
+        diff < 0.02,
+        "VRM 0.x and 1.0 mannequins render differently ({diff:.3} of pixels)"
+    );
+}
+
+fn image_difference(
+    a: &image::RgbaImage,
+    b: &image::RgbaImage,
+    x0: u32,
+    x1: u32,
+    y0: u32,
+    y1: u32,
+) -> f64 {
+    let mut differ = 0;
+    let mut total = 0;
+    for y in y0..y1.min(a.height()).min(b.height()) {
+        for x in x0..x1 {
+            let (p, q) = (a.get_pixel(x, y), b.get_pixel(x, y));
+            differ += ((0..3).any(|c| (p[c] as i32 - q[c] as i32).abs() > 24)) as u32;
+            total += 1;
+        }
+    }
+    differ as f64 / total as f64
+}
+
+#[test]
+fn a_bad_model_file_shows_a_message_and_the_mannequin_stays() {
+    if !required_or_skip(
+        "Xvfb and a Vulkan driver (mesa-vulkan-drivers)",
+        have_display_stack(),
+    ) {
+        return;
+    }
+    let dir = scratch("window-bad");
+    let bad = dir.join("broken.vrm");
+    std::fs::write(&bad, b"glTF\x02\0\0\0\xff\xff\0\0 this is not a model").unwrap();
+    let (img, log) = screenshot_and_log(&[bad.to_str().unwrap()], "window-bad-shot");
+    img.save(std::env::temp_dir().join("vrma-maker-window-bad.png"))
+        .ok();
+    assert!(
+        log.contains("Cannot open") && log.contains("broken.vrm"),
+        "the reason is logged: {log}"
+    );
+    // The red error banner sits under the menu bar, across the window.
+    let banner_rows = (0..img.height() / 4)
+        .filter(|&y| {
+            let p = img.get_pixel(img.width() / 2, y);
+            p[0] > 90 && p[0] < 160 && p[1] < 50 && p[2] < 50
+        })
+        .count();
+    assert!(
+        banner_rows >= 10,
+        "no error banner visible ({banner_rows} red rows)"
+    );
+    // The mannequin is still there to work on.
+    let centre = view_centre_covered(&img);
+    assert!(
+        centre > 0.25,
+        "the mannequin is not shown after a bad file ({centre:.2})"
+    );
+}
+
+#[test]
+fn without_a_vulkan_driver_the_window_says_what_to_install() {
+    if !required_or_skip("Xvfb", have_display_stack()) {
+        return;
+    }
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let out = bin()
+        .env("DISPLAY", &display)
+        .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+        .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no Vulkan driver found") && stderr.contains("mesa-vulkan-drivers"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn export_png_from_the_window_shows_only_the_avatar() {
+    if !required_or_skip(
+        "Xvfb and a Vulkan driver (mesa-vulkan-drivers)",
+        have_display_stack(),
+    ) {
+        return;
+    }
+    let dir = scratch("window-png");
+    let (model, _) = mannequins(&dir);
+    let from_window = dir.join("window.png");
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    // A selected bone shows the gizmo and every marker is drawn: none may reach the PNG.
+    let status = bin()
+        .arg(&model)
+        .args(["--select", "leftHand", "--exit-after", "12", "--export-png"])
+        .arg(&from_window)
+        .env("DISPLAY", &display)
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let window_png = image::open(&from_window)
+        .expect("the window exported the PNG")
+        .to_rgba8();
+    // The same still from the command line (no window, no overlays at all).
+    let pose = dir.join("rest.json");
+    std::fs::write(&pose, "{\"v\":1}").unwrap();
+    let from_cli = dir.join("cli.png");
+    let out = run(&[
+        "render-png",
+        "--model",
+        model.to_str().unwrap(),
+        "--pose",
+        pose.to_str().unwrap(),
+        "-o",
+        from_cli.to_str().unwrap(),
+        "--size",
+        "240x320",
+        "--camera",
+        "front",
+    ]);
+    assert!(out.status.success());
+    let cli_png = image::open(&from_cli).unwrap().to_rgba8();
+    assert_eq!(window_png.dimensions(), cli_png.dimensions());
+    let differing = window_png
+        .pixels()
+        .zip(cli_png.pixels())
+        .filter(|(a, b)| a[3] != b[3])
+        .count();
+    assert_eq!(
+        differing, 0,
+        "the window's PNG silhouette matches the overlay-free render"
+    );
+    assert_eq!(window_png.get_pixel(0, 0)[3], 0);
+}
+
+#[test]
+fn keys_show_rendered_thumbnails_without_touching_the_pose_on_screen() {
+    if !required_or_skip(
+        "Xvfb and a Vulkan driver (mesa-vulkan-drivers)",
+        have_display_stack(),
+    ) {
+        return;
+    }
+    let dir = scratch("window-key-thumbs");
+    let (model, _) = mannequins(&dir);
+    let project = dir.join("p.json");
+    std::fs::write(
+        &project,
+        serde_json::json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0.5, "keys": [
+            {"id": 1, "t": 0, "pose": {"bones": {"leftUpperArm": [0, 0, 0.5, 0.866]}}},
+            {"id": 2, "t": 1, "pose": {"bones": {"rightUpperArm": [0, 0, -0.5, 0.866]}}},
+            {"id": 3, "t": 2, "pose": {"bones": {"spine": [0, 0.3, 0, 0.95]}}}]})
+        .to_string(),
+    )
+    .unwrap();
+    let saved = dir.join("saved.json");
+    let (img, log) = screenshot_and_log(
+        &[
+            project.to_str().unwrap(),
+            "--save-on-exit",
+            saved.to_str().unwrap(),
+        ],
+        "window-key-thumbs-shot",
+    );
+    img.save(std::env::temp_dir().join("vrma-maker-window-key-thumbs.png"))
+        .ok();
+    assert!(log.contains("key thumbnails: 3 regenerated"), "{log}");
+    // The thumbnails' fixed background shows on the ruler, three times.
+    let band = (img.height() - 130)..(img.height() - 20);
+    let background = band
+        .flat_map(|y| (0..img.width()).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let p = img.get_pixel(x, y);
+            (p[0] as i32 - 56).abs() <= 4
+                && (p[1] as i32 - 61).abs() <= 4
+                && (p[2] as i32 - 71).abs() <= 4
+        })
+        .count();
+    assert!(
+        background > 3 * 33 * 44 / 3,
+        "thumbnails on the ruler ({background} background pixels)"
+    );
+    // The pose on screen stayed the timeline's pose at the playhead.
+    let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(&saved).unwrap()).unwrap();
+    let sampled = json_stdout(&run(&[
+        "sample",
+        "--model",
+        model.to_str().unwrap(),
+        "--project",
+        project.to_str().unwrap(),
+        "--times",
+        "0.5",
+    ]));
+    assert_eq!(saved["pose"]["bones"], sampled[0]["pose"]["bones"]);
+}
