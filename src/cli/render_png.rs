@@ -28,7 +28,6 @@ pub fn parse_size(text: &str) -> Result<UVec2, Refusal> {
     Ok(UVec2::new(w, h))
 }
 
-#[allow(clippy::too_many_arguments)]
 pub fn run(
     model: &Path,
     pose: Option<&Path>,

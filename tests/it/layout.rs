@@ -49,7 +49,7 @@ fn referenced_paths(module: &[String], source: &str) -> Vec<Vec<String>> {
     let code = code.join(" ");
     {
         let mut rest = code.as_str();
-        while let Some(at) = rest.find(|c: char| c == 's' || c == 'c') {
+        while let Some(at) = rest.find(['s', 'c']) {
             let tail = &rest[at..];
             let before = rest[..at].chars().last();
             let word_start = before.is_none_or(|c| !(c.is_alphanumeric() || c == '_'));

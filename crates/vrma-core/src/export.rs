@@ -46,10 +46,13 @@ pub struct Written {
     pub summary: String,
 }
 
+/// Writes one format's file from the work, reporting progress 0..=1.
+pub type CoreWriter = fn(&ExportWork, &mut dyn FnMut(f32)) -> Result<Written, Refusal>;
+
 /// Who makes a format's file.
 pub enum Writer {
-    /// The core, from the work (with progress 0..=1).
-    Core(fn(&ExportWork, &mut dyn FnMut(f32)) -> Result<Written, Refusal>),
+    /// The core, from the work.
+    Core(CoreWriter),
     /// The app's renderer: a transparent still of the avatar (size and camera asked).
     Render,
 }

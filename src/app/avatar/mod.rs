@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use bevy::asset::io::memory::Dir;
 use bevy::asset::{RecursiveDependencyLoadState, RenderAssetUsages};
+use bevy::ecs::system::SystemParam;
 use bevy::gltf::GltfLoaderSettings;
 use bevy::gltf::extensions::{
     ErasedGltfExtensionHandler, GltfExtensionHandler, GltfExtensionHandlers,
@@ -350,13 +351,28 @@ fn start_loading(
     }
 }
 
+/// Where models go to be loaded: the `mem://` bytes and Bevy's asset server.
+#[derive(SystemParam)]
+struct Loader<'w> {
+    memory: Res<'w, MemoryAssets>,
+    assets: Res<'w, AssetServer>,
+}
+
+/// What changes when an avatar is swapped in or taken back.
+#[derive(SystemParam)]
+struct Swap<'w> {
+    session: ResMut<'w, Session>,
+    selection: ResMut<'w, Selection>,
+    banner: ResMut<'w, Banner>,
+    shown: MessageWriter<'w, AvatarShown>,
+    save_now: MessageWriter<'w, SaveRecoveryNow>,
+}
+
 /// Hands a prepared model to Bevy's glTF loader and spawns it hidden.
-#[allow(clippy::too_many_arguments)]
 fn spawn_prepared(
     mut opening: ResMut<OpeningJob>,
     mut commands: Commands,
-    memory: Res<MemoryAssets>,
-    assets: Res<AssetServer>,
+    loader: Loader,
     mut banner: ResMut<Banner>,
     mut counter: Local<u32>,
     pending: Query<Entity, With<PendingAvatar>>,
@@ -398,7 +414,8 @@ fn spawn_prepared(
     }
     *counter += 1;
     let file = format!("avatar-{}.glb", *counter);
-    memory
+    loader
+        .memory
         .0
         .insert_asset(Path::new(&file), std::mem::take(&mut display.bytes));
     let url = format!("mem://{file}");
@@ -411,11 +428,13 @@ fn spawn_prepared(
         s.load_lights = false;
         s.load_animations = false;
     };
-    let gltf: Handle<Gltf> = assets
+    let gltf: Handle<Gltf> = loader
+        .assets
         .load_builder()
         .with_settings(settings)
         .load(url.clone());
-    let scene: Handle<WorldAsset> = assets
+    let scene: Handle<WorldAsset> = loader
+        .assets
         .load_builder()
         .with_settings(settings)
         .load(GltfAssetLabel::Scene(0).from_asset(url));
@@ -447,44 +466,40 @@ fn spawn_prepared(
 fn watch_failures(
     mut commands: Commands,
     pending: Query<(Entity, &PendingAvatar)>,
-    assets: Res<AssetServer>,
-    memory: Res<MemoryAssets>,
+    loader: Loader,
     mut banner: ResMut<Banner>,
 ) {
     for (entity, p) in &pending {
-        if let bevy::asset::LoadState::Failed(err) = assets.load_state(&p.gltf) {
+        if let bevy::asset::LoadState::Failed(err) = loader.assets.load_state(&p.gltf) {
             banner.progress = None;
             banner.error(format!("Cannot display the model: {err}"));
-            memory.0.remove_asset(Path::new(&p.file));
+            loader.memory.0.remove_asset(Path::new(&p.file));
             commands.entity(entity).despawn();
         }
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The avatar on screen, and the one kept to fall back on.
+type OnScreen<'w, 's> = Query<'w, 's, (Entity, &'static Avatar)>;
+type RetiredAvatars<'w, 's> = Query<'w, 's, Entity, With<Retired>>;
+
 fn finish_loading(
     mut commands: Commands,
     mut pending: Query<(Entity, &mut PendingAvatar, &mut Visibility), With<SceneReady>>,
-    old: Query<(Entity, &Avatar)>,
-    retired: Query<Entity, With<Retired>>,
-    children: Query<&Children>,
-    indices: Query<&GltfNodeIndex>,
-    mut session: ResMut<Session>,
-    mut selection: ResMut<Selection>,
-    mut shown: MessageWriter<AvatarShown>,
-    mut banner: ResMut<Banner>,
-    memory: Res<MemoryAssets>,
+    (old, retired): (OnScreen, RetiredAvatars),
+    (children, indices): (Query<&Children>, Query<&GltfNodeIndex>),
+    mut swap: Swap,
+    loader: Loader,
     time: Res<Time<Real>>,
-    assets: Res<AssetServer>,
 ) {
     for (entity, mut p, mut visibility) in &mut pending {
         // The scene can exist before its textures and meshes have loaded; showing it
         // then would put a model without its face on screen (or in a still). A part
         // that failed to load is shown without, and said.
-        match assets.recursive_dependency_load_state(&p.gltf) {
+        match loader.assets.recursive_dependency_load_state(&p.gltf) {
             RecursiveDependencyLoadState::Loaded => {}
             RecursiveDependencyLoadState::Failed(e) => {
-                banner.notice = Some(format!("Part of the model could not be loaded: {e}"));
+                swap.banner.notice = Some(format!("Part of the model could not be loaded: {e}"));
             }
             _ => continue,
         }
@@ -493,16 +508,16 @@ fn finish_loading(
         };
         let nodes = node_entities(entity, p.node_count, &children, &indices);
         // Bevy has its own copy now; the bytes need not stay in memory.
-        memory.0.remove_asset(Path::new(&p.file));
+        loader.memory.0.remove_asset(Path::new(&p.file));
         let mut editor = editor;
         let project_path = if p.keep_work {
-            session.editor.hand_work_to(&mut editor);
-            session.project_path.take()
+            swap.session.editor.hand_work_to(&mut editor);
+            swap.session.project_path.take()
         } else {
             p.project_path.take()
         };
         let previous = std::mem::replace(
-            &mut *session,
+            &mut *swap.session,
             Session {
                 editor,
                 model_path: p.path.take(),
@@ -534,15 +549,19 @@ fn finish_loading(
         info!(
             "model shown: {} ({} nodes); read and check {:.0} ms, display copy {:.0} ms, \
              textures and meshes {:.0} ms",
-            session.editor.rig.model.title,
+            swap.session.editor.rig.model.title,
             nodes.iter().flatten().count(),
             timings.parse_ms,
             timings.display_ms,
             timings.bevy_ms,
         );
-        banner.progress = None;
-        if selection.0.is_some_and(|b| !session.editor.rig.has(b)) {
-            selection.0 = None;
+        swap.banner.progress = None;
+        if swap
+            .selection
+            .0
+            .is_some_and(|b| !swap.session.editor.rig.has(b))
+        {
+            swap.selection.0 = None;
         }
         *visibility = Visibility::Inherited;
         commands
@@ -555,7 +574,7 @@ fn finish_loading(
                 },
                 FirstFrame(timings),
             ));
-        shown.write(AvatarShown);
+        swap.shown.write(AvatarShown);
     }
 }
 
@@ -624,16 +643,12 @@ fn log_first_frame(mut commands: Commands, fresh: Query<(Entity, &FirstFrame)>) 
 
 /// A GPU error while a newly opened model is on trial: put the previous model and its
 /// session back, autosave, and say why. Any other GPU error is reported; work is kept.
-#[allow(clippy::too_many_arguments)]
 fn take_back_undrawable_model(
     mut failures: ResMut<RenderFailures>,
     mut commands: Commands,
     mut retired: Query<(Entity, &mut Retired)>,
     current: Query<Entity, With<Avatar>>,
-    mut session: ResMut<Session>,
-    mut banner: ResMut<Banner>,
-    mut shown: MessageWriter<AvatarShown>,
-    mut save_now: MessageWriter<SaveRecoveryNow>,
+    mut swap: Swap,
     time: Res<Time<Real>>,
     mut last_take_back: Local<Option<f64>>,
 ) {
@@ -644,13 +659,13 @@ fn take_back_undrawable_model(
     failures.new.clear();
     let now = time.elapsed_secs_f64();
     // Frames already queued with the refused model report the same error once or twice
-    // more after it is gone; they belong to the message already shown.
+    // more after it is gone; they belong to the message already swap.shown.
     if last_take_back.is_some_and(|t| now - t < 2.0) {
         return;
     }
-    save_now.write(SaveRecoveryNow);
+    swap.save_now.write(SaveRecoveryNow);
     let Some((entity, mut old)) = retired.iter_mut().next() else {
-        banner.error(format!(
+        swap.banner.error(format!(
             "The GPU reported an error while drawing: {error}. Your work is kept."
         ));
         return;
@@ -662,10 +677,10 @@ fn take_back_undrawable_model(
         commands.entity(e).despawn();
     }
     if old.work_moved {
-        session.editor.hand_work_to(&mut previous.editor);
-        previous.project_path = session.project_path.take();
+        swap.session.editor.hand_work_to(&mut previous.editor);
+        previous.project_path = swap.session.project_path.take();
     }
-    *session = previous;
+    *swap.session = previous;
     *last_take_back = Some(now);
     commands.entity(entity).remove::<Retired>().insert((
         Avatar {
@@ -674,10 +689,10 @@ fn take_back_undrawable_model(
         },
         Visibility::Inherited,
     ));
-    banner.error(format!(
+    swap.banner.error(format!(
         "This model cannot be drawn on this GPU ({error}); the previous model is back and your work is kept."
     ));
-    shown.write(AvatarShown);
+    swap.shown.write(AvatarShown);
 }
 
 fn drop_retired_avatars(

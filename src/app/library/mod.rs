@@ -106,16 +106,21 @@ fn load_texture(
     Some(ctx.load_texture(format!("library-{id}"), color, egui::TextureOptions::LINEAR))
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What the library window asks for: edits (applying a pose) and thumbnails.
+#[derive(bevy::ecs::system::SystemParam)]
+struct LibraryRequests<'w> {
+    edits: MessageWriter<'w, EditRequest>,
+    thumbnails: MessageWriter<'w, RenderPoseThumbnail>,
+}
+
 fn draw_library(
     mut contexts: EguiContexts,
     mut state: ResMut<LibraryState>,
     session: Res<Session>,
     mut updated: ResMut<UpdatedThumbnails>,
     mut banner: ResMut<Banner>,
-    mut edits: MessageWriter<EditRequest>,
     mut windows: ResMut<Windows>,
-    mut thumbnails: MessageWriter<RenderPoseThumbnail>,
+    mut out: LibraryRequests,
 ) -> Result {
     let ctx = contexts.ctx_mut()?.clone();
     let state = &mut *state;
@@ -162,7 +167,7 @@ fn draw_library(
     for entry in &library.entries {
         let path = library.thumbnail_path(&entry.id);
         if !path.exists() && state.requested.insert(entry.id.clone()) {
-            thumbnails.write(RenderPoseThumbnail {
+            out.thumbnails.write(RenderPoseThumbnail {
                 pose: entry.pose.clone(),
                 output: path,
             });
@@ -280,7 +285,7 @@ fn draw_library(
                 Some(EntryAction::Apply(id)) => {
                     // Expressions this model lacks are dropped by the edit itself.
                     if let Some(entry) = library.entries.iter().find(|e| e.id == id) {
-                        edits.write(EditRequest::new(PoseEdit::SetPose(Box::new(
+                        out.edits.write(EditRequest::new(PoseEdit::SetPose(Box::new(
                             entry.pose.clone(),
                         ))));
                     }

@@ -214,8 +214,7 @@ fn render_one(
     shared: Res<Thumbnails>,
     hidden: Query<&ThumbnailAvatar>,
     mut cameras: Query<(&mut Camera, &mut Transform)>,
-    mut commands: Commands,
-    mut images: ResMut<Assets<Image>>,
+    (mut commands, mut images): (Commands, ResMut<Assets<Image>>),
 ) {
     if let Some(previous) = thumbs.active.take()
         && let Ok((mut camera, _)) = cameras.get_mut(previous)

@@ -4,6 +4,7 @@
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, egui};
 
+use super::Requests;
 use crate::app::session::keymap::{Action, menu_label};
 use crate::app::session::{
     DialogPurpose, EditRequest, FileRequest, FileSettings, LoadModel, ModelSource, QuitRequested,
@@ -16,25 +17,35 @@ use crate::core::export::{EXPORT_FORMATS, Writer};
 #[derive(Default)]
 pub(super) struct TypedPath(String);
 
-#[allow(clippy::too_many_arguments)]
+/// What the menus show and change.
+#[derive(bevy::ecs::system::SystemParam)]
+pub(super) struct MenuState<'w> {
+    settings: ResMut<'w, FileSettings>,
+    windows: ResMut<'w, Windows>,
+    vr: ResMut<'w, VrStatus>,
+}
+
 pub(super) fn draw(
     mut contexts: EguiContexts,
     mut space: ResMut<UiSpace>,
     session: Res<Session>,
-    mut settings: ResMut<FileSettings>,
-    mut windows: ResMut<Windows>,
-    mut vr: ResMut<VrStatus>,
+    mut state: MenuState,
     mut typed: Local<TypedPath>,
-    mut out: MenuOutput,
+    mut out: Requests,
 ) -> Result {
+    let MenuState {
+        settings,
+        windows,
+        vr,
+    } = &mut state;
     let ctx = contexts.ctx_mut()?.clone();
     space.show(&ctx, "menu-bar", |root| {
         egui::Panel::top("menu").show(root, |ui| {
             egui::MenuBar::new().ui(ui, |ui| {
-                file_menu(ui, &mut settings, &mut windows, &mut typed, &mut out);
+                file_menu(ui, settings, windows, &mut typed, &mut out);
                 edit_menu(ui, &session, &mut out);
                 pose_menu(ui, &mut out);
-                view_menu(ui, &mut windows, &mut vr);
+                view_menu(ui, windows, vr);
                 ui.menu_button("Help", |ui| {
                     if ui.button(menu_label("Controls", Action::Help)).clicked() {
                         windows.help = true;
@@ -47,16 +58,7 @@ pub(super) fn draw(
     Ok(())
 }
 
-/// What the menus send.
-#[derive(bevy::ecs::system::SystemParam)]
-pub(super) struct MenuOutput<'w> {
-    edits: MessageWriter<'w, EditRequest>,
-    files: MessageWriter<'w, FileRequest>,
-    loads: MessageWriter<'w, LoadModel>,
-    quits: MessageWriter<'w, QuitRequested>,
-}
-
-impl MenuOutput<'_> {
+impl Requests<'_> {
     fn dialog(&mut self, purpose: DialogPurpose) {
         self.files.write(FileRequest::Dialog(purpose));
     }
@@ -67,7 +69,7 @@ fn file_menu(
     settings: &mut FileSettings,
     windows: &mut Windows,
     typed: &mut TypedPath,
-    out: &mut MenuOutput,
+    out: &mut Requests,
 ) {
     // The File menu holds a text field: clicking into it must not close the menu
     // (egui's default closes a menu on any click inside it).
@@ -157,7 +159,7 @@ fn file_menu(
         });
 }
 
-fn edit_menu(ui: &mut egui::Ui, session: &Session, out: &mut MenuOutput) {
+fn edit_menu(ui: &mut egui::Ui, session: &Session, out: &mut Requests) {
     ui.menu_button("Edit", |ui| {
         let history = &session.editor.history;
         for (label, action, edit, enabled) in [
@@ -182,7 +184,7 @@ pub(super) const POSE_ACTIONS: [(&str, &str, PoseEdit); 3] = [
     ("Arms down", "Arms down", PoseEdit::ArmsDown),
 ];
 
-fn pose_menu(ui: &mut egui::Ui, out: &mut MenuOutput) {
+fn pose_menu(ui: &mut egui::Ui, out: &mut Requests) {
     ui.menu_button("Pose", |ui| {
         for (label, _, edit) in POSE_ACTIONS {
             if ui.button(label).clicked() {

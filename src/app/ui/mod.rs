@@ -15,7 +15,10 @@ use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use super::session::{EditRequest, EditorSet, PointerOverUi, Session, UiLayout, UiSpace, ViewRect};
+use super::session::{
+    EditRequest, EditorSet, FileRequest, LoadModel, PointerOverUi, QuitRequested, Session,
+    UiLayout, UiSpace, ViewRect,
+};
 use crate::core::edit::{Edit, Gesture, PoseEdit};
 
 pub(super) fn plugin(app: &mut App) {
@@ -76,6 +79,15 @@ fn update_title(session: Res<Session>, mut window: Single<&mut Window, With<Prim
     if window.title != wanted {
         window.title = wanted;
     }
+}
+
+/// What menus and shortcuts ask of the rest of the app.
+#[derive(bevy::ecs::system::SystemParam)]
+struct Requests<'w> {
+    edits: MessageWriter<'w, EditRequest>,
+    files: MessageWriter<'w, FileRequest>,
+    loads: MessageWriter<'w, LoadModel>,
+    quits: MessageWriter<'w, QuitRequested>,
 }
 
 /// Sends a slider's edit: previews while dragging, one undoable edit when released or

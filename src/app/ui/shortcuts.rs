@@ -4,6 +4,7 @@
 use bevy::prelude::*;
 use bevy_egui::input::EguiWantsInput;
 
+use super::Requests;
 use crate::app::session::keymap::{Action, window_action};
 use crate::app::session::{
     DialogPurpose, EditRequest, FileRequest, ModalTool, QuitRequested, Session, Windows,
@@ -11,16 +12,13 @@ use crate::app::session::{
 use crate::core::edit::{Edit, KeyEdit};
 use crate::core::timeline::FPS;
 
-#[allow(clippy::too_many_arguments)]
 pub(super) fn shortcuts(
     keys: Res<ButtonInput<KeyCode>>,
     egui_input: Option<Res<EguiWantsInput>>,
     modal: Res<ModalTool>,
     session: Res<Session>,
     mut windows: ResMut<Windows>,
-    mut edits: MessageWriter<EditRequest>,
-    mut files: MessageWriter<FileRequest>,
-    mut quits: MessageWriter<QuitRequested>,
+    mut out: Requests,
 ) {
     if egui_input.is_some_and(|e| e.wants_any_keyboard_input()) || modal.0 {
         return;
@@ -44,18 +42,19 @@ pub(super) fn shortcuts(
             Action::Undo => Edit::Undo,
             Action::Redo => Edit::Redo,
             Action::Save | Action::SaveAs => {
-                files.write(FileRequest::Save {
+                out.files.write(FileRequest::Save {
                     save_as: action == Action::SaveAs,
                     then_quit: false,
                 });
                 continue;
             }
             Action::OpenProject => {
-                files.write(FileRequest::Dialog(DialogPurpose::OpenProject));
+                out.files
+                    .write(FileRequest::Dialog(DialogPurpose::OpenProject));
                 continue;
             }
             Action::Quit => {
-                quits.write(QuitRequested);
+                out.quits.write(QuitRequested);
                 continue;
             }
             Action::Help => {
@@ -71,6 +70,6 @@ pub(super) fn shortcuts(
             | Action::Confirm
             | Action::Cancel => continue,
         };
-        edits.write(EditRequest(edit));
+        out.edits.write(EditRequest(edit));
     }
 }

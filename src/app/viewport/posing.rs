@@ -115,7 +115,6 @@ fn begin(
     })
 }
 
-#[allow(clippy::too_many_arguments)]
 fn start_from_keys(
     keys: Res<ButtonInput<KeyCode>>,
     egui_input: Option<Res<EguiWantsInput>>,
@@ -156,7 +155,6 @@ fn start_from_keys(
 }
 
 /// Dragging a gizmo arrow moves along it; dragging a ring rotates about its axis.
-#[allow(clippy::too_many_arguments)]
 fn start_from_gizmo(
     buttons: Res<ButtonInput<MouseButton>>,
     over_ui: Res<PointerOverUi>,
@@ -214,7 +212,6 @@ fn start_from_gizmo(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn update_op(
     keys: Res<ButtonInput<KeyCode>>,
     buttons: Res<ButtonInput<MouseButton>>,
