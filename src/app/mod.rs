@@ -171,6 +171,10 @@ pub fn render_still(
     };
     render::one_still_plugin(&mut app, pose, request, outcome.clone());
     let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| app.run()));
+    // The process ends right after this one still. Tearing the renderer down after the
+    // GPU refused a model sometimes crashed in the Vulkan driver (lavapipe, under load),
+    // turning a clear refusal into a segfault; the OS frees it all at exit instead.
+    std::mem::forget(app);
     if ran.is_err() {
         return Err("rendering failed (see the message above)".into());
     }
