@@ -22,4 +22,5 @@ mod vr;
 mod vrma_interop;
 mod vrma_roundtrip;
 mod window;
+mod window_mouse;
 mod window_timeline;

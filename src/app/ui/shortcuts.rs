@@ -1,6 +1,9 @@
 //! The window's keyboard shortcuts (SPEC §9), read from the key map; off while egui has
-//! the keyboard (typing in a field) or a modal G / R owns it.
+//! the keyboard (typing in a field) or a modal G / R owns it. Key *events* are read, not
+//! once-per-frame key state, so two presses within one slow frame are two presses.
 
+use bevy::input::ButtonState;
+use bevy::input::keyboard::KeyboardInput;
 use bevy::prelude::*;
 use bevy_egui::input::EguiWantsInput;
 
@@ -13,6 +16,7 @@ use crate::core::edit::{Edit, KeyEdit};
 use crate::core::timeline::FPS;
 
 pub(super) fn shortcuts(
+    mut presses: MessageReader<KeyboardInput>,
     keys: Res<ButtonInput<KeyCode>>,
     egui_input: Option<Res<EguiWantsInput>>,
     modal: Res<ModalTool>,
@@ -21,6 +25,7 @@ pub(super) fn shortcuts(
     mut out: Requests,
 ) {
     if egui_input.is_some_and(|e| e.wants_any_keyboard_input()) || modal.0 {
+        presses.clear();
         return;
     }
     // A modifier released in the same frame still counts: on a slow frame a quick chord
@@ -28,17 +33,34 @@ pub(super) fn shortcuts(
     let held = |a, b| keys.any_pressed([a, b]) || keys.any_just_released([a, b]);
     let ctrl = held(KeyCode::ControlLeft, KeyCode::ControlRight);
     let shift = held(KeyCode::ShiftLeft, KeyCode::ShiftRight);
-    let editor = &session.editor;
-    for key in keys.get_just_pressed() {
-        let Some(action) = window_action(*key, ctrl, shift) else {
+    // The playhead as this frame's earlier presses left it (the edits apply later).
+    let mut playhead = session.editor.playhead;
+    let playing = session.editor.playing;
+    let pressed = presses
+        .read()
+        .filter(|k| k.state == ButtonState::Pressed)
+        .map(|k| (k.key_code, k.repeat))
+        .collect::<Vec<_>>();
+    for (key, repeat) in pressed {
+        let Some(action) = window_action(key, ctrl, shift) else {
             continue;
         };
+        // Holding a frame step repeats it; every other action happens once per press.
+        if repeat && !matches!(action, Action::PreviousFrame | Action::NextFrame) {
+            continue;
+        }
         let edit = match action {
             Action::AddKey => Edit::Keys(KeyEdit::Add),
             Action::DeleteKey => Edit::Keys(KeyEdit::Delete),
-            Action::PlayStop => Edit::SetPlaying(!editor.playing),
-            Action::PreviousFrame => Edit::Seek((editor.playhead - 1.0 / FPS).max(0.0)),
-            Action::NextFrame => Edit::Seek(editor.playhead + 1.0 / FPS),
+            Action::PlayStop => Edit::SetPlaying(!playing),
+            Action::PreviousFrame => {
+                playhead = (playhead - 1.0 / FPS).max(0.0);
+                Edit::Seek(playhead)
+            }
+            Action::NextFrame => {
+                playhead += 1.0 / FPS;
+                Edit::Seek(playhead)
+            }
             Action::Undo => Edit::Undo,
             Action::Redo => Edit::Redo,
             Action::Save | Action::SaveAs => {

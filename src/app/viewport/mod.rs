@@ -11,7 +11,7 @@ use std::f32::consts::FRAC_PI_2;
 use bevy::camera::Viewport;
 use bevy::camera::primitives::Aabb;
 use bevy::camera::visibility::RenderLayers;
-use bevy::input::mouse::{AccumulatedMouseMotion, AccumulatedMouseScroll, MouseScrollUnit};
+use bevy::input::mouse::{AccumulatedMouseScroll, MouseScrollUnit};
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_egui::{EguiGlobalSettings, PrimaryEguiContext};
@@ -152,25 +152,47 @@ fn frame_new_avatar(
     }
 }
 
-/// Right drag orbits, middle drag (or Shift + right drag) pans, the wheel zooms.
+/// A right or middle drag that began in the 3D view, and where the cursor was last frame.
+#[derive(Default)]
+struct ViewDrag {
+    active: bool,
+    last_cursor: Option<Vec2>,
+}
+
+/// Right drag orbits, middle drag (or Shift + right drag) pans, the wheel zooms. Drags
+/// follow the cursor's movement in the window, not raw device motion, which synthetic
+/// input, remote desktops and many tablets never send; a drag that began on a panel
+/// does not move the camera.
 fn orbit_pan_zoom(
     buttons: Res<ButtonInput<MouseButton>>,
     keys: Res<ButtonInput<KeyCode>>,
-    motion: Res<AccumulatedMouseMotion>,
+    window: Single<&Window, With<PrimaryWindow>>,
     scroll: Res<AccumulatedMouseScroll>,
     over_ui: Res<PointerOverUi>,
     modal: Res<ModalTool>,
+    mut drag: Local<ViewDrag>,
     mut cameras: Query<(&mut OrbitCamera, &mut Transform)>,
 ) {
+    let cursor = window.cursor_position();
+    let drag_buttons = [MouseButton::Right, MouseButton::Middle];
     if modal.0 {
-        return; // the right button cancels a modal operation instead
+        *drag = ViewDrag::default(); // the right button cancels a modal operation instead
+        return;
     }
+    if buttons.any_just_pressed(drag_buttons) && !over_ui.0 {
+        drag.active = true;
+    }
+    if !buttons.any_pressed(drag_buttons) {
+        drag.active = false;
+    }
+    let delta = match (drag.last_cursor, cursor) {
+        (Some(last), Some(now)) if drag.active => now - last,
+        _ => Vec2::ZERO,
+    };
+    drag.last_cursor = cursor;
     let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
-    let orbiting = buttons.pressed(MouseButton::Right) && !shift;
-    let panning =
-        buttons.pressed(MouseButton::Middle) || (buttons.pressed(MouseButton::Right) && shift);
-    let started_on_ui = over_ui.0
-        && (buttons.just_pressed(MouseButton::Right) || buttons.just_pressed(MouseButton::Middle));
+    let orbiting = drag.active && buttons.pressed(MouseButton::Right) && !shift;
+    let panning = drag.active && !orbiting;
     let zoom = if over_ui.0 {
         0.0
     } else {
@@ -179,11 +201,10 @@ fn orbit_pan_zoom(
             MouseScrollUnit::Pixel => scroll.delta.y / 40.0,
         }
     };
-    if started_on_ui || (!orbiting && !panning && zoom == 0.0) {
+    if delta == Vec2::ZERO && zoom == 0.0 {
         return;
     }
     for (mut orbit, mut transform) in &mut cameras {
-        let delta = motion.delta;
         if orbiting {
             orbit.yaw -= delta.x * 0.006;
             orbit.pitch =

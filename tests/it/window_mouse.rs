@@ -1,0 +1,281 @@
+//! The 3D view and the keyboard driven as a person drives them: real pointer moves,
+//! button presses and key taps through xdotool, under Xvfb on lavapipe. Outcomes are
+//! read from screenshots and from the project the window saves at exit.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::common::*;
+
+fn pause(seconds: f32) {
+    std::thread::sleep(Duration::from_secs_f32(seconds));
+}
+
+/// Bright pixels of the 3D view (the lit mannequin and its markers; the floor grid is
+/// darker): how many, and where their centre is.
+fn silhouette(img: &image::RgbaImage) -> (u32, f32) {
+    let (mut count, mut sum_x) = (0u32, 0f64);
+    for y in 40..600 {
+        for x in 280..1050 {
+            let p = img.get_pixel(x, y);
+            let luma = 0.3 * p[0] as f32 + 0.59 * p[1] as f32 + 0.11 * p[2] as f32;
+            if luma > 185.0 {
+                count += 1;
+                sum_x += x as f64;
+            }
+        }
+    }
+    (count, (sum_x / count.max(1) as f64) as f32)
+}
+
+/// The share of pixels in a region that differ clearly between two screenshots.
+fn changed(a: &image::RgbaImage, b: &image::RgbaImage, x: (u32, u32), y: (u32, u32)) -> f64 {
+    let mut hit = 0;
+    for py in y.0..y.1 {
+        for px in x.0..x.1 {
+            let (p, q) = (a.get_pixel(px, py), b.get_pixel(px, py));
+            hit += (0..3).any(|c| (p[c] as i32 - q[c] as i32).abs() > 40) as u32;
+        }
+    }
+    hit as f64 / ((x.1 - x.0) * (y.1 - y.0)) as f64
+}
+
+struct Session {
+    _xvfb: Xvfb,
+    display: String,
+    window: String,
+    app: std::process::Child,
+    log: std::path::PathBuf,
+}
+
+fn start(dir: &Path, model: &Path, saved: &Path) -> Session {
+    let (xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let log = dir.join("log.txt");
+    let file = std::fs::File::create(&log).unwrap();
+    let app = bin()
+        .arg(model)
+        .args(["--exit-after", "45", "--save-on-exit"])
+        .arg(saved)
+        .env("DISPLAY", &display)
+        .env("VRMA_MAKER_DATA_DIR", dir.join("data"))
+        .stdout(file.try_clone().unwrap())
+        .stderr(file)
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let window = wait_for_window(&display);
+    pause(6.0);
+    xdotool(&display, &["windowfocus", "--sync", &window]);
+    // The pointer rests over the 3D view, clear of the avatar and its markers.
+    xdotool(&display, &["mousemove", "--window", &window, "360", "560"]);
+    pause(1.0);
+    Session {
+        _xvfb: xvfb,
+        display,
+        window,
+        app,
+        log,
+    }
+}
+
+impl Session {
+    fn drag(&self, button: &str, from: (i32, i32), by: (i32, i32), shift: bool) {
+        let d = &self.display;
+        xdotool(
+            d,
+            &[
+                "mousemove",
+                "--window",
+                &self.window,
+                &from.0.to_string(),
+                &from.1.to_string(),
+            ],
+        );
+        pause(0.4);
+        if shift {
+            xdotool(d, &["keydown", "shift"]);
+        }
+        xdotool(d, &["mousedown", button]);
+        pause(0.3);
+        for step in 1..=10 {
+            let x = from.0 + by.0 * step / 10;
+            let y = from.1 + by.1 * step / 10;
+            xdotool(
+                d,
+                &[
+                    "mousemove",
+                    "--window",
+                    &self.window,
+                    &x.to_string(),
+                    &y.to_string(),
+                ],
+            );
+            pause(0.1);
+        }
+        pause(0.3);
+        xdotool(d, &["mouseup", button]);
+        if shift {
+            xdotool(d, &["keyup", "shift"]);
+        }
+        pause(1.0);
+    }
+
+    fn shot(&self, name: &str, dir: &Path) -> image::RgbaImage {
+        grab_display(&self.display, &dir.join(name))
+    }
+
+    /// Waits for the timed exit and reads the project saved then.
+    fn finish(mut self, saved: &Path) -> Value {
+        let status = wait_with_timeout(&mut self.app, Duration::from_secs(90));
+        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+        assert!(status.is_some_and(|s| s.success()), "{status:?}\n{log}");
+        serde_json::from_slice(&std::fs::read(saved).expect("saved at exit")).unwrap()
+    }
+}
+
+#[test]
+fn orbit_pan_zoom_follow_the_real_mouse_and_fast_key_taps_all_count() {
+    if !required_or_skip(
+        "Xvfb, a Vulkan driver, xdotool and ImageMagick",
+        have_display_stack() && have_xdotool() && have_time_and_import(),
+    ) {
+        return;
+    }
+    let dir = scratch("window-mouse");
+    let (model, _) = mannequins(&dir);
+    let saved = dir.join("saved.json");
+    let s = start(&dir, &model, &saved);
+
+    let before = s.shot("before.png", &dir);
+    let (count0, centre0) = silhouette(&before);
+    assert!(
+        count0 > 2000,
+        "the mannequin is on screen ({count0} bright pixels)"
+    );
+
+    // Right drag orbits: the figure turns (its outline changes a lot).
+    s.drag("3", (700, 300), (220, 0), false);
+    let orbited = s.shot("orbited.png", &dir);
+    let moved = changed(&before, &orbited, (280, 1050), (40, 600));
+    assert!(
+        moved > 0.02,
+        "a right drag turned the view ({moved:.4} of it changed)"
+    );
+
+    // Middle drag pans: the figure follows the pointer to the right.
+    let (_, centre1) = silhouette(&orbited);
+    s.drag("2", (500, 450), (160, 0), false);
+    let panned = s.shot("panned.png", &dir);
+    let (_, centre2) = silhouette(&panned);
+    assert!(
+        centre2 > centre1 + 40.0,
+        "a middle drag panned right: centre {centre1:.0} → {centre2:.0}"
+    );
+    // Shift + right drag pans too (back to the left).
+    s.drag("3", (700, 450), (-160, 0), true);
+    let (_, centre3) = silhouette(&s.shot("shift-panned.png", &dir));
+    assert!(
+        centre3 < centre2 - 40.0,
+        "Shift + right drag panned left: centre {centre2:.0} → {centre3:.0}"
+    );
+
+    // The wheel zooms in: the figure grows.
+    let (count3, _) = silhouette(&s.shot("before-zoom.png", &dir));
+    for _ in 0..4 {
+        xdotool(&s.display, &["click", "4"]);
+        pause(0.3);
+    }
+    pause(1.0);
+    let (count4, _) = silhouette(&s.shot("zoomed.png", &dir));
+    assert!(
+        count4 as f64 > count3 as f64 * 1.2,
+        "the wheel zoomed in: {count3} → {count4} bright pixels"
+    );
+
+    // F1 opens the help over the left of the window.
+    let no_help = s.shot("no-help.png", &dir);
+    xdotool(&s.display, &["key", "F1"]);
+    pause(1.5);
+    let help = s.shot("help.png", &dir);
+    let shown = changed(&no_help, &help, (20, 680), (30, 600));
+    assert!(
+        shown > 0.05,
+        "F1 showed the help ({shown:.3} of its area changed)"
+    );
+    xdotool(&s.display, &["key", "F1"]);
+    pause(1.0);
+
+    // Fifteen → taps 0.1 s apart, then fifteen 5 ms apart (several in one frame): each
+    // one counts, whatever the frame rate.
+    for delay in ["100", "5"] {
+        let mut args = vec!["key", "--delay", delay];
+        args.extend(["Right"; 15]);
+        xdotool(&s.display, &args);
+        pause(2.0);
+    }
+    let title = String::from_utf8_lossy(&xdotool(&s.display, &["getwindowname", &s.window]).stdout)
+        .to_string();
+    let project = s.finish(&saved);
+    let playhead = project["playhead"].as_f64().unwrap();
+    assert!(
+        (playhead - 30.0 / 30.0).abs() < 1e-4,
+        "30 taps moved 30 frames: playhead {playhead} s ({centre0:.0})"
+    );
+    // The camera and the playhead are not edits: the pose, the keys and the unsaved
+    // mark are as they were.
+    assert!(
+        project["keys"].as_array().is_none_or(|k| k.is_empty()),
+        "{project}"
+    );
+    let bones = &project["pose"]["bones"];
+    assert!(
+        bones.is_null() || bones.as_object().is_some_and(|b| b.is_empty()),
+        "{project}"
+    );
+    assert!(
+        !title.contains('*'),
+        "nothing to save after looking around: {title}"
+    );
+}
+
+#[test]
+fn space_plays_and_stops() {
+    if !required_or_skip(
+        "Xvfb, a Vulkan driver, xdotool and ImageMagick",
+        have_display_stack() && have_xdotool() && have_time_and_import(),
+    ) {
+        return;
+    }
+    let dir = scratch("window-space");
+    let (model, _) = mannequins(&dir);
+    let saved = dir.join("saved.json");
+    let s = start(&dir, &model, &saved);
+    // The Play button at the timeline's left reads "Stop" while playing.
+    let button = ((5, 75), (648, 676));
+    let stopped = s.shot("stopped.png", &dir);
+    xdotool(&s.display, &["key", "space"]);
+    pause(2.0);
+    let playing = s.shot("playing.png", &dir);
+    assert!(
+        changed(&stopped, &playing, button.0, button.1) > 0.02,
+        "the Play button turned into Stop"
+    );
+    xdotool(&s.display, &["key", "space"]);
+    pause(1.5);
+    let after = s.shot("stopped-again.png", &dir);
+    assert!(
+        changed(&stopped, &after, button.0, button.1) < 0.01,
+        "Space stopped it again"
+    );
+    let project = s.finish(&saved);
+    let playhead = project["playhead"].as_f64().unwrap();
+    assert!(playhead > 0.3, "playing moved the playhead ({playhead} s)");
+    let frames = playhead * 30.0;
+    assert!(
+        (frames - frames.round()).abs() < 1e-3,
+        "stopped on a frame: {playhead}"
+    );
+}
