@@ -195,6 +195,27 @@ fn orbit_pan_zoom_follow_the_real_mouse_and_fast_key_taps_all_count() {
         "the wheel zoomed in: {count3} → {count4} bright pixels"
     );
 
+    // Keypad 3 looks from the right (the view changes); Home frames the avatar as it
+    // opened, undoing the orbit, pans and zoom.
+    let zoomed = s.shot("zoomed-again.png", &dir);
+    xdotool(&s.display, &["key", "KP_3"]);
+    pause(1.5);
+    let side = s.shot("side.png", &dir);
+    let turned = changed(&zoomed, &side, (280, 1050), (40, 600));
+    assert!(turned > 0.02, "keypad 3 changed the view ({turned:.4})");
+    xdotool(
+        &s.display,
+        &["mousemove", "--window", &s.window, "360", "560"],
+    );
+    xdotool(&s.display, &["key", "Home"]);
+    pause(1.5);
+    let home = s.shot("home.png", &dir);
+    let off = changed(&before, &home, (280, 1050), (40, 600));
+    assert!(
+        off < 0.01,
+        "Home framed the avatar as at the start ({off:.4} differs)"
+    );
+
     // F1 opens the help over the left of the window.
     let no_help = s.shot("no-help.png", &dir);
     xdotool(&s.display, &["key", "F1"]);
@@ -278,4 +299,71 @@ fn space_plays_and_stops() {
         (frames - frames.round()).abs() < 1e-3,
         "stopped on a frame: {playhead}"
     );
+}
+
+/// CPU seconds a process has used so far (user + system, from /proc).
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The fields after the command name (which may hold spaces) start after ')'.
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    let per_second = std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .unwrap_or(100.0);
+    ticks / per_second
+}
+
+#[test]
+fn an_idle_window_costs_almost_nothing_and_playback_still_shows_at_once() {
+    if !required_or_skip(
+        "Xvfb, a Vulkan driver, xdotool and ImageMagick",
+        have_display_stack() && have_xdotool() && have_time_and_import(),
+    ) {
+        return;
+    }
+    let dir = scratch("window-idle");
+    let (model, _) = mannequins(&dir);
+    // Two keys that turn the spine, so playing visibly moves the figure.
+    let project = dir.join("turn.json");
+    std::fs::write(
+        &project,
+        serde_json::json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0,
+            "keys": [
+                {"id": 1, "t": 0, "ease": "LINEAR", "pose": {"v": 1, "bones": {"spine": [0, 0.5, 0, 0.866]}}},
+                {"id": 2, "t": 2, "ease": "LINEAR", "pose": {"v": 1, "bones": {"spine": [0, -0.5, 0, 0.866]}}}]})
+        .to_string(),
+    )
+    .unwrap();
+    let saved = dir.join("saved.json");
+    let s = start(&dir, &project, &saved);
+    pause(4.0); // key thumbnails render, then nothing moves
+    let pid = s.app.id();
+    let idle = s.shot("idle.png", &dir);
+    let before = cpu_seconds(pid);
+    pause(20.0);
+    let used = cpu_seconds(pid) - before;
+    assert!(
+        used <= 1.0,
+        "20 idle seconds used {used:.2} s of CPU (at most 1 s)"
+    );
+    // Space plays at once: within a second the figure has turned.
+    xdotool(&s.display, &["key", "space"]);
+    pause(1.0);
+    let playing = s.shot("playing.png", &dir);
+    let moved = changed(&idle, &playing, (280, 1050), (40, 600));
+    assert!(
+        moved > 0.005,
+        "playback showed at once ({moved:.4} of the view changed)"
+    );
+    eprintln!("idle: {used:.2} s of CPU in 20 s");
+    let project = s.finish(&saved);
+    assert!(project["playhead"].as_f64().unwrap() > 0.0, "{project}");
 }

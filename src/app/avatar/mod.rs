@@ -25,8 +25,8 @@ use bevy::render::slab_allocator::SlabAllocatorSettings;
 use bevy::world_serialization::WorldInstanceReady;
 
 use super::session::{
-    Avatar, AvatarShown, Banner, EditorSet, GltfNodeIndex, Job, Launch, LoadModel, ModelSource,
-    SaveRecoveryNow, Selection, Session, StartupSet, node_entities, pose_instance,
+    Avatar, AvatarShown, Banner, EditorSet, GltfNodeIndex, Job, KeepAwake, Launch, LoadModel,
+    ModelSource, SaveRecoveryNow, Selection, Session, StartupSet, node_entities, pose_instance,
 };
 use crate::core::display::{self, DeviceLimits, DisplayModel, MorphRoutes};
 use crate::core::edit::Editor;
@@ -150,6 +150,7 @@ pub(super) fn plugin(app: &mut App) {
                 finish_loading,
                 take_back_undrawable_model,
                 drop_retired_avatars,
+                stay_awake_while_loading,
             )
                 .chain()
                 .in_set(EditorSet::Input),
@@ -693,6 +694,20 @@ fn take_back_undrawable_model(
         "This model cannot be drawn on this GPU ({error}); the previous model is back and your work is kept."
     ));
     swap.shown.write(AvatarShown);
+}
+
+/// An avatar being spawned, kept to fall back on, or before its first frame.
+type LoadingWork = Or<(With<PendingAvatar>, With<Retired>, With<FirstFrame>)>;
+
+/// Loading, a new avatar's first frame and the fallback window all need frames.
+fn stay_awake_while_loading(
+    opening: Res<OpeningJob>,
+    busy: Query<(), LoadingWork>,
+    mut awake: ResMut<KeepAwake>,
+) {
+    if opening.0.is_some() || !busy.is_empty() {
+        awake.now();
+    }
 }
 
 fn drop_retired_avatars(

@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 
 use super::session::{
-    Avatar, AvatarShown, EditorSet, ExitGate, Launch, RenderStill, Selection, Session,
+    Avatar, AvatarShown, EditorSet, ExitGate, KeepAwake, Launch, RenderStill, Selection, Session,
     StillRequest, StillView, captured_rgba, save_png,
 };
 use crate::core::framing::CameraPreset;
@@ -131,6 +131,7 @@ fn take_screenshot(
     avatars: Query<(), With<Avatar>>,
     mut commands: Commands,
     mut frames: Local<(u32, u32, bool)>,
+    mut awake: ResMut<KeepAwake>,
     mut exit: MessageWriter<AppExit>,
 ) {
     let Some(path) = launch.screenshot.clone() else {
@@ -138,6 +139,7 @@ fn take_screenshot(
     };
     let (total, settled, requested) = &mut *frames;
     *total += 1;
+    awake.now(); // the screenshot waits for frames to settle, then for its capture
     if *requested {
         return;
     }

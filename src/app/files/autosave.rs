@@ -8,8 +8,8 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use crate::app::session::{
-    Banner, EditorSet, Launch, LoadModel, ModelSource, SaveRecoveryNow, Session, StartupSet,
-    UiLayout,
+    Banner, EditorSet, KeepAwake, Launch, LoadModel, ModelSource, SaveRecoveryNow, Session,
+    StartupSet, UiLayout,
 };
 use crate::core::recovery::{self, Recovery, now_secs, recovery_path};
 
@@ -78,6 +78,7 @@ fn autosave(
     mut autosave: ResMut<Autosave>,
     mut banner: ResMut<Banner>,
     mut save_now: MessageReader<SaveRecoveryNow>,
+    mut awake: ResMut<KeepAwake>,
 ) {
     let now = time.elapsed_secs_f64();
     let urgent = save_now.read().count() > 0;
@@ -91,6 +92,8 @@ fn autosave(
     if autosave.offer.is_some() || !editor.dirty || autosave.written_revision == editor.revision {
         return;
     }
+    // Unsaved work waits for its autosave: keep the frames coming until it is written.
+    awake.now();
     let quiet = now - autosave.last_change >= DEBOUNCE_SECS;
     let overdue = autosave
         .unsaved_since

@@ -8,7 +8,8 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use crate::app::session::{
-    Banner, EditRequest, EditorSet, FileSettings, Job, Progress, RenderStill, Session, StillRequest,
+    Banner, EditRequest, EditorSet, FileSettings, Job, KeepAwake, Progress, RenderStill, Session,
+    StillRequest,
 };
 use crate::core::edit::KeyEdit;
 use crate::core::export::{ExportKind, ExportWork, Writer, with_extension, write_file};
@@ -82,8 +83,13 @@ impl Exports<'_> {
 }
 
 /// Shows the running export's progress and, when it ends, its result.
-fn follow_export(mut job: ResMut<ExportJob>, mut banner: ResMut<Banner>) {
+fn follow_export(
+    mut job: ResMut<ExportJob>,
+    mut banner: ResMut<Banner>,
+    mut awake: ResMut<KeepAwake>,
+) {
     let Some(running) = &job.0 else { return };
+    awake.now();
     match running.job.take() {
         None => banner.bar = Some((running.label.clone(), running.progress.get())),
         Some(result) => {

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use bevy::prelude::*;
 
 use super::session::{
-    Banner, DialogPurpose, EditRequest, EditorSet, FileRequest, FileSettings, Job, LoadModel,
-    ModelSource, Session,
+    Banner, DialogPurpose, EditRequest, EditorSet, FileRequest, FileSettings, Job, KeepAwake,
+    LoadModel, ModelSource, Session,
 };
 use crate::core::edit::PoseEdit;
 use crate::core::export::with_extension;
@@ -88,7 +88,7 @@ fn purpose_of(path: &Path) -> DialogPurpose {
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<FileDialogs>().add_systems(
         Update,
-        (collect_drops, take_requests, handle_answers)
+        (collect_drops, take_requests, handle_answers, stay_awake)
             .chain()
             .in_set(EditorSet::Input),
     );
@@ -102,6 +102,13 @@ pub(super) fn window_plugin(app: &mut App) {
     autosave::plugin(app);
     autosave::offer_plugin(app);
     close_guard::question_plugin(app);
+}
+
+/// A dialog's answer arrives from another thread: look for it every frame meanwhile.
+fn stay_awake(dialogs: Res<FileDialogs>, mut awake: ResMut<KeepAwake>) {
+    if dialogs.open.is_some() || !dialogs.direct.is_empty() {
+        awake.now();
+    }
 }
 
 fn collect_drops(mut drops: MessageReader<FileDragAndDrop>, mut files: MessageWriter<FileRequest>) {

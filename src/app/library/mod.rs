@@ -10,8 +10,8 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::session::{
-    AvatarShown, Banner, EditRequest, EditorSet, LibraryPoseDrag, RenderPoseThumbnail, Session,
-    THUMBNAIL, UiLayout, UpdatedThumbnails, Windows,
+    AvatarShown, Banner, EditRequest, EditorSet, KeepAwake, LibraryPoseDrag, RenderPoseThumbnail,
+    Session, THUMBNAIL, UiLayout, UpdatedThumbnails, Windows,
 };
 use crate::core::edit::PoseEdit;
 use crate::core::library::{Library, default_dir};
@@ -111,6 +111,7 @@ fn load_texture(
 struct LibraryRequests<'w> {
     edits: MessageWriter<'w, EditRequest>,
     thumbnails: MessageWriter<'w, RenderPoseThumbnail>,
+    awake: ResMut<'w, KeepAwake>,
 }
 
 fn draw_library(
@@ -155,6 +156,9 @@ fn draw_library(
                 Err(e) => banner.error(e.to_string()),
             }
         }
+    }
+    if state.folder.is_some() {
+        out.awake.now(); // the folder dialog answers from another thread
     }
     if !windows.library {
         return Ok(());

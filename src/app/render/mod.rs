@@ -14,8 +14,8 @@ use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 
 use super::session::{
-    Avatar, Banner, EditorCamera, EditorSet, RenderStill, Session, StillRequest, StillView,
-    captured_rgba, framed_view, render_target, save_png,
+    Avatar, Banner, EditorCamera, EditorSet, KeepAwake, RenderStill, Session, StillRequest,
+    StillView, captured_rgba, framed_view, render_target, save_png,
 };
 
 pub(super) use headless::{StillOutcome, one_still_plugin};
@@ -63,10 +63,17 @@ pub(super) fn report_in_window(app: &mut App) {
     app.add_systems(Update, report_stills.after(finish_still));
 }
 
-fn queue_stills(mut requests: MessageReader<RenderStill>, mut queue: ResMut<StillQueue>) {
+fn queue_stills(
+    mut requests: MessageReader<RenderStill>,
+    mut queue: ResMut<StillQueue>,
+    mut awake: ResMut<KeepAwake>,
+) {
     queue
         .pending
         .extend(requests.read().map(|RenderStill(r)| r.clone()));
+    if queue.active.is_some() || !queue.pending.is_empty() {
+        awake.now(); // a still takes a few frames to settle and capture
+    }
 }
 
 fn camera_transform(

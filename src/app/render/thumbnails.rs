@@ -13,9 +13,9 @@ use bevy::world_serialization::WorldAssetRoot;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, EguiTextureHandle};
 
 use crate::app::session::{
-    Avatar, AvatarShown, EditorSet, GltfNodeIndex, RenderPoseThumbnail, Session, THUMBNAIL,
-    THUMBNAIL_LAYER, Thumbnails, UpdatedThumbnails, captured_rgba, framed_view, node_entities,
-    pose_instance, render_target, save_png,
+    Avatar, AvatarShown, EditorSet, GltfNodeIndex, KeepAwake, RenderPoseThumbnail, Session,
+    THUMBNAIL, THUMBNAIL_LAYER, Thumbnails, UpdatedThumbnails, captured_rgba, framed_view,
+    node_entities, pose_instance, render_target, save_png,
 };
 use crate::core::framing::CameraPreset;
 use crate::core::pose::Pose;
@@ -64,6 +64,8 @@ struct KeyThumbnails {
     file_requests: Vec<(Pose, std::path::PathBuf)>,
     /// The camera of the file request rendering this frame.
     file_camera: Option<Entity>,
+    /// Library thumbnails rendered and not yet read back from the GPU.
+    captures_pending: u32,
 }
 
 pub(in crate::app) fn plugin(app: &mut App) {
@@ -76,6 +78,7 @@ pub(in crate::app) fn plugin(app: &mut App) {
                 finish_hidden_avatar,
                 sync_thumbs,
                 render_one,
+                stay_awake,
             )
                 .chain()
                 .in_set(EditorSet::Drive),
@@ -276,6 +279,35 @@ fn render_one(
     thumbs.active = Some(camera_entity);
 }
 
+/// Thumbnails render one per frame, and a new hidden instance settles over a few:
+/// keep the frames coming until every key's thumbnail is current.
+fn stay_awake(
+    session: Res<Session>,
+    thumbs: Res<KeyThumbnails>,
+    shared: Res<Thumbnails>,
+    hidden: Query<&ThumbnailAvatar>,
+    mut awake: ResMut<KeepAwake>,
+) {
+    let settling = hidden.iter().any(|h| !h.ready);
+    let stale = !shared.paused
+        && !hidden.is_empty()
+        && session.editor.timeline.keys().iter().any(|k| {
+            thumbs
+                .by_key
+                .get(&k.id)
+                .is_none_or(|t| t.rendered.as_ref() != Some(&k.pose))
+        });
+    if settling
+        || stale
+        || !thumbs.file_requests.is_empty()
+        || thumbs.active.is_some()
+        || thumbs.file_camera.is_some()
+        || thumbs.captures_pending > 0
+    {
+        awake.now();
+    }
+}
+
 fn drive_hidden_avatar(
     session: Res<Session>,
     thumbs: Res<KeyThumbnails>,
@@ -332,8 +364,12 @@ fn render_to_file(
             thumbnail_view(session, &pose),
         ))
         .id();
+    thumbs.captures_pending += 1;
     commands.spawn(Screenshot::image(image)).observe(
-        move |captured: On<ScreenshotCaptured>, mut updated: ResMut<UpdatedThumbnails>| {
+        move |captured: On<ScreenshotCaptured>,
+              mut updated: ResMut<UpdatedThumbnails>,
+              mut thumbs: ResMut<KeyThumbnails>| {
+            thumbs.captures_pending = thumbs.captures_pending.saturating_sub(1);
             let result = captured_rgba(&captured.image).and_then(|img| save_png(&img, &path));
             match result {
                 Ok(()) => updated.0.push(path.clone()),

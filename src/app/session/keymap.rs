@@ -18,6 +18,16 @@ pub enum Action {
     OpenProject,
     Quit,
     Help,
+    ViewFront,
+    ViewBack,
+    ViewRight,
+    ViewLeft,
+    ViewTop,
+    ViewBottom,
+    /// Frame the selected bone.
+    FrameSelection,
+    /// Frame the whole avatar (the view it opened with).
+    FrameAll,
     /// Move the selected bone (G).
     Move,
     /// Rotate the selected bone (R).
@@ -81,6 +91,54 @@ pub struct Binding {
 }
 
 pub const KEYMAP: &[Binding] = &[
+    Binding {
+        action: Action::ViewFront,
+        scope: Scope::Viewport,
+        chords: &[key(KeyCode::Numpad1)],
+        does: "view from the front",
+    },
+    Binding {
+        action: Action::ViewBack,
+        scope: Scope::Viewport,
+        chords: &[ctrl(KeyCode::Numpad1, Shift::Any)],
+        does: "view from the back",
+    },
+    Binding {
+        action: Action::ViewRight,
+        scope: Scope::Viewport,
+        chords: &[key(KeyCode::Numpad3)],
+        does: "view from the right",
+    },
+    Binding {
+        action: Action::ViewLeft,
+        scope: Scope::Viewport,
+        chords: &[ctrl(KeyCode::Numpad3, Shift::Any)],
+        does: "view from the left",
+    },
+    Binding {
+        action: Action::ViewTop,
+        scope: Scope::Viewport,
+        chords: &[key(KeyCode::Numpad7)],
+        does: "view from above",
+    },
+    Binding {
+        action: Action::ViewBottom,
+        scope: Scope::Viewport,
+        chords: &[ctrl(KeyCode::Numpad7, Shift::Any)],
+        does: "view from below",
+    },
+    Binding {
+        action: Action::FrameSelection,
+        scope: Scope::Viewport,
+        chords: &[key(KeyCode::KeyF), key(KeyCode::NumpadDecimal)],
+        does: "frame the selected bone",
+    },
+    Binding {
+        action: Action::FrameAll,
+        scope: Scope::Viewport,
+        chords: &[key(KeyCode::Home)],
+        does: "frame the whole avatar",
+    },
     Binding {
         action: Action::Move,
         scope: Scope::Viewport,
@@ -259,6 +317,10 @@ fn key_name(key: KeyCode) -> String {
         KeyCode::ArrowRight => "Right arrow".into(),
         KeyCode::Escape => "Esc".into(),
         KeyCode::NumpadEnter => "Keypad Enter".into(),
+        KeyCode::NumpadDecimal => "Keypad .".into(),
+        KeyCode::Numpad1 => "Keypad 1".into(),
+        KeyCode::Numpad3 => "Keypad 3".into(),
+        KeyCode::Numpad7 => "Keypad 7".into(),
         other => {
             let name = format!("{other:?}");
             name.strip_prefix("Key").map(str::to_string).unwrap_or(name)

@@ -165,6 +165,19 @@ impl Banner {
     }
 }
 
+/// Set by any feature that needs the next frame soon (loading, a job, a still, a
+/// thumbnail, a framing). The window otherwise draws only on input (an idle editor costs
+/// nothing), so without this, work that finishes off the main thread would wait for the
+/// next mouse move to show.
+#[derive(Resource, Default, Debug)]
+pub struct KeepAwake(bool);
+
+impl KeepAwake {
+    pub fn now(&mut self) {
+        self.0 = true;
+    }
+}
+
 /// Whether the pointer is over a panel (the 3D view then ignores the mouse).
 #[derive(Resource, Default, Debug)]
 pub struct PointerOverUi(pub bool);
@@ -213,6 +226,8 @@ pub fn plugin(app: &mut App) {
         .init_resource::<ExitGate>()
         .init_resource::<VrStatus>()
         .init_resource::<ModalTool>()
+        .init_resource::<KeepAwake>()
+        .add_message::<bevy::window::RequestRedraw>()
         .insert_resource(MarkersVisible(true))
         .add_message::<EditRequest>()
         .add_message::<SaveRecoveryNow>()
@@ -243,7 +258,57 @@ pub fn plugin(app: &mut App) {
                 apply_edits.in_set(EditorSet::Edit),
                 play.in_set(EditorSet::Playback),
             ),
-        );
+        )
+        .add_systems(Last, ask_for_the_next_frame);
+}
+
+/// Messages sent this frame that a later frame acts on.
+#[derive(bevy::ecs::system::SystemParam)]
+struct Pending<'w, 's> {
+    edits: MessageReader<'w, 's, EditRequest>,
+    loads: MessageReader<'w, 's, LoadModel>,
+    files: MessageReader<'w, 's, FileRequest>,
+    stills: MessageReader<'w, 's, RenderStill>,
+    thumbnails: MessageReader<'w, 's, RenderPoseThumbnail>,
+    shown: MessageReader<'w, 's, AvatarShown>,
+}
+
+impl Pending<'_, '_> {
+    fn any(&mut self) -> bool {
+        // Every reader is read (and so cleared), not just the first with news.
+        let counts = [
+            self.edits.read().count(),
+            self.loads.read().count(),
+            self.files.read().count(),
+            self.stills.read().count(),
+            self.thumbnails.read().count(),
+            self.shown.read().count(),
+        ];
+        counts.iter().any(|&n| n > 0)
+    }
+}
+
+/// Asks for another frame at once while anything is moving or waiting: playback, a
+/// modal drag, a change or request made this frame, or a feature's [`KeepAwake`].
+fn ask_for_the_next_frame(
+    session: Res<Session>,
+    modal: Res<ModalTool>,
+    vr: Res<VrStatus>,
+    mut awake: ResMut<KeepAwake>,
+    mut pending: Pending,
+    mut redraw: MessageWriter<bevy::window::RequestRedraw>,
+) {
+    let busy = pending.any()
+        || awake.0
+        || session.is_changed()
+        || session.editor.playing
+        || modal.0
+        || vr.wanted
+        || vr.running;
+    awake.0 = false;
+    if busy {
+        redraw.write(bevy::window::RequestRedraw);
+    }
 }
 
 /// The panel order in egui's pass (window apps only: egui exists there).
@@ -275,9 +340,12 @@ pub fn apply_edits(
     }
 }
 
-/// Advances playback by the frame time.
-fn play(time: Res<Time>, mut session: ResMut<Session>) {
-    if session.editor.playing {
+/// Advances playback by the frame time. The frame playback starts in does not advance:
+/// its time is the idle gap before the key press, not playback time.
+fn play(time: Res<Time>, mut session: ResMut<Session>, mut was_playing: Local<bool>) {
+    let playing = session.editor.playing;
+    if playing && *was_playing {
         session.editor.advance(time.delta_secs());
     }
+    *was_playing = playing;
 }

@@ -36,12 +36,37 @@ pub(super) fn plugin(app: &mut App) {
         ),
     )
     .add_systems(
+        PreUpdate,
+        pass_modifier_changes_only
+            .after(bevy_egui::EguiPreUpdateSet::ProcessInput)
+            .before(bevy_egui::EguiPreUpdateSet::BeginPass),
+    )
+    .add_systems(
         Update,
         (
             shortcuts::shortcuts.in_set(EditorSet::Input),
             update_title.in_set(EditorSet::Drive),
         ),
     );
+}
+
+/// bevy_egui tells egui the modifier keys every frame, and egui takes any input event as
+/// a reason to draw again at once, so the window never went idle (80% of a core). Only
+/// a real change of the modifiers is passed on; egui still reads their state.
+fn pass_modifier_changes_only(
+    mut inputs: Query<&mut bevy_egui::EguiInput>,
+    mut last: Local<Option<egui::Modifiers>>,
+) {
+    for mut input in &mut inputs {
+        input.0.events.retain(|event| match event {
+            egui::Event::ModifiersChanged(now) => {
+                let changed = *last != Some(*now);
+                *last = Some(*now);
+                changed
+            }
+            _ => true,
+        });
+    }
 }
 
 /// Every frame starts with the whole window to lay panels out in.

@@ -84,7 +84,15 @@ pub(super) fn shortcuts(
                 continue;
             }
             // Viewport and modal keys are the viewport's.
-            Action::Move
+            Action::ViewFront
+            | Action::ViewBack
+            | Action::ViewRight
+            | Action::ViewLeft
+            | Action::ViewTop
+            | Action::ViewBottom
+            | Action::FrameSelection
+            | Action::FrameAll
+            | Action::Move
             | Action::Rotate
             | Action::LockX
             | Action::LockY

@@ -46,15 +46,23 @@ fn marker_colour(bone: Bone, selected: bool) -> Color {
     Color::srgb(r, g, b)
 }
 
+/// Draws every marker; the one a click would select is drawn larger and brighter.
 fn draw_markers(
     session: Res<Session>,
     selection: Res<Selection>,
     visible: Res<MarkersVisible>,
+    over_ui: Res<PointerOverUi>,
+    posing: Res<Posing>,
+    view: ViewCursor,
     mut gizmos: Gizmos<MarkerGizmos>,
 ) {
     if !visible.0 {
         return;
     }
+    let hovered = view
+        .position()
+        .filter(|_| !over_ui.0 && posing.active.is_none())
+        .and_then(|cursor| bone_under_cursor(&session, &view, cursor));
     let rig = &session.editor.rig;
     let world = rig.world_pose(&session.editor.pose);
     for bone in ALL_BONES {
@@ -63,10 +71,16 @@ fn draw_markers(
         };
         let selected = selection.0 == Some(bone);
         let radius = PoseHandle::of(bone).marker_radius();
-        let radius = if selected { radius * 1.6 } else { radius };
-        gizmos
-            .sphere(pos, radius, marker_colour(bone, selected))
-            .resolution(10);
+        let mut colour = marker_colour(bone, selected);
+        let radius = if hovered == Some(bone) {
+            colour = colour.lighter(0.15);
+            radius * 2.0
+        } else if selected {
+            radius * 1.6
+        } else {
+            radius
+        };
+        gizmos.sphere(pos, radius, colour).resolution(10);
         if let Some(parent) = rig.bone(bone).and_then(|b| b.parent)
             && let Some((ppos, _)) = world[parent.index()]
         {
@@ -89,8 +103,8 @@ fn bone_under_cursor(session: &Session, view: &ViewCursor, cursor: Vec2) -> Opti
         .map(|(_, b)| b)
 }
 
-/// A left click near a marker selects its bone (unless a gizmo drag or a modal
-/// operation has the click; they run first).
+/// A left click near a marker selects its bone; a click on empty view deselects
+/// (unless a gizmo drag or a modal operation took the click; they run first).
 pub(super) fn pick_marker(
     buttons: Res<ButtonInput<MouseButton>>,
     over_ui: Res<PointerOverUi>,
@@ -104,12 +118,14 @@ pub(super) fn pick_marker(
         || over_ui.0
         || !visible.0
         || posing.active.is_some()
+        || posing.took_click
     {
         return;
     }
-    if let Some(cursor) = view.position()
-        && let Some(bone) = bone_under_cursor(&session, &view, cursor)
-    {
-        selection.0 = Some(bone);
+    if let Some(cursor) = view.position() {
+        let picked = bone_under_cursor(&session, &view, cursor);
+        if selection.0 != picked {
+            selection.0 = picked;
+        }
     }
 }

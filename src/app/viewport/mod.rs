@@ -16,9 +16,10 @@ use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 use bevy_egui::{EguiGlobalSettings, PrimaryEguiContext};
 
+use super::session::keymap::{self, Action};
 use super::session::{
-    Avatar, AvatarShown, EditorCamera, EditorSet, ModalTool, OVERLAY_LAYER, PointerOverUi,
-    SCENE_LAYER, Session, UI_LAYER, ViewRect, spawn_lights,
+    Avatar, AvatarShown, EditorCamera, EditorSet, KeepAwake, ModalTool, OVERLAY_LAYER,
+    PointerOverUi, SCENE_LAYER, Selection, Session, UI_LAYER, ViewRect, spawn_lights,
 };
 use crate::core::humanoid::Bone;
 use crate::core::pose::Pose;
@@ -59,7 +60,8 @@ impl OrbitCamera {
 pub(super) fn plugin(app: &mut App) {
     markers::plugin(app);
     posing::plugin(app);
-    app.insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
+    app.init_resource::<HomeView>()
+        .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
         .insert_resource(GlobalAmbientLight {
             brightness: 400.0,
             ..default()
@@ -69,7 +71,7 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(
             Update,
             (
-                (fit_viewport, orbit_pan_zoom).in_set(EditorSet::Input),
+                (fit_viewport, orbit_pan_zoom, view_presets).in_set(EditorSet::Input),
                 (frame_new_avatar, draw_floor).in_set(EditorSet::Drive),
             ),
         );
@@ -110,11 +112,11 @@ fn spawn_camera_and_lights(mut commands: Commands, mut egui_settings: ResMut<Egu
 /// bounds (bind pose), or the head height when there are none.
 fn frame_new_avatar(
     mut shown: MessageReader<AvatarShown>,
+    (mut home, mut awake): (ResMut<HomeView>, ResMut<KeepAwake>),
     mut wait: Local<u8>,
     session: Res<Session>,
     avatars: Query<Entity, With<Avatar>>,
-    children: Query<&Children>,
-    bounds: Query<(&Aabb, &GlobalTransform)>,
+    (children, bounds): (Query<&Children>, Query<(&Aabb, &GlobalTransform)>),
     mut cameras: Query<(&mut OrbitCamera, &mut Transform)>,
 ) {
     if shown.read().last().is_some() {
@@ -123,6 +125,7 @@ fn frame_new_avatar(
     if *wait == 0 {
         return;
     }
+    awake.now();
     *wait -= 1;
     if *wait > 0 {
         return;
@@ -146,8 +149,62 @@ fn frame_new_avatar(
             }
         }
     }
+    home.0 = Some(OrbitCamera::framing(top * 1.04));
     for (mut orbit, mut transform) in &mut cameras {
         *orbit = OrbitCamera::framing(top * 1.04);
+        *transform = orbit.transform();
+    }
+}
+
+/// The framing the avatar opened with (Home returns to it).
+#[derive(Resource, Default)]
+struct HomeView(Option<OrbitCamera>);
+
+/// Blender's view keys: numpad 1 / 3 / 7 front, right, top (with Ctrl the opposite
+/// side), F or numpad . frames the selected bone, Home frames the whole avatar.
+fn view_presets(
+    keys: Res<ButtonInput<KeyCode>>,
+    egui_input: Option<Res<bevy_egui::input::EguiWantsInput>>,
+    modal: Res<ModalTool>,
+    session: Res<Session>,
+    selection: Res<Selection>,
+    home: Res<HomeView>,
+    mut cameras: Query<(&mut OrbitCamera, &mut Transform)>,
+) {
+    if modal.0 || egui_input.is_some_and(|e| e.wants_any_keyboard_input()) {
+        return;
+    }
+    use std::f32::consts::PI;
+    let side = [
+        (Action::ViewFront, 0.0, 0.0),
+        (Action::ViewBack, PI, 0.0),
+        (Action::ViewRight, FRAC_PI_2, 0.0),
+        (Action::ViewLeft, -FRAC_PI_2, 0.0),
+        (Action::ViewTop, 0.0, FRAC_PI_2 - 0.05),
+        (Action::ViewBottom, 0.0, -FRAC_PI_2 + 0.05),
+    ]
+    .into_iter()
+    .find(|(action, _, _)| keymap::just_pressed(*action, &keys));
+    let frame_selection = keymap::just_pressed(Action::FrameSelection, &keys);
+    let frame_all = keymap::just_pressed(Action::FrameAll, &keys);
+    if side.is_none() && !frame_selection && !frame_all {
+        return;
+    }
+    let selected = selection.0.and_then(|bone| {
+        session.editor.rig.world_pose(&session.editor.pose)[bone.index()].map(|(p, _)| p)
+    });
+    for (mut orbit, mut transform) in &mut cameras {
+        if let Some((_, yaw, pitch)) = side {
+            orbit.yaw = yaw;
+            orbit.pitch = pitch;
+        }
+        if frame_selection && let Some(at) = selected {
+            orbit.focus = at;
+            orbit.distance = 0.6;
+        }
+        if frame_all && let Some(framed) = home.0 {
+            *orbit = framed;
+        }
         *transform = orbit.transform();
     }
 }
@@ -164,8 +221,7 @@ struct ViewDrag {
 /// input, remote desktops and many tablets never send; a drag that began on a panel
 /// does not move the camera.
 fn orbit_pan_zoom(
-    buttons: Res<ButtonInput<MouseButton>>,
-    keys: Res<ButtonInput<KeyCode>>,
+    (buttons, keys): (Res<ButtonInput<MouseButton>>, Res<ButtonInput<KeyCode>>),
     window: Single<&Window, With<PrimaryWindow>>,
     scroll: Res<AccumulatedMouseScroll>,
     over_ui: Res<PointerOverUi>,

@@ -45,6 +45,8 @@ pub(super) struct ActiveOp {
 #[derive(Resource, Default, Debug)]
 pub(super) struct Posing {
     pub active: Option<ActiveOp>,
+    /// This frame's left click started or ended an operation (marker picking skips it).
+    pub took_click: bool,
 }
 
 pub(super) fn plugin(app: &mut App) {
@@ -52,6 +54,7 @@ pub(super) fn plugin(app: &mut App) {
         Update,
         (
             (
+                forget_click,
                 start_from_keys,
                 start_from_gizmo,
                 update_op,
@@ -63,6 +66,10 @@ pub(super) fn plugin(app: &mut App) {
             draw_gizmo.in_set(EditorSet::Drive),
         ),
     );
+}
+
+fn forget_click(mut posing: ResMut<Posing>) {
+    posing.took_click = false;
 }
 
 /// Other features (shortcuts, camera, VR) stay out of the way while G / R runs.
@@ -194,6 +201,7 @@ fn start_from_gizmo(
             let base = centre + (tip - centre) * 0.25;
             if near_segment(base, tip) <= 7.0 {
                 posing.active = begin(&session, OpKind::Move, bone, Some(axis), cursor, true);
+                posing.took_click = posing.active.is_some();
                 return;
             }
         }
@@ -207,6 +215,7 @@ fn start_from_gizmo(
         });
         if hit {
             posing.active = begin(&session, OpKind::Rotate, bone, Some(axis), cursor, true);
+            posing.took_click = posing.active.is_some();
             return;
         }
     }
@@ -222,6 +231,9 @@ fn update_op(
     mut banner: ResMut<Banner>,
 ) {
     let Some(mut op) = posing.active else { return };
+    if buttons.just_pressed(MouseButton::Left) {
+        posing.took_click = true; // a click during G / R confirms it, it selects nothing
+    }
     // Axis locks: press X / Y / Z, press the same again to release.
     for (lock, axis) in [
         (Action::LockX, Vec3::X),
@@ -285,19 +297,35 @@ fn update_op(
         }
     }
     let axis_name = match op.axis {
-        Some(a) if a == Vec3::X => "X",
-        Some(a) if a == Vec3::Y => "Y",
-        Some(_) => "Z",
-        None => "free",
+        Some(a) if a == Vec3::X => "X locked",
+        Some(a) if a == Vec3::Y => "Y locked",
+        Some(_) => "Z locked",
+        None => "free (X/Y/Z lock)",
     };
     let verb = if op.kind == OpKind::Move {
         "Move"
     } else {
         "Rotate"
     };
+    let what = match (op.kind, PoseHandle::of(op.bone)) {
+        (OpKind::Move, PoseHandle::Reach(_)) => "IK",
+        (OpKind::Move, PoseHandle::Pole(_)) => "swing (pole)",
+        (OpKind::Move | OpKind::Rotate, PoseHandle::Hips) if session.editor.settings.pin_feet => {
+            "hips, feet pinned"
+        }
+        (OpKind::Move | OpKind::Rotate, PoseHandle::Hips) => "hips",
+        (OpKind::Rotate, _) | (OpKind::Move, PoseHandle::Turn(_)) => "about the view axis",
+    };
+    let what = if op.kind == OpKind::Rotate && op.axis.is_some() && what == "about the view axis" {
+        "about the locked axis"
+    } else {
+        what
+    };
     banner.notice = Some(format!(
-        "{verb} {} · axis {axis_name} (X/Y/Z to lock) · click or Enter: confirm · right click or Esc: cancel",
-        op.bone
+        "{verb} {} · {what} · {axis_name} · click/{} confirm · right click/{} cancel",
+        op.bone,
+        keymap::menu_keys(Action::Confirm),
+        keymap::menu_keys(Action::Cancel),
     ));
     if confirm {
         edits.write(EditRequest(Edit::Gesture(Gesture::End)));
