@@ -135,13 +135,14 @@ fn dragging_a_library_pose_onto_the_timeline_makes_a_key_there() {
     let window = wait_for_window(&display);
     std::thread::sleep(Duration::from_secs(6));
     let pause = || std::thread::sleep(Duration::from_millis(350));
-    // The library window opens at the top right; its first thumbnail sits at about
-    // (865, 215). The ruler spans the window's width for 0–4 s at y ≈ 740.
-    xdo(&["mousemove", "--window", &window, "865", "215"]);
+    // The library window opens at the bottom left of the 3D view (clear of the avatar);
+    // its first thumbnail sits at about (333, 560). The ruler spans the window's width
+    // for 0–4 s at y ≈ 740.
+    xdo(&["mousemove", "--window", &window, "333", "560"]);
     pause();
     xdo(&["mousedown", "1"]);
     pause();
-    for (x, y) in [(840, 300), (700, 500), (500, 700), (330, 740)] {
+    for (x, y) in [(340, 600), (340, 650), (335, 700), (330, 740)] {
         xdo(&[
             "mousemove",
             "--window",

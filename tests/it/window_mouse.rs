@@ -14,11 +14,11 @@ fn pause(seconds: f32) {
     std::thread::sleep(Duration::from_secs_f32(seconds));
 }
 
-/// Bright pixels of the 3D view (the lit mannequin and its markers; the floor grid is
-/// darker): how many, and where their centre is.
+/// Bright pixels of the 3D view above the pose library window (the lit mannequin and
+/// its markers; the floor grid is darker): how many, and where their centre is.
 fn silhouette(img: &image::RgbaImage) -> (u32, f32) {
     let (mut count, mut sum_x) = (0u32, 0f64);
-    for y in 40..600 {
+    for y in 40..400 {
         for x in 280..1050 {
             let p = img.get_pixel(x, y);
             let luma = 0.3 * p[0] as f32 + 0.59 * p[1] as f32 + 0.11 * p[2] as f32;
@@ -167,7 +167,7 @@ fn orbit_pan_zoom_follow_the_real_mouse_and_fast_key_taps_all_count() {
 
     // Middle drag pans: the figure follows the pointer to the right.
     let (_, centre1) = silhouette(&orbited);
-    s.drag("2", (500, 450), (160, 0), false);
+    s.drag("2", (760, 450), (160, 0), false);
     let panned = s.shot("panned.png", &dir);
     let (_, centre2) = silhouette(&panned);
     assert!(
@@ -175,7 +175,7 @@ fn orbit_pan_zoom_follow_the_real_mouse_and_fast_key_taps_all_count() {
         "a middle drag panned right: centre {centre1:.0} → {centre2:.0}"
     );
     // Shift + right drag pans too (back to the left).
-    s.drag("3", (700, 450), (-160, 0), true);
+    s.drag("3", (900, 450), (-160, 0), true);
     let (_, centre3) = silhouette(&s.shot("shift-panned.png", &dir));
     assert!(
         centre3 < centre2 - 40.0,
@@ -366,4 +366,124 @@ fn an_idle_window_costs_almost_nothing_and_playback_still_shows_at_once() {
     eprintln!("idle: {used:.2} s of CPU in 20 s");
     let project = s.finish(&saved);
     assert!(project["playhead"].as_f64().unwrap() > 0.0, "{project}");
+}
+
+/// Where markers of the mannequin sit in the window as it opens (front view): its left
+/// hand is on the right of the screen.
+const LEFT_HAND_MARKER: (i32, i32) = (881, 195);
+const RIGHT_ELBOW_MARKER: (i32, i32) = (572, 195);
+
+#[test]
+fn a_clicked_marker_moves_by_g_and_turns_by_r_about_a_locked_axis() {
+    if !required_or_skip(
+        "Xvfb, a Vulkan driver, xdotool and ImageMagick",
+        have_display_stack() && have_xdotool() && have_time_and_import(),
+    ) {
+        return;
+    }
+    let dir = scratch("window-markers");
+    let (model, _) = mannequins(&dir);
+    let saved = dir.join("saved.json");
+    let s = start(&dir, &model, &saved);
+    let d = &s.display;
+    let at = |(x, y): (i32, i32)| {
+        xdotool(
+            d,
+            &[
+                "mousemove",
+                "--window",
+                &s.window,
+                &x.to_string(),
+                &y.to_string(),
+            ],
+        );
+        pause(0.5);
+    };
+    let title =
+        || String::from_utf8_lossy(&xdotool(d, &["getwindowname", &s.window]).stdout).to_string();
+
+    // Click the left-hand marker, G, move down, click: the hand moves by IK.
+    at(LEFT_HAND_MARKER);
+    xdotool(d, &["click", "1"]);
+    pause(0.8);
+    xdotool(d, &["key", "g"]);
+    pause(0.5);
+    for step in 1..=6 {
+        at((
+            LEFT_HAND_MARKER.0 - 5 * step,
+            LEFT_HAND_MARKER.1 + 20 * step,
+        ));
+    }
+    xdotool(d, &["click", "1"]);
+    pause(1.0);
+    assert!(title().contains('*'), "the move is an edit: {}", title());
+
+    // Click the right elbow's marker; R, Z, move, Esc: nothing changes...
+    at(RIGHT_ELBOW_MARKER);
+    xdotool(d, &["click", "1"]);
+    pause(0.8);
+    let before_cancel = s.shot("before-cancel.png", &dir);
+    xdotool(d, &["key", "r"]);
+    xdotool(d, &["key", "z"]);
+    pause(0.3);
+    for step in 1..=5 {
+        at((
+            RIGHT_ELBOW_MARKER.0 - 10 * step,
+            RIGHT_ELBOW_MARKER.1 + 25 * step,
+        ));
+    }
+    xdotool(d, &["key", "Escape"]);
+    pause(1.0);
+    at(RIGHT_ELBOW_MARKER);
+    let after_cancel = s.shot("after-cancel.png", &dir);
+    let off = changed(&before_cancel, &after_cancel, (280, 1050), (40, 600));
+    assert!(
+        off < 0.002,
+        "Esc put everything back ({off:.4} of the view differs)"
+    );
+    // ...then R, Z, move, click: the forearm turns about world Z only.
+    xdotool(d, &["key", "r"]);
+    xdotool(d, &["key", "z"]);
+    pause(0.3);
+    for step in 1..=5 {
+        at((
+            RIGHT_ELBOW_MARKER.0 - 10 * step,
+            RIGHT_ELBOW_MARKER.1 + 25 * step,
+        ));
+    }
+    xdotool(d, &["click", "1"]);
+    pause(1.0);
+
+    let project = s.finish(&saved);
+    let rest = world_of(&model, &serde_json::json!({"v": 1}), &dir);
+    let posed = world_of(&model, &project["pose"], &dir);
+    let y = |w: &Value, bone: &str| w[bone][1].as_f64().unwrap();
+    assert!(
+        y(&posed, "leftHand") < y(&rest, "leftHand") - 0.05,
+        "G lowered the left hand: {} → {}",
+        y(&rest, "leftHand"),
+        y(&posed, "leftHand")
+    );
+    for axis in 0..3 {
+        let (a, b) = (
+            rest["leftUpperArm"][axis].as_f64().unwrap(),
+            posed["leftUpperArm"][axis].as_f64().unwrap(),
+        );
+        assert!(
+            (a - b).abs() < 1e-4,
+            "the shoulder stays where it is: {a} vs {b}"
+        );
+    }
+    let q = &project["pose"]["bones"]["rightLowerArm"];
+    let (qx, qy, qz) = (
+        q[0].as_f64().unwrap(),
+        q[1].as_f64().unwrap(),
+        q[2].as_f64().unwrap(),
+    );
+    assert!(qz.abs() > 0.05, "R turned the forearm: {q}");
+    // 0.01° about another axis is 8.7e-5 in a quaternion component.
+    assert!(
+        qx.abs() < 9e-5 && qy.abs() < 9e-5,
+        "about world Z only: {q}"
+    );
 }

@@ -109,19 +109,6 @@ fn keyboard_shortcuts_edit_keys_and_the_project_saves_at_exit() {
     );
 }
 
-fn world_of(model: &std::path::Path, pose: &Value, dir: &std::path::Path) -> Value {
-    let script = dir.join("pose-script.json");
-    std::fs::write(&script, json!([{"op": "pose", "pose": pose}]).to_string()).unwrap();
-    json_stdout(&run(&[
-        "apply",
-        "--model",
-        model.to_str().unwrap(),
-        "--script",
-        script.to_str().unwrap(),
-    ]))["world"]
-        .clone()
-}
-
 #[test]
 fn g_moves_the_hand_by_ik_and_a_cancelled_r_changes_nothing() {
     if !required_or_skip(

@@ -11,7 +11,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::session::{
     AvatarShown, Banner, EditRequest, EditorSet, KeepAwake, LibraryPoseDrag, RenderPoseThumbnail,
-    Session, THUMBNAIL, UiLayout, UpdatedThumbnails, Windows,
+    Session, THUMBNAIL, UiLayout, UpdatedThumbnails, ViewRect, Windows,
 };
 use crate::core::edit::PoseEdit;
 use crate::core::library::{Library, default_dir};
@@ -112,6 +112,19 @@ struct LibraryRequests<'w> {
     edits: MessageWriter<'w, EditRequest>,
     thumbnails: MessageWriter<'w, RenderPoseThumbnail>,
     awake: ResMut<'w, KeepAwake>,
+    view: Res<'w, ViewRect>,
+}
+
+/// The library window's size when it first opens.
+const LIBRARY_SIZE: Vec2 = Vec2::new(250.0, 330.0);
+
+/// Where the library window first opens: its bottom-left corner just inside the 3D
+/// view's.
+fn library_corner(view: Option<bevy::math::Rect>, ctx: &egui::Context) -> egui::Pos2 {
+    match view {
+        Some(view) => egui::pos2(view.min.x + 8.0, view.max.y - 8.0 - LIBRARY_SIZE.y),
+        None => egui::pos2(280.0, ctx.viewport_rect().bottom() - 160.0 - LIBRARY_SIZE.y),
+    }
 }
 
 fn draw_library(
@@ -178,10 +191,17 @@ fn draw_library(
         }
     }
     let mut open = windows.library;
+    // Kept inside the 3D view: over the timeline or a panel it would hide controls.
+    let view = out.view.0.map(|r| {
+        egui::Rect::from_min_max(egui::pos2(r.min.x, r.min.y), egui::pos2(r.max.x, r.max.y))
+    });
     egui::Window::new("Pose library")
+        .constrain_to(view.unwrap_or(ctx.viewport_rect()))
         .open(&mut open)
-        .default_pos(egui::pos2(ctx.viewport_rect().right() - 470.0, 60.0))
-        .default_size(egui::vec2(250.0, 420.0))
+        // At the bottom left of the 3D view, under the arms and beside the legs: it
+        // never covers the avatar when the window opens.
+        .default_pos(library_corner(out.view.0, &ctx))
+        .default_size(egui::vec2(LIBRARY_SIZE.x, LIBRARY_SIZE.y))
         .show(&ctx, |ui| {
             ui.horizontal(|ui| {
                 ui.add(

@@ -26,8 +26,12 @@ pub(super) fn draw(
     session: Res<Session>,
     mut selection: ResMut<Selection>,
     mut grip: Local<GripAmount>,
+    mut shown_selection: Local<Option<Bone>>,
     mut edits: MessageWriter<EditRequest>,
 ) -> Result {
+    // A selection made elsewhere (a marker click) since the last frame is revealed in the
+    // list; one made in the list itself is already in view.
+    let newly_selected = selection.0.filter(|b| *shown_selection != Some(*b));
     let ctx = contexts.ctx_mut()?.clone();
     space.show(&ctx, "inspector-space", |root| {
         egui::Panel::left("inspector")
@@ -43,10 +47,11 @@ pub(super) fn draw(
                             selected_bone(ui, &session, bone, &mut edits);
                             ui.separator();
                         }
-                        bone_list(ui, &session, &mut selection);
+                        bone_list(ui, &session, &mut selection, newly_selected);
                     });
             });
     });
+    *shown_selection = selection.0;
     Ok(())
 }
 
@@ -146,21 +151,128 @@ fn selected_bone(
     }
 }
 
-fn bone_list(ui: &mut egui::Ui, session: &Session, selection: &mut Selection) {
+/// The bone list's sections, in the order they are shown, and whether each starts open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BoneGroup {
+    Torso,
+    Head,
+    LeftArm,
+    RightArm,
+    LeftHand,
+    RightHand,
+    Legs,
+}
+
+const GROUPS: [(BoneGroup, &str, bool); 7] = [
+    (BoneGroup::Torso, "Torso", true),
+    (BoneGroup::Head, "Head", true),
+    (BoneGroup::LeftArm, "Left arm", true),
+    (BoneGroup::RightArm, "Right arm", true),
+    (BoneGroup::LeftHand, "Left hand", false),
+    (BoneGroup::RightHand, "Right hand", false),
+    (BoneGroup::Legs, "Legs", true),
+];
+
+fn group_of(bone: Bone) -> BoneGroup {
+    let name = bone.name();
+    let left = bone.side() == Some(Side::Left);
+    if bone.is_finger() {
+        return if left {
+            BoneGroup::LeftHand
+        } else {
+            BoneGroup::RightHand
+        };
+    }
+    if ["Leg", "Foot", "Toes"]
+        .iter()
+        .any(|part| name.contains(part))
+    {
+        return BoneGroup::Legs;
+    }
+    if ["Shoulder", "Arm", "Hand"]
+        .iter()
+        .any(|part| name.contains(part))
+    {
+        return if left {
+            BoneGroup::LeftArm
+        } else {
+            BoneGroup::RightArm
+        };
+    }
+    match bone {
+        Bone::Neck | Bone::Head | Bone::LeftEye | Bone::RightEye | Bone::Jaw => BoneGroup::Head,
+        _ => BoneGroup::Torso,
+    }
+}
+
+/// The bones by body part, in collapsible sections. A bone selected elsewhere (a marker
+/// click) opens its section and scrolls into view.
+fn bone_list(
+    ui: &mut egui::Ui,
+    session: &Session,
+    selection: &mut Selection,
+    newly_selected: Option<Bone>,
+) {
     let editor = &session.editor;
     ui.strong("Bones");
-    for bone in ALL_BONES.into_iter().filter(|b| editor.rig.has(*b)) {
-        let rotated = !is_identity(editor.pose.rotation(bone));
-        let text = if rotated {
-            format!("{bone} •")
-        } else {
-            bone.to_string()
-        };
-        if ui
-            .selectable_label(selection.0 == Some(bone), text)
-            .clicked()
-        {
-            selection.0 = Some(bone);
+    for (group, title, open) in GROUPS {
+        let bones: Vec<Bone> = ALL_BONES
+            .into_iter()
+            .filter(|b| editor.rig.has(*b) && group_of(*b) == group)
+            .collect();
+        if bones.is_empty() {
+            continue;
         }
+        let reveal = newly_selected.is_some_and(|b| group_of(b) == group);
+        egui::CollapsingHeader::new(title)
+            .id_salt(("bone-group", title))
+            .default_open(open)
+            .open(reveal.then_some(true))
+            .show(ui, |ui| {
+                for bone in bones {
+                    let rotated = !is_identity(editor.pose.rotation(bone));
+                    let text = if rotated {
+                        format!("{bone} •")
+                    } else {
+                        bone.to_string()
+                    };
+                    let row = ui.selectable_label(selection.0 == Some(bone), text);
+                    if newly_selected == Some(bone) {
+                        row.scroll_to_me(Some(egui::Align::Center));
+                    }
+                    if row.clicked() {
+                        selection.0 = Some(bone);
+                    }
+                }
+            });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_bone_is_in_one_section_that_matches_its_side() {
+        for bone in ALL_BONES {
+            let group = group_of(bone);
+            assert!(GROUPS.iter().any(|(g, _, _)| *g == group));
+            let sided = matches!(
+                group,
+                BoneGroup::LeftArm
+                    | BoneGroup::RightArm
+                    | BoneGroup::LeftHand
+                    | BoneGroup::RightHand
+            );
+            if sided {
+                let left = matches!(group, BoneGroup::LeftArm | BoneGroup::LeftHand);
+                assert_eq!(bone.side() == Some(Side::Left), left, "{bone}");
+            }
+        }
+        assert_eq!(group_of(Bone::LeftHand), BoneGroup::LeftArm);
+        assert_eq!(group_of(Bone::RightIndexDistal), BoneGroup::RightHand);
+        assert_eq!(group_of(Bone::LeftToes), BoneGroup::Legs);
+        assert_eq!(group_of(Bone::UpperChest), BoneGroup::Torso);
+        assert_eq!(group_of(Bone::Jaw), BoneGroup::Head);
     }
 }

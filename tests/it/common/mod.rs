@@ -397,3 +397,25 @@ pub fn open_typed_path(display: &str, window: &str, path: &Path) {
     pause(800);
     click("321", "321"); // Open
 }
+
+/// Model-space bone positions of a pose on a model (`apply`'s `world`).
+pub fn world_of(
+    model: &std::path::Path,
+    pose: &serde_json::Value,
+    dir: &std::path::Path,
+) -> serde_json::Value {
+    let script = dir.join("pose-script.json");
+    std::fs::write(
+        &script,
+        serde_json::json!([{"op": "pose", "pose": pose}]).to_string(),
+    )
+    .unwrap();
+    json_stdout(&run(&[
+        "apply",
+        "--model",
+        model.to_str().unwrap(),
+        "--script",
+        script.to_str().unwrap(),
+    ]))["world"]
+        .clone()
+}
