@@ -43,6 +43,20 @@ fn changed(a: &image::RgbaImage, b: &image::RgbaImage, x: (u32, u32), y: (u32, u
     hit as f64 / ((x.1 - x.0) * (y.1 - y.0)) as f64
 }
 
+/// A scratch folder with the mannequin in it, or `None` when the display stack is
+/// missing (then the test has said so and checks nothing).
+fn prepare(name: &str) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+    if !required_or_skip(
+        "Xvfb, a Vulkan driver, xdotool and ImageMagick",
+        have_display_stack() && have_xdotool() && have_time_and_import(),
+    ) {
+        return None;
+    }
+    let dir = scratch(name);
+    let (model, _) = mannequins(&dir);
+    Some((dir, model))
+}
+
 struct Session {
     _xvfb: Xvfb,
     display: String,
@@ -138,14 +152,9 @@ impl Session {
 
 #[test]
 fn orbit_pan_zoom_follow_the_real_mouse_and_fast_key_taps_all_count() {
-    if !required_or_skip(
-        "Xvfb, a Vulkan driver, xdotool and ImageMagick",
-        have_display_stack() && have_xdotool() && have_time_and_import(),
-    ) {
+    let Some((dir, model)) = prepare("window-mouse") else {
         return;
-    }
-    let dir = scratch("window-mouse");
-    let (model, _) = mannequins(&dir);
+    };
     let saved = dir.join("saved.json");
     let s = start(&dir, &model, &saved);
 
@@ -264,14 +273,9 @@ fn orbit_pan_zoom_follow_the_real_mouse_and_fast_key_taps_all_count() {
 
 #[test]
 fn space_plays_and_stops() {
-    if !required_or_skip(
-        "Xvfb, a Vulkan driver, xdotool and ImageMagick",
-        have_display_stack() && have_xdotool() && have_time_and_import(),
-    ) {
+    let Some((dir, model)) = prepare("window-space") else {
         return;
-    }
-    let dir = scratch("window-space");
-    let (model, _) = mannequins(&dir);
+    };
     let saved = dir.join("saved.json");
     let s = start(&dir, &model, &saved);
     // The Play button at the timeline's left reads "Stop" while playing.
@@ -323,14 +327,9 @@ fn cpu_seconds(pid: u32) -> f64 {
 
 #[test]
 fn an_idle_window_costs_almost_nothing_and_playback_still_shows_at_once() {
-    if !required_or_skip(
-        "Xvfb, a Vulkan driver, xdotool and ImageMagick",
-        have_display_stack() && have_xdotool() && have_time_and_import(),
-    ) {
+    let Some((dir, model)) = prepare("window-idle") else {
         return;
-    }
-    let dir = scratch("window-idle");
-    let (model, _) = mannequins(&dir);
+    };
     // Two keys that turn the spine, so playing visibly moves the figure.
     let project = dir.join("turn.json");
     std::fs::write(
@@ -375,14 +374,9 @@ const RIGHT_ELBOW_MARKER: (i32, i32) = (572, 195);
 
 #[test]
 fn a_clicked_marker_moves_by_g_and_turns_by_r_about_a_locked_axis() {
-    if !required_or_skip(
-        "Xvfb, a Vulkan driver, xdotool and ImageMagick",
-        have_display_stack() && have_xdotool() && have_time_and_import(),
-    ) {
+    let Some((dir, model)) = prepare("window-markers") else {
         return;
-    }
-    let dir = scratch("window-markers");
-    let (model, _) = mannequins(&dir);
+    };
     let saved = dir.join("saved.json");
     let s = start(&dir, &model, &saved);
     let d = &s.display;
