@@ -412,20 +412,25 @@ fn a_clicked_marker_moves_by_g_and_turns_by_r_about_a_locked_axis() {
     pause(1.0);
     assert!(title().contains('*'), "the move is an edit: {}", title());
 
+    // R, Z lock, then the pointer circles down from the right elbow.
+    let turn_forearm_about_z = || {
+        xdotool(d, &["key", "r"]);
+        xdotool(d, &["key", "z"]);
+        pause(0.3);
+        for step in 1..=5 {
+            at((
+                RIGHT_ELBOW_MARKER.0 - 10 * step,
+                RIGHT_ELBOW_MARKER.1 + 25 * step,
+            ));
+        }
+    };
+
     // Click the right elbow's marker; R, Z, move, Esc: nothing changes...
     at(RIGHT_ELBOW_MARKER);
     xdotool(d, &["click", "1"]);
     pause(0.8);
     let before_cancel = s.shot("before-cancel.png", &dir);
-    xdotool(d, &["key", "r"]);
-    xdotool(d, &["key", "z"]);
-    pause(0.3);
-    for step in 1..=5 {
-        at((
-            RIGHT_ELBOW_MARKER.0 - 10 * step,
-            RIGHT_ELBOW_MARKER.1 + 25 * step,
-        ));
-    }
+    turn_forearm_about_z();
     xdotool(d, &["key", "Escape"]);
     pause(1.0);
     at(RIGHT_ELBOW_MARKER);
@@ -436,15 +441,7 @@ fn a_clicked_marker_moves_by_g_and_turns_by_r_about_a_locked_axis() {
         "Esc put everything back ({off:.4} of the view differs)"
     );
     // ...then R, Z, move, click: the forearm turns about world Z only.
-    xdotool(d, &["key", "r"]);
-    xdotool(d, &["key", "z"]);
-    pause(0.3);
-    for step in 1..=5 {
-        at((
-            RIGHT_ELBOW_MARKER.0 - 10 * step,
-            RIGHT_ELBOW_MARKER.1 + 25 * step,
-        ));
-    }
+    turn_forearm_about_z();
     xdotool(d, &["click", "1"]);
     pause(1.0);
 

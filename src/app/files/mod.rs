@@ -248,12 +248,8 @@ fn read_pose(path: &Path, session: &Session) -> Result<(Pose, Vec<String>), Stri
     let mut warnings = Vec::new();
     let pose =
         Pose::from_json(&value, &mut warnings).map_err(|e| format!("{}: {e}", path.display()))?;
-    let known = session.editor.expression_names();
-    warnings.extend(
-        pose.expressions
-            .keys()
-            .filter(|name| !known.contains(name))
-            .map(|name| format!("pose: unknown expression '{name}' ignored")),
-    );
+    // The edit drops them itself; a copy run through the same rule names them here.
+    pose.clone()
+        .retain_known_expressions(session.editor.expression_names(), &mut warnings);
     Ok((pose, warnings))
 }

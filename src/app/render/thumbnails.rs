@@ -66,6 +66,8 @@ struct KeyThumbnails {
     file_camera: Option<Entity>,
     /// Library thumbnails rendered and not yet read back from the GPU.
     captures_pending: u32,
+    /// This frame rendered a key or a library thumbnail (more may be stale).
+    working: bool,
 }
 
 pub(in crate::app) fn plugin(app: &mut App) {
@@ -228,6 +230,7 @@ fn render_one(
         commands.entity(done).despawn();
     }
     thumbs.pose = None;
+    thumbs.working = false;
     if shared.paused || !hidden.iter().any(|h| h.ready) {
         return;
     }
@@ -247,6 +250,7 @@ fn render_one(
                 &mut commands,
                 &mut images,
             );
+            thumbs.working = true;
             return;
         }
         if thumbs.run_count > 0 {
@@ -265,6 +269,7 @@ fn render_one(
         thumbs.worst_frame = thumbs.worst_frame.max(time.delta_secs());
     }
     thumbs.run_count += 1;
+    thumbs.working = true;
     let view = thumbnail_view(session.as_ref(), &key.pose);
     let camera_entity = thumbs.by_key[&key.id].camera;
     if let Ok((mut camera, mut transform)) = cameras.get_mut(camera_entity) {
@@ -282,23 +287,14 @@ fn render_one(
 /// Thumbnails render one per frame, and a new hidden instance settles over a few:
 /// keep the frames coming until every key's thumbnail is current.
 fn stay_awake(
-    session: Res<Session>,
     thumbs: Res<KeyThumbnails>,
-    shared: Res<Thumbnails>,
     hidden: Query<&ThumbnailAvatar>,
     mut awake: ResMut<KeepAwake>,
 ) {
+    // `render_one` already looked for a stale key this frame; it says whether it found one.
     let settling = hidden.iter().any(|h| !h.ready);
-    let stale = !shared.paused
-        && !hidden.is_empty()
-        && session.editor.timeline.keys().iter().any(|k| {
-            thumbs
-                .by_key
-                .get(&k.id)
-                .is_none_or(|t| t.rendered.as_ref() != Some(&k.pose))
-        });
     if settling
-        || stale
+        || thumbs.working
         || !thumbs.file_requests.is_empty()
         || thumbs.active.is_some()
         || thumbs.file_camera.is_some()
