@@ -66,12 +66,17 @@ struct Session {
 }
 
 fn start(dir: &Path, model: &Path, saved: &Path) -> Session {
+    start_for(dir, model, saved, 45)
+}
+
+/// Opens a model or project; the window saves to `saved` and exits after `seconds`.
+fn start_for(dir: &Path, opened: &Path, saved: &Path, seconds: u32) -> Session {
     let (xvfb, display) = start_xvfb().expect("Xvfb starts");
     let log = dir.join("log.txt");
     let file = std::fs::File::create(&log).unwrap();
     let app = bin()
-        .arg(model)
-        .args(["--exit-after", "45", "--save-on-exit"])
+        .arg(opened)
+        .args(["--exit-after", &seconds.to_string(), "--save-on-exit"])
         .arg(saved)
         .env("DISPLAY", &display)
         .env("VRMA_MAKER_DATA_DIR", dir.join("data"))
@@ -135,6 +140,66 @@ impl Session {
             xdotool(d, &["keyup", "shift"]);
         }
         pause(1.0);
+    }
+
+    /// Moves the pointer to a window position and lets a frame see it.
+    fn point(&self, (x, y): (i32, i32)) {
+        let (x, y) = (x.to_string(), y.to_string());
+        xdotool(
+            &self.display,
+            &["mousemove", "--window", &self.window, &x, &y],
+        );
+        pause(0.4);
+    }
+
+    fn click(&self, at: (i32, i32)) {
+        self.point(at);
+        xdotool(&self.display, &["click", "1"]);
+        pause(0.8);
+    }
+
+    /// Presses the left button at the first point, moves through the others, releases.
+    fn left_drag(&self, path: &[(i32, i32)]) {
+        self.point(path[0]);
+        xdotool(&self.display, &["mousedown", "1"]);
+        pause(0.3);
+        for &at in &path[1..] {
+            let (x, y) = (at.0.to_string(), at.1.to_string());
+            xdotool(
+                &self.display,
+                &["mousemove", "--window", &self.window, &x, &y],
+            );
+            pause(0.15);
+        }
+        pause(0.3);
+        xdotool(&self.display, &["mouseup", "1"]);
+        pause(0.8);
+    }
+
+    /// Ctrl+S, then the project as written to `path`.
+    fn save(&self, path: &Path) -> Value {
+        ctrl_chord(&self.display, "s");
+        pause(0.7);
+        serde_json::from_slice(&std::fs::read(path).expect("saved")).unwrap()
+    }
+
+    /// Checks that an action was one undo step: Ctrl+Z brings back `before` exactly,
+    /// Ctrl+Y brings back `after`.
+    fn one_undo_step(&self, path: &Path, what: &str, before: &Value, after: &Value) {
+        ctrl_chord(&self.display, "z");
+        let undone = self.save(path);
+        assert_eq!(
+            content(&undone, before),
+            content(before, &undone),
+            "one Ctrl+Z undid all of {what}"
+        );
+        ctrl_chord(&self.display, "y");
+        let redone = self.save(path);
+        assert_eq!(
+            content(&redone, after),
+            content(after, &redone),
+            "Ctrl+Y redid {what}"
+        );
     }
 
     fn shot(&self, name: &str, dir: &Path) -> image::RgbaImage {
@@ -371,6 +436,219 @@ fn an_idle_window_costs_almost_nothing_and_playback_still_shows_at_once() {
 /// hand is on the right of the screen.
 const LEFT_HAND_MARKER: (i32, i32) = (881, 195);
 const RIGHT_ELBOW_MARKER: (i32, i32) = (572, 195);
+
+/// What an edit changes in a saved project: the keys, and the pose shown, which follows
+/// the playhead (undo leaves the playhead where it is, so a pose shown at another time
+/// is not compared).
+fn content(project: &Value, other: &Value) -> Value {
+    let pose = if project["playhead"] == other["playhead"] {
+        project["pose"].clone()
+    } else {
+        Value::Null
+    };
+    serde_json::json!({"keys": project["keys"], "pose": pose})
+}
+
+/// Pixels in a box drawn in the gizmo's hover colour (a bright yellow).
+fn hover_coloured(img: &image::RgbaImage, x: (u32, u32), y: (u32, u32)) -> u32 {
+    let mut n = 0;
+    for py in y.0..y.1 {
+        for px in x.0..x.1 {
+            let p = img.get_pixel(px, py);
+            n += (p[0] > 200 && p[1] > 180 && p[2] < 150) as u32;
+        }
+    }
+    n
+}
+
+/// The key diamonds on the ruler (their fill colour), as x positions left to right.
+fn key_diamonds(img: &image::RgbaImage) -> Vec<i32> {
+    let columns = (0..img.width() as i32).filter(|&x| {
+        (748..762).any(|y| {
+            let p = img.get_pixel(x as u32, y);
+            p[0].abs_diff(120) < 20 && p[1].abs_diff(190) < 20 && p[2].abs_diff(250) < 20
+        })
+    });
+    // Runs of neighbouring columns are one diamond (the playhead may split one).
+    let mut runs: Vec<(i32, i32)> = Vec::new();
+    for x in columns {
+        match runs.last_mut() {
+            Some(run) if x - run.1 <= 4 => run.1 = x,
+            _ => runs.push((x, x)),
+        }
+    }
+    runs.into_iter().map(|(a, b)| (a + b) / 2).collect()
+}
+
+const RIGHT_HAND_MARKER: (i32, i32) = (501, 195);
+/// The left hand's Z ring (drawn in the screen plane, about 65 px round) at 45°.
+const LEFT_HAND_Z_RING: (i32, i32) = (927, 149);
+
+#[test]
+fn gizmo_drags_timeline_and_inspector_controls_each_make_one_undo_step() {
+    let Some((dir, model)) = prepare("window-controls") else {
+        return;
+    };
+    // Two keys; the head is turned so that resetting the pose has something to do (the
+    // hands, and so their markers, stay where they open).
+    let project = dir.join("start.json");
+    let head = |yaw: f64| serde_json::json!({"v": 1, "bones": {"head": [0, yaw, 0, (1.0 - yaw * yaw).sqrt()]}});
+    std::fs::write(
+        &project,
+        serde_json::json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0,
+            "keys": [{"id": 1, "t": 0, "ease": "LINEAR", "pose": head(0.2)},
+                     {"id": 2, "t": 1, "ease": "LINEAR", "pose": head(-0.2)}]})
+        .to_string(),
+    )
+    .unwrap();
+    let saved = dir.join("saved.json");
+    let s = start_for(&dir, &project, &saved, 150);
+    let world = |p: &Value| world_of(&model, &p["pose"], &dir);
+    let start = s.save(&project);
+
+    // The right hand's X arrow lights up under the pointer; dragging it moves the hand
+    // along world X only (toward the body, in reach).
+    s.click(RIGHT_HAND_MARKER);
+    s.point((360, 560));
+    let plain = hover_coloured(&s.shot("arrow-plain.png", &dir), (520, 560), (188, 203));
+    let on_arrow = (545, 195);
+    s.point(on_arrow);
+    let lit = hover_coloured(&s.shot("arrow-hover.png", &dir), (520, 560), (188, 203));
+    assert!(
+        lit > plain + 40,
+        "the arrow under the pointer is highlighted ({plain} → {lit} hover pixels)"
+    );
+    let path: Vec<(i32, i32)> = (0..=8)
+        .map(|i| (on_arrow.0 + 8 * i, on_arrow.1 + 3 * i))
+        .collect();
+    s.left_drag(&path);
+    let moved = s.save(&project);
+    let (w0, w1) = (world(&start), world(&moved));
+    let hand = |w: &Value, i: usize| w["rightHand"][i].as_f64().unwrap();
+    assert!(
+        hand(&w1, 0) > hand(&w0, 0) + 0.1,
+        "the hand moved along +X: {} → {}",
+        hand(&w0, 0),
+        hand(&w1, 0)
+    );
+    for i in [1, 2] {
+        assert!(
+            (hand(&w1, i) - hand(&w0, i)).abs() < 1e-3,
+            "the pointer's drift off the arrow moved nothing else (axis {i}): {} → {}",
+            hand(&w0, i),
+            hand(&w1, i)
+        );
+    }
+    s.one_undo_step(&project, "the arrow drag", &start, &moved);
+
+    // The left hand's Z ring lights up too; dragging along it turns the hand about
+    // world Z only (the arm is straight at rest, so its local rotation is the world one).
+    s.click(LEFT_HAND_MARKER);
+    s.point((360, 560));
+    let ring_box = ((900, 950), (125, 175));
+    let plain = hover_coloured(&s.shot("ring-plain.png", &dir), ring_box.0, ring_box.1);
+    s.point(LEFT_HAND_Z_RING);
+    let lit = hover_coloured(&s.shot("ring-hover.png", &dir), ring_box.0, ring_box.1);
+    assert!(
+        lit > plain + 30,
+        "the ring under the pointer is highlighted ({plain} → {lit} hover pixels)"
+    );
+    let (cx, cy) = (LEFT_HAND_MARKER.0 as f32, LEFT_HAND_MARKER.1 as f32);
+    let path: Vec<(i32, i32)> = (0..=8)
+        .map(|i| {
+            let angle = (45.0 - 5.0 * i as f32).to_radians();
+            (
+                (cx + 65.0 * angle.cos()).round() as i32,
+                (cy - 65.0 * angle.sin()).round() as i32,
+            )
+        })
+        .collect();
+    s.left_drag(&path);
+    let turned = s.save(&project);
+    let q = &turned["pose"]["bones"]["leftHand"];
+    let c = |i: usize| q[i].as_f64().unwrap();
+    assert!(c(2).abs() > 0.1, "the ring turned the hand: {q}");
+    // 0.01° about another axis is 8.7e-5 in a quaternion component.
+    assert!(
+        c(0).abs() < 9e-5 && c(1).abs() < 9e-5,
+        "about world Z only: {q}"
+    );
+    s.one_undo_step(&project, "the ring drag", &moved, &turned);
+
+    // Reset bone (the inspector's button, under the selected bone's angles) puts the
+    // hand back to rest and nothing else.
+    s.click((44, 280));
+    let reset_bone = s.save(&project);
+    assert!(
+        reset_bone["pose"]["bones"]["leftHand"].is_null(),
+        "{}",
+        reset_bone["pose"]
+    );
+    assert_eq!(
+        reset_bone["pose"]["bones"]["rightHand"], turned["pose"]["bones"]["rightHand"],
+        "Reset bone resets the selected bone only"
+    );
+    s.one_undo_step(&project, "Reset bone", &turned, &reset_bone);
+
+    // The key at 1 s dragged on the ruler lands on a frame about 0.5 s later.
+    let diamonds = key_diamonds(&s.shot("ruler.png", &dir));
+    assert_eq!(diamonds.len(), 2, "two keys on the ruler: {diamonds:?}");
+    let px_per_second = (diamonds[1] - diamonds[0]) as f32;
+    let from = (diamonds[1], 755);
+    let by = (px_per_second * 0.5) as i32 + 4; // a few pixels off a frame
+    let path: Vec<(i32, i32)> = (0..=8).map(|i| (from.0 + by * i / 8, from.1)).collect();
+    s.left_drag(&path);
+    let dragged = s.save(&project);
+    let t1 = dragged["keys"][1]["t"].as_f64().unwrap();
+    assert!(
+        (t1 - 1.5).abs() < 0.05,
+        "the key moved to about 1.5 s: {t1}"
+    );
+    assert!(
+        ((t1 * 30.0).round() - t1 * 30.0).abs() < 1e-3,
+        "on a frame: {t1}"
+    );
+    assert_eq!(dragged["keys"][1]["pose"], reset_bone["keys"][1]["pose"]);
+    s.one_undo_step(&project, "the key drag", &reset_bone, &dragged);
+
+    // The playhead followed the key, so the key fields show it. Ease: pick IN-OUT.
+    s.click((590, 661));
+    s.click((575, 707));
+    let eased = s.save(&project);
+    assert_eq!(eased["keys"][1]["ease"], "IN-OUT", "{}", eased["keys"]);
+    s.one_undo_step(&project, "the ease change", &dragged, &eased);
+
+    // Key time: click the field, select all, type 2.5, Enter.
+    s.click((729, 661));
+    ctrl_chord(&s.display, "a");
+    xdotool(&s.display, &["type", "--delay", "80", "2.5"]);
+    pause(0.3);
+    xdotool(&s.display, &["key", "Return"]);
+    pause(0.8);
+    let retimed = s.save(&project);
+    let t1 = retimed["keys"][1]["t"].as_f64().unwrap();
+    assert!((t1 - 2.5).abs() < 1e-4, "the typed time: {t1}");
+    s.one_undo_step(&project, "typing a key time", &eased, &retimed);
+
+    // Reset pose (the inspector's first button) clears the key at the playhead.
+    s.click((43, 85));
+    let reset_pose = s.save(&project);
+    let bones = &reset_pose["keys"][1]["pose"]["bones"];
+    assert!(
+        bones.is_null() || bones.as_object().is_some_and(|b| b.is_empty()),
+        "{bones}"
+    );
+    assert_eq!(
+        reset_pose["keys"][0], retimed["keys"][0],
+        "the other key keeps its pose"
+    );
+    s.one_undo_step(&project, "Reset pose", &retimed, &reset_pose);
+
+    // Saved, so Ctrl+Q quits at once (and the window writes `saved` on its way out).
+    ctrl_chord(&s.display, "q");
+    let last = s.finish(&saved);
+    assert_eq!(content(&last, &reset_pose), content(&reset_pose, &last));
+}
 
 #[test]
 fn a_clicked_marker_moves_by_g_and_turns_by_r_about_a_locked_axis() {

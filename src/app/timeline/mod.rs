@@ -127,7 +127,8 @@ fn draw(
                         .speed(0.1)
                         .range(end.max(1.0 / FPS)..=1e6)
                         .suffix(" s")
-                        .max_decimals(2),
+                        .max_decimals(2)
+                        .update_while_editing(false),
                 );
                 if length.changed() {
                     send(Edit::ChangeSettings(settings));
@@ -169,7 +170,9 @@ fn draw(
                             .speed(1.0 / FPS)
                             .range(0.0..=1e6)
                             .suffix(" s")
-                            .max_decimals(3),
+                            .max_decimals(3)
+                            // Typed times apply on Enter: one move, one undo step.
+                            .update_while_editing(false),
                     );
                     let done =
                         (response.changed() && !response.dragged()) || response.drag_stopped();
@@ -325,8 +328,13 @@ fn ruler(
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(_, k)| (k.id, k.t))
     };
+    // Where the button went down: a quick drag is already past the key by the time egui
+    // calls it a drag.
+    let pressed_at = ui
+        .input(|i| i.pointer.press_origin())
+        .or(response.interact_pointer_pos());
     if (response.drag_started() || response.clicked())
-        && let Some(pos) = response.interact_pointer_pos()
+        && let Some(pos) = pressed_at
     {
         match key_under(pos) {
             Some((id, t)) => {

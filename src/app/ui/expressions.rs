@@ -31,7 +31,10 @@ pub(super) fn draw(
                             let mut value =
                                 editor.pose.expressions.get(name).copied().unwrap_or(0.0);
                             ui.label(name);
-                            let response = ui.add(egui::Slider::new(&mut value, 0.0..=1.0));
+                            let response = ui.add(
+                                egui::Slider::new(&mut value, 0.0..=1.0)
+                                    .update_while_editing(false),
+                            );
                             let edit = response.changed().then(|| PoseEdit::Expression {
                                 name: name.clone(),
                                 value,

@@ -38,15 +38,22 @@ pub(super) fn draw(
             .resizable(true)
             .default_size(270.0)
             .show(root, |ui| {
+                // The selected bone's controls stay in sight; only the bone list
+                // scrolls (revealing a bone there must not scroll them away).
                 egui::ScrollArea::vertical()
-                    .id_salt("inspector-scroll")
+                    .id_salt("inspector-top")
+                    .max_height(ui.available_height() * 0.6)
                     .show(ui, |ui| {
                         model_and_pose(ui, &session, &mut grip, &mut edits);
                         ui.separator();
                         if let Some(bone) = selection.0.filter(|b| session.editor.rig.has(*b)) {
                             selected_bone(ui, &session, bone, &mut edits);
-                            ui.separator();
                         }
+                    });
+                ui.separator();
+                egui::ScrollArea::vertical()
+                    .id_salt("inspector-bones")
+                    .show(ui, |ui| {
                         bone_list(ui, &session, &mut selection, newly_selected);
                     });
             });
@@ -67,17 +74,24 @@ fn model_and_pose(
     } else {
         &editor.rig.model.title
     });
-    let source = session
-        .model_path
-        .as_ref()
-        .map_or("built-in mannequin".to_string(), |p| {
-            p.display().to_string()
-        });
-    ui.label(format!(
-        "VRM {}.x · {}",
-        editor.rig.version().label(),
-        source
-    ));
+    // The file name on one line (a long path must not push the controls below it
+    // about); the whole path on hover.
+    let (name, path) = session.model_path.as_ref().map_or(
+        ("built-in mannequin".to_string(), String::new()),
+        |p| {
+            let name = p.file_name().map_or_else(
+                || p.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            (name, p.display().to_string())
+        },
+    );
+    let label = ui.add(
+        egui::Label::new(format!("VRM {}.x · {name}", editor.rig.version().label())).truncate(),
+    );
+    if !path.is_empty() {
+        label.on_hover_text(path);
+    }
     ui.separator();
     ui.horizontal_wrapped(|ui| {
         for (_, label, edit) in POSE_ACTIONS {
@@ -133,7 +147,11 @@ fn selected_bone(
     for i in 0..3 {
         ui.horizontal(|ui| {
             ui.label(["X", "Y", "Z"][i]);
-            let response = ui.add(egui::Slider::new(&mut angles[i], -180.0..=180.0).suffix("°"));
+            let response = ui.add(
+                egui::Slider::new(&mut angles[i], -180.0..=180.0)
+                    .suffix("°")
+                    .update_while_editing(false),
+            );
             let edit = response.changed().then(|| PoseEdit::Rotate {
                 bone,
                 rotation: Quat::from_euler(

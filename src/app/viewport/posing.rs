@@ -161,32 +161,21 @@ fn start_from_keys(
     posing.active = begin(&session, kind, bone, None, cursor, false);
 }
 
-/// Dragging a gizmo arrow moves along it; dragging a ring rotates about its axis.
-fn start_from_gizmo(
-    buttons: Res<ButtonInput<MouseButton>>,
-    over_ui: Res<PointerOverUi>,
-    view: ViewCursor,
-    session: Res<Session>,
-    selection: Res<Selection>,
-    mut posing: ResMut<Posing>,
-) {
-    if posing.active.is_some() || over_ui.0 || !buttons.just_pressed(MouseButton::Left) {
-        return;
-    }
-    let (Some(bone), Some(cursor), Some((eye, _))) = (selection.0, view.position(), view.eye())
-    else {
-        return;
-    };
-    let Some((at, _)) = session.editor.rig.world_pose(&session.editor.pose)[bone.index()] else {
-        return;
-    };
+/// The gizmo handle under the cursor: an arrow (move along its axis) or a ring (rotate
+/// about it). Shared by the drag that starts an operation and the hover highlight.
+fn handle_under(
+    view: &ViewCursor,
+    session: &Session,
+    bone: Bone,
+    cursor: Vec2,
+) -> Option<(OpKind, Vec3)> {
+    let (eye, _) = view.eye()?;
+    let (at, _) = session.editor.rig.world_pose(&session.editor.pose)[bone.index()]?;
     if bone.is_eye() {
-        return;
+        return None;
     }
     let size = gizmo_size(eye, at);
-    let Some(centre) = view.to_screen(at) else {
-        return;
-    };
+    let centre = view.to_screen(at)?;
     let near_segment = |a: Vec2, b: Vec2| {
         let ab = b - a;
         let t = ((cursor - a).dot(ab) / ab.length_squared().max(1e-6)).clamp(0.0, 1.0);
@@ -199,25 +188,46 @@ fn start_from_gizmo(
             };
             // Skip the arrow's base so clicks on the marker itself still select.
             let base = centre + (tip - centre) * 0.25;
-            if near_segment(base, tip) <= 7.0 {
-                posing.active = begin(&session, OpKind::Move, bone, Some(axis), cursor, true);
-                posing.took_click = posing.active.is_some();
-                return;
+            if near_segment(base, tip) <= ARROW_PICK_PX {
+                return Some((OpKind::Move, axis));
             }
         }
     }
-    for (axis, _) in AXES {
+    AXES.into_iter().find_map(|(axis, _)| {
         let (u, v) = axis.any_orthonormal_pair();
         let hit = (0..48).any(|i| {
             let a = i as f32 / 48.0 * std::f32::consts::TAU;
-            let p = at + (u * a.cos() + v * a.sin()) * size * 0.8;
-            view.to_screen(p).is_some_and(|s| s.distance(cursor) <= 6.0)
+            let p = at + (u * a.cos() + v * a.sin()) * size * RING_RADIUS;
+            view.to_screen(p)
+                .is_some_and(|s| s.distance(cursor) <= RING_PICK_PX)
         });
-        if hit {
-            posing.active = begin(&session, OpKind::Rotate, bone, Some(axis), cursor, true);
-            posing.took_click = posing.active.is_some();
-            return;
-        }
+        hit.then_some((OpKind::Rotate, axis))
+    })
+}
+
+const ARROW_PICK_PX: f32 = 7.0;
+const RING_PICK_PX: f32 = 6.0;
+/// Ring radius as a share of the gizmo size.
+const RING_RADIUS: f32 = 0.8;
+
+/// Dragging a gizmo arrow moves along it; dragging a ring rotates about its axis.
+fn start_from_gizmo(
+    buttons: Res<ButtonInput<MouseButton>>,
+    over_ui: Res<PointerOverUi>,
+    view: ViewCursor,
+    session: Res<Session>,
+    selection: Res<Selection>,
+    mut posing: ResMut<Posing>,
+) {
+    if posing.active.is_some() || over_ui.0 || !buttons.just_pressed(MouseButton::Left) {
+        return;
+    }
+    let (Some(bone), Some(cursor)) = (selection.0, view.position()) else {
+        return;
+    };
+    if let Some((kind, axis)) = handle_under(&view, &session, bone, cursor) {
+        posing.active = begin(&session, kind, bone, Some(axis), cursor, true);
+        posing.took_click = posing.active.is_some();
     }
 }
 
@@ -336,10 +346,14 @@ fn update_op(
     }
 }
 
+/// A handle under the pointer: what a drag would grab.
+const HOVER: Color = Color::srgb(1.0, 0.95, 0.35);
+
 fn draw_gizmo(
     session: Res<Session>,
     selection: Res<Selection>,
     posing: Res<Posing>,
+    over_ui: Res<PointerOverUi>,
     visible: Res<MarkersVisible>,
     view: ViewCursor,
     mut gizmos: Gizmos<MarkerGizmos>,
@@ -372,19 +386,38 @@ fn draw_gizmo(
     if bone.is_eye() {
         return;
     }
+    let hovered = (!over_ui.0)
+        .then(|| view.position())
+        .flatten()
+        .and_then(|cursor| handle_under(&view, &session, bone, cursor));
     if movable(bone) {
         for (axis, colour) in AXES {
+            let lit = hovered == Some((OpKind::Move, axis));
+            let colour = if lit { HOVER } else { colour };
             gizmos.arrow(at + axis * size * 0.25, at + axis * size, colour);
+            if lit {
+                // Twice over, a hair apart: line gizmos have one width for the group.
+                let nudge = axis.any_orthonormal_vector() * size * 0.01;
+                gizmos.arrow(
+                    at + axis * size * 0.25 + nudge,
+                    at + axis * size + nudge,
+                    colour,
+                );
+            }
         }
     }
     for (axis, colour) in AXES {
+        let lit = hovered == Some((OpKind::Rotate, axis));
         let rotation = Quat::from_rotation_arc(Vec3::Z, axis);
-        gizmos
-            .circle(
-                Isometry3d::new(at, rotation),
-                size * 0.8,
-                colour.with_alpha(0.7),
-            )
-            .resolution(48);
+        let radii: &[f32] = if lit { &[0.99, 1.0, 1.01] } else { &[1.0] };
+        for radius in radii {
+            gizmos
+                .circle(
+                    Isometry3d::new(at, rotation),
+                    size * RING_RADIUS * radius,
+                    if lit { HOVER } else { colour.with_alpha(0.7) },
+                )
+                .resolution(48);
+        }
     }
 }
