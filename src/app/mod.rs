@@ -69,11 +69,15 @@ pub fn build_app(launch: Launch) -> App {
     // An ECS command or system error is logged, never a crash: e.g. leaving VR despawns
     // the headset cameras while the renderer may still have commands queued for them.
     app.set_error_handler(bevy::ecs::error::warn);
+    // The window opens at the size it last had.
+    let prefs = session::Prefs::load();
+    let (width, height) = prefs.values.window_size.unwrap_or((1280, 800));
+    app.insert_resource(prefs);
     let plugins = DefaultPlugins
         .set(WindowPlugin {
             primary_window: Some(Window {
                 title: "VRMA Maker".into(),
-                resolution: WindowResolution::new(1280, 800),
+                resolution: WindowResolution::new(width, height),
                 ..default()
             }),
             // The close guard asks about unsaved changes first.
@@ -96,6 +100,7 @@ pub fn build_app(launch: Launch) -> App {
     add_editor(&mut app, memory);
     app.add_plugins((
         session::ui_plugin,
+        session::prefs_plugin,
         viewport::plugin,
         ui::plugin,
         timeline::plugin,

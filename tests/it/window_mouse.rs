@@ -72,7 +72,9 @@ fn start(dir: &Path, model: &Path, saved: &Path) -> Session {
 /// Opens a model or project; the window saves to `saved` and exits after `seconds`.
 fn start_for(dir: &Path, opened: &Path, saved: &Path, seconds: u32) -> Session {
     let (xvfb, display) = start_xvfb().expect("Xvfb starts");
-    let log = dir.join("log.txt");
+    static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let log = dir.join(format!("log-{run}.txt"));
     let file = std::fs::File::create(&log).unwrap();
     let app = bin()
         .arg(opened)
@@ -648,6 +650,107 @@ fn gizmo_drags_timeline_and_inspector_controls_each_make_one_undo_step() {
     ctrl_chord(&s.display, "q");
     let last = s.finish(&saved);
     assert_eq!(content(&last, &reset_pose), content(&reset_pose, &last));
+}
+
+#[test]
+fn window_size_panels_and_library_place_are_remembered_and_open_recent_reopens() {
+    let Some((dir, model)) = prepare("window-settings") else {
+        return;
+    };
+    let model0 = dir.join("mannequin0.vrm");
+    let saved = dir.join("saved.json");
+
+    // First run, on the VRM 0.x mannequin: drag the pose library beside the avatar and
+    // the inspector's edge 50 px right, make the window smaller, quit.
+    let s = start_for(&dir, &model0, &saved, 60);
+    let title_bar = (400, 506); // the library's, where it opens
+    let path: Vec<(i32, i32)> = (0..=10)
+        .map(|i| (title_bar.0 + 48 * i, title_bar.1 - 25 * i))
+        .collect();
+    s.left_drag(&path);
+    let path: Vec<(i32, i32)> = (0..=5).map(|i| (269 + 10 * i, 300)).collect();
+    s.left_drag(&path);
+    xdotool(&s.display, &["windowsize", &s.window, "1100", "700"]);
+    pause(1.5);
+    s.point((1000, 650));
+    let first = s.shot("first-run.png", &dir);
+    ctrl_chord(&s.display, "q");
+    let project = s.finish(&saved);
+    assert!(
+        project["model"]["path"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("mannequin0.vrm")),
+        "{}",
+        project["model"]
+    );
+    let settings: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("data/settings.json")).unwrap()).unwrap();
+    let at = &settings["library"]["at"];
+    let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
+    // Dropped 480 px right of where it opened (x 278) and well above it.
+    assert!(
+        (x - 758.0).abs() < 12.0 && y < 350.0,
+        "where the library was dropped: {at}"
+    );
+
+    // Second run, on the 1.0 mannequin (it looks the same): the window opens at that
+    // size, with the panel and the library as they were left.
+    let s = start_for(&dir, &model, &saved, 60);
+    let geometry =
+        String::from_utf8_lossy(&xdotool(&s.display, &["getwindowgeometry", &s.window]).stdout)
+            .to_string();
+    assert!(geometry.contains("1100x700"), "{geometry}");
+    s.point((1000, 650));
+    let second = s.shot("second-run.png", &dir);
+    let same = changed(&first, &second, (0, 1100), (24, 545));
+    assert!(
+        same < 0.01,
+        "panels and library as they were left ({same:.4} of the window differs)"
+    );
+    // ...and not as a first start shows them: no library at its first place, and the
+    // view begins 50 px further right.
+    let window_fill = (430..530)
+        .flat_map(|y| (330..520).map(move |x| (x, y)))
+        .filter(|&(x, y)| second.get_pixel(x, y).0[..3].iter().all(|&c| c < 33))
+        .count();
+    assert!(
+        window_fill < 500,
+        "no library at its first place ({window_fill} pixels of window fill)"
+    );
+    let panel = second.get_pixel(300, 450).0;
+    let view = second.get_pixel(340, 450).0;
+    assert!(
+        (0..3).any(|c| panel[c].abs_diff(view[c]) > 8),
+        "the inspector ends past x = 300: {panel:?} vs {view:?}"
+    );
+
+    // File ▸ Open recent lists the models newest first: the second is the 0.x
+    // mannequin of the first run, and clicking it opens it.
+    s.click((19, 11));
+    s.point((60, 57));
+    pause(0.5);
+    s.shot("open-recent.png", &dir);
+    s.click((400, 78));
+    pause(3.0);
+    ctrl_chord(&s.display, "q");
+    let project = s.finish(&saved);
+    assert!(
+        project["model"]["path"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("mannequin0.vrm")),
+        "Open recent opened the first run's model: {}",
+        project["model"]
+    );
+    let settings: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("data/settings.json")).unwrap()).unwrap();
+    let recent: Vec<&str> = settings["recent"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["path"].as_str())
+        .collect();
+    assert_eq!(recent.len(), 2, "{recent:?}");
+    assert!(recent[0].ends_with("mannequin0.vrm"), "{recent:?}");
 }
 
 #[test]

@@ -16,6 +16,7 @@ pub mod library;
 pub mod mannequin;
 pub mod math;
 pub mod pose;
+pub mod prefs;
 pub mod project;
 pub mod recovery;
 pub mod rig;

@@ -13,11 +13,12 @@ use bevy::prelude::*;
 
 use super::session::{
     Banner, DialogPurpose, EditRequest, EditorSet, FileRequest, FileSettings, Job, KeepAwake,
-    LoadModel, ModelSource, Session,
+    LoadModel, ModelSource, Prefs, Session,
 };
 use crate::core::edit::PoseEdit;
 use crate::core::export::with_extension;
 use crate::core::pose::Pose;
+use crate::core::prefs::RecentKind;
 use crate::core::project::is_project_file;
 
 pub use close_guard::CloseGuard;
@@ -102,6 +103,31 @@ pub(super) fn window_plugin(app: &mut App) {
     autosave::plugin(app);
     autosave::offer_plugin(app);
     close_guard::question_plugin(app);
+    app.add_systems(Update, remember_recent.in_set(EditorSet::Drive));
+}
+
+/// A model or project that opened (or a project saved under a new name) goes to the top
+/// of File ▸ Open recent.
+fn remember_recent(
+    session: Res<Session>,
+    mut prefs: ResMut<Prefs>,
+    mut seen: Local<(Option<PathBuf>, Option<PathBuf>)>,
+) {
+    if !session.is_changed() {
+        return;
+    }
+    let now = (session.model_path.clone(), session.project_path.clone());
+    if *seen == now {
+        return;
+    }
+    // The model first, so that a project opened with its model is the newest entry.
+    if let Some(model) = now.0.as_ref().filter(|p| seen.0.as_ref() != Some(*p)) {
+        prefs.values.add_recent(model, RecentKind::Model);
+    }
+    if let Some(project) = now.1.as_ref().filter(|p| seen.1.as_ref() != Some(*p)) {
+        prefs.values.add_recent(project, RecentKind::Project);
+    }
+    *seen = now;
 }
 
 /// A dialog's answer arrives from another thread: look for it every frame meanwhile.

@@ -10,8 +10,8 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::session::{
-    AvatarShown, Banner, EditRequest, EditorSet, KeepAwake, LibraryPoseDrag, RenderPoseThumbnail,
-    Session, THUMBNAIL, UiLayout, UpdatedThumbnails, ViewRect, Windows,
+    AvatarShown, Banner, EditRequest, EditorSet, KeepAwake, LibraryPoseDrag, Prefs,
+    RenderPoseThumbnail, Session, THUMBNAIL, UiLayout, UpdatedThumbnails, ViewRect, Windows,
 };
 use crate::core::edit::PoseEdit;
 use crate::core::library::{Library, default_dir};
@@ -113,18 +113,22 @@ struct LibraryRequests<'w> {
     thumbnails: MessageWriter<'w, RenderPoseThumbnail>,
     awake: ResMut<'w, KeepAwake>,
     view: Res<'w, ViewRect>,
+    prefs: ResMut<'w, Prefs>,
 }
 
-/// The library window's size when it first opens.
-const LIBRARY_SIZE: Vec2 = Vec2::new(250.0, 330.0);
+/// The library window's width when it first opens (its height follows the poses in it).
+const LIBRARY_WIDTH: f32 = 250.0;
 
-/// Where the library window first opens: its bottom-left corner just inside the 3D
-/// view's.
-fn library_corner(view: Option<bevy::math::Rect>, ctx: &egui::Context) -> egui::Pos2 {
-    match view {
-        Some(view) => egui::pos2(view.min.x + 8.0, view.max.y - 8.0 - LIBRARY_SIZE.y),
-        None => egui::pos2(280.0, ctx.viewport_rect().bottom() - 160.0 - LIBRARY_SIZE.y),
-    }
+/// Where the library window is, to remember where the user puts it.
+#[derive(Default)]
+struct Placement {
+    /// The 3D view last frame, until the window is first shown.
+    last_view: Option<bevy::math::Rect>,
+    shown: bool,
+    last_rect: Option<egui::Rect>,
+    frames_shown: u32,
+    /// The button went down on the window and is still down.
+    grabbed: bool,
 }
 
 fn draw_library(
@@ -134,6 +138,7 @@ fn draw_library(
     mut updated: ResMut<UpdatedThumbnails>,
     mut banner: ResMut<Banner>,
     mut windows: ResMut<Windows>,
+    mut placement: Local<Placement>,
     mut out: LibraryRequests,
 ) -> Result {
     let ctx = contexts.ctx_mut()?.clone();
@@ -192,158 +197,213 @@ fn draw_library(
     }
     let mut open = windows.library;
     // Kept inside the 3D view: over the timeline or a panel it would hide controls.
-    let view = out.view.0.map(|r| {
-        egui::Rect::from_min_max(egui::pos2(r.min.x, r.min.y), egui::pos2(r.max.x, r.max.y))
-    });
-    egui::Window::new("Pose library")
-        .constrain_to(view.unwrap_or(ctx.viewport_rect()))
+    // Not before the panels have settled (they take a frame or two): egui places a
+    // window once, and pushed inside a first frame's view it would not open where it
+    // was left.
+    let Some(view) = out.view.0 else {
+        out.awake.now();
+        return Ok(());
+    };
+    if !placement.shown {
+        let settled = placement.last_view == Some(view);
+        placement.last_view = Some(view);
+        if !settled {
+            out.awake.now();
+            return Ok(());
+        }
+        placement.shown = true;
+    }
+    let view = egui::Rect::from_min_max(
+        egui::pos2(view.min.x, view.min.y),
+        egui::pos2(view.max.x, view.max.y),
+    );
+    // Where the user last put it (its top left corner); at first standing on the bottom
+    // left of the 3D view, under the arms and beside the legs, where it never covers the
+    // avatar.
+    let (corner, pivot) = match out.prefs.values.library_at {
+        Some((x, y)) => (egui::pos2(x, y), egui::Align2::LEFT_TOP),
+        None => (
+            egui::pos2(view.min.x + 8.0, view.max.y - 8.0),
+            egui::Align2::LEFT_BOTTOM,
+        ),
+    };
+    let mut window = egui::Window::new("Pose library")
+        .constrain_to(view)
         .open(&mut open)
-        // At the bottom left of the 3D view, under the arms and beside the legs: it
-        // never covers the avatar when the window opens.
-        .default_pos(library_corner(out.view.0, &ctx))
-        .default_size(egui::vec2(LIBRARY_SIZE.x, LIBRARY_SIZE.y))
-        .show(&ctx, |ui| {
-            ui.horizontal(|ui| {
-                ui.add(
-                    egui::TextEdit::singleline(&mut state.new_name)
-                        .hint_text("name")
-                        .desired_width(130.0),
-                );
-                if ui.button("Save pose").clicked() {
-                    let name = std::mem::take(&mut state.new_name);
-                    save_current(library, &name, &session.editor.pose, &mut banner);
-                }
-            });
-            ui.horizontal(|ui| {
-                for (label, export) in [("Import folder…", false), ("Export folder…", true)] {
-                    if ui.button(label).clicked() && state.folder.is_none() {
-                        let (tx, rx) = std::sync::mpsc::channel();
-                        state.folder = Some(std::sync::Mutex::new(rx));
-                        std::thread::spawn(move || {
-                            let _ = tx.send((export, rfd::FileDialog::new().pick_folder()));
-                        });
-                    }
-                }
-            });
-            ui.separator();
-            if library.entries.is_empty() {
-                ui.label("No saved poses yet.");
-            }
-            let mut action: Option<EntryAction> = None;
-            egui::ScrollArea::vertical()
-                .id_salt("library-grid")
-                .show(ui, |ui| {
-                    ui.horizontal_wrapped(|ui| {
-                        for entry in &library.entries {
-                            let texture = state
-                                .textures
-                                .entry(entry.id.clone())
-                                .or_insert_with(|| {
-                                    load_texture(
-                                        &ctx,
-                                        &library.thumbnail_path(&entry.id),
-                                        &entry.id,
-                                    )
-                                })
-                                .clone();
-                            ui.vertical(|ui| {
-                                let size = egui::vec2(THUMBNAIL.x as f32, THUMBNAIL.y as f32);
-                                let drag_id = egui::Id::new(("library-drag", &entry.id));
-                                let response = ui
-                                    .dnd_drag_source(
-                                        drag_id,
-                                        LibraryPoseDrag(entry.pose.clone()),
-                                        |ui| match &texture {
-                                            Some(t) => {
-                                                ui.add(
-                                                    egui::Image::new(t)
-                                                        .fit_to_exact_size(size)
-                                                        .sense(egui::Sense::click()),
-                                                );
-                                            }
-                                            None => {
-                                                ui.add_sized(size, egui::Label::new("rendering…"));
-                                            }
-                                        },
-                                    )
-                                    .response;
-                                if response.clicked() {
-                                    action = Some(EntryAction::Apply(entry.id.clone()));
-                                }
-                                response.context_menu(|ui| {
-                                    let id = || entry.id.clone();
-                                    for (label, what) in [
-                                        ("Apply", EntryAction::Apply(id())),
-                                        ("Rename…", EntryAction::Rename(id())),
-                                        (
-                                            "Overwrite with the current pose",
-                                            EntryAction::Overwrite(id()),
-                                        ),
-                                        ("Delete", EntryAction::Delete(id())),
-                                    ] {
-                                        if ui.button(label).clicked() {
-                                            action = Some(what);
-                                            ui.close();
-                                        }
-                                    }
-                                });
-                                ui.label(egui::RichText::new(&entry.name).small());
-                            });
-                        }
-                    });
-                });
-            if let Some((id, name)) = state.renaming.as_mut() {
-                ui.separator();
-                ui.horizontal(|ui| {
-                    ui.text_edit_singleline(name);
-                    if ui.button("Rename").clicked() {
-                        match library.rename(id, name) {
-                            Ok(()) => banner.notice = Some("Renamed".into()),
-                            Err(e) => banner.error(e.to_string()),
-                        }
-                        action = Some(EntryAction::FinishRenaming);
-                    }
-                });
-            }
-            match action {
-                Some(EntryAction::Apply(id)) => {
-                    // Expressions this model lacks are dropped by the edit itself.
-                    if let Some(entry) = library.entries.iter().find(|e| e.id == id) {
-                        out.edits.write(EditRequest::new(PoseEdit::SetPose(Box::new(
-                            entry.pose.clone(),
-                        ))));
-                    }
-                }
-                Some(EntryAction::Rename(id)) => {
-                    let name = library
-                        .entries
-                        .iter()
-                        .find(|e| e.id == id)
-                        .map(|e| e.name.clone())
-                        .unwrap_or_default();
-                    state.renaming = Some((id, name));
-                }
-                Some(EntryAction::Overwrite(id)) => {
-                    match library.overwrite(&id, &session.editor.pose) {
-                        Ok(()) => {
-                            // The stale thumbnail goes; the missing one is rendered anew.
-                            let _ = std::fs::remove_file(library.thumbnail_path(&id));
-                            state.requested.remove(&id);
-                            state.textures.remove(&id);
-                        }
-                        Err(e) => banner.error(e.to_string()),
-                    }
-                }
-                Some(EntryAction::Delete(id)) => {
-                    if let Err(e) = library.delete(&id) {
-                        banner.error(e.to_string());
-                    }
-                    state.textures.remove(&id);
-                }
-                Some(EntryAction::FinishRenaming) => state.renaming = None,
-                None => {}
+        .pivot(pivot)
+        .default_pos(corner)
+        .default_width(LIBRARY_WIDTH);
+    // egui sizes a new window over its first frames, taller at first; kept inside the
+    // view meanwhile it would be pushed up and not open where it was left. So it is held
+    // in place until its size has settled.
+    if placement.frames_shown < 4 {
+        placement.frames_shown += 1;
+        window = window.current_pos(corner).constrain(false);
+        out.awake.now();
+    }
+    let shown = window.show(&ctx, |ui| {
+        ui.horizontal(|ui| {
+            ui.add(
+                egui::TextEdit::singleline(&mut state.new_name)
+                    .hint_text("name")
+                    .desired_width(130.0),
+            );
+            if ui.button("Save pose").clicked() {
+                let name = std::mem::take(&mut state.new_name);
+                save_current(library, &name, &session.editor.pose, &mut banner);
             }
         });
+        ui.horizontal(|ui| {
+            for (label, export) in [("Import folder…", false), ("Export folder…", true)] {
+                if ui.button(label).clicked() && state.folder.is_none() {
+                    let (tx, rx) = std::sync::mpsc::channel();
+                    state.folder = Some(std::sync::Mutex::new(rx));
+                    std::thread::spawn(move || {
+                        let _ = tx.send((export, rfd::FileDialog::new().pick_folder()));
+                    });
+                }
+            }
+        });
+        ui.separator();
+        if library.entries.is_empty() {
+            ui.label("No saved poses yet.");
+        }
+        let mut action: Option<EntryAction> = None;
+        egui::ScrollArea::vertical()
+            .id_salt("library-grid")
+            .show(ui, |ui| {
+                ui.horizontal_wrapped(|ui| {
+                    for entry in &library.entries {
+                        let texture = state
+                            .textures
+                            .entry(entry.id.clone())
+                            .or_insert_with(|| {
+                                load_texture(&ctx, &library.thumbnail_path(&entry.id), &entry.id)
+                            })
+                            .clone();
+                        ui.vertical(|ui| {
+                            let size = egui::vec2(THUMBNAIL.x as f32, THUMBNAIL.y as f32);
+                            let drag_id = egui::Id::new(("library-drag", &entry.id));
+                            let response = ui
+                                .dnd_drag_source(
+                                    drag_id,
+                                    LibraryPoseDrag(entry.pose.clone()),
+                                    |ui| match &texture {
+                                        Some(t) => {
+                                            ui.add(
+                                                egui::Image::new(t)
+                                                    .fit_to_exact_size(size)
+                                                    .sense(egui::Sense::click()),
+                                            );
+                                        }
+                                        None => {
+                                            ui.add_sized(size, egui::Label::new("rendering…"));
+                                        }
+                                    },
+                                )
+                                .response;
+                            if response.clicked() {
+                                action = Some(EntryAction::Apply(entry.id.clone()));
+                            }
+                            response.context_menu(|ui| {
+                                let id = || entry.id.clone();
+                                for (label, what) in [
+                                    ("Apply", EntryAction::Apply(id())),
+                                    ("Rename…", EntryAction::Rename(id())),
+                                    (
+                                        "Overwrite with the current pose",
+                                        EntryAction::Overwrite(id()),
+                                    ),
+                                    ("Delete", EntryAction::Delete(id())),
+                                ] {
+                                    if ui.button(label).clicked() {
+                                        action = Some(what);
+                                        ui.close();
+                                    }
+                                }
+                            });
+                            ui.label(egui::RichText::new(&entry.name).small());
+                        });
+                    }
+                });
+            });
+        if let Some((id, name)) = state.renaming.as_mut() {
+            ui.separator();
+            ui.horizontal(|ui| {
+                ui.text_edit_singleline(name);
+                if ui.button("Rename").clicked() {
+                    match library.rename(id, name) {
+                        Ok(()) => banner.notice = Some("Renamed".into()),
+                        Err(e) => banner.error(e.to_string()),
+                    }
+                    action = Some(EntryAction::FinishRenaming);
+                }
+            });
+        }
+        match action {
+            Some(EntryAction::Apply(id)) => {
+                // Expressions this model lacks are dropped by the edit itself.
+                if let Some(entry) = library.entries.iter().find(|e| e.id == id) {
+                    out.edits.write(EditRequest::new(PoseEdit::SetPose(Box::new(
+                        entry.pose.clone(),
+                    ))));
+                }
+            }
+            Some(EntryAction::Rename(id)) => {
+                let name = library
+                    .entries
+                    .iter()
+                    .find(|e| e.id == id)
+                    .map(|e| e.name.clone())
+                    .unwrap_or_default();
+                state.renaming = Some((id, name));
+            }
+            Some(EntryAction::Overwrite(id)) => {
+                match library.overwrite(&id, &session.editor.pose) {
+                    Ok(()) => {
+                        // The stale thumbnail goes; the missing one is rendered anew.
+                        let _ = std::fs::remove_file(library.thumbnail_path(&id));
+                        state.requested.remove(&id);
+                        state.textures.remove(&id);
+                    }
+                    Err(e) => banner.error(e.to_string()),
+                }
+            }
+            Some(EntryAction::Delete(id)) => {
+                if let Err(e) = library.delete(&id) {
+                    banner.error(e.to_string());
+                }
+                state.textures.remove(&id);
+            }
+            Some(EntryAction::FinishRenaming) => state.renaming = None,
+            None => {}
+        }
+    });
+    // A move by a drag that began on the window is the user's: remembered for the next
+    // start (egui shifting it inside a shrinking view is not).
+    if let Some(shown) = shown {
+        let rect = shown.response.rect;
+        let corner = rect.min;
+        let (pressed, down, origin) = ctx.input(|i| {
+            (
+                i.pointer.any_pressed(),
+                i.pointer.any_down(),
+                i.pointer.press_origin(),
+            )
+        });
+        if pressed {
+            placement.grabbed =
+                origin.is_some_and(|p| placement.last_rect.is_some_and(|r| r.contains(p)));
+        }
+        if placement.grabbed && placement.last_rect.is_some_and(|last| last.min != corner) {
+            let at = Some((corner.x, corner.y));
+            if out.prefs.values.library_at != at {
+                out.prefs.values.library_at = at;
+            }
+        }
+        placement.last_rect = Some(rect);
+        placement.grabbed &= down;
+    }
     windows.library = open;
     Ok(())
 }

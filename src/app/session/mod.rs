@@ -9,6 +9,7 @@ mod instance;
 mod job;
 pub mod keymap;
 mod messages;
+mod prefs;
 
 use std::path::PathBuf;
 
@@ -23,6 +24,7 @@ pub use images::{captured_rgba, framed_view, render_target, save_png, spawn_ligh
 pub use instance::{Avatar, GltfNodeIndex, node_entities, pose_instance};
 pub use job::{Job, Progress};
 pub use messages::*;
+pub use prefs::{Prefs, prefs_plugin};
 
 /// Layer 0 is the scene (the avatar) every camera sees.
 pub const SCENE_LAYER: usize = 0;

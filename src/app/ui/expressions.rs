@@ -4,21 +4,22 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, egui};
 
 use super::slider_edit;
-use crate::app::session::{EditRequest, Session, UiSpace};
+use crate::app::session::{EditRequest, Prefs, Session, UiSpace};
 use crate::core::edit::PoseEdit;
 
 pub(super) fn draw(
     mut contexts: EguiContexts,
     mut space: ResMut<UiSpace>,
     session: Res<Session>,
+    mut prefs: ResMut<Prefs>,
     mut edits: MessageWriter<EditRequest>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?.clone();
     let editor = &session.editor;
     space.show(&ctx, "expressions-space", |root| {
-        egui::Panel::right("expressions")
+        let panel = egui::Panel::right("expressions")
             .resizable(true)
-            .default_size(210.0)
+            .default_size(prefs.values.expressions_width.unwrap_or(210.0))
             .show(root, |ui| {
                 ui.heading("Expressions");
                 if editor.expression_names().is_empty() {
@@ -43,6 +44,11 @@ pub(super) fn draw(
                         }
                     });
             });
+        let width = panel.response.rect.width();
+        if let Some(width) = super::chosen_panel_width(root, prefs.values.expressions_width, width)
+        {
+            prefs.values.expressions_width = Some(width);
+        }
     });
     Ok(())
 }

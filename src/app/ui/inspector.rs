@@ -6,7 +6,7 @@ use bevy_egui::{EguiContexts, egui};
 
 use super::menu::POSE_ACTIONS;
 use super::slider_edit;
-use crate::app::session::{EditRequest, Selection, Session, UiSpace};
+use crate::app::session::{EditRequest, Prefs, Selection, Session, UiSpace};
 use crate::core::edit::{Edit, GripSide, PoseEdit};
 use crate::core::humanoid::{ALL_BONES, Bone, Side};
 use crate::core::pose::is_identity;
@@ -27,6 +27,7 @@ pub(super) fn draw(
     mut selection: ResMut<Selection>,
     mut grip: Local<GripAmount>,
     mut shown_selection: Local<Option<Bone>>,
+    mut prefs: ResMut<Prefs>,
     mut edits: MessageWriter<EditRequest>,
 ) -> Result {
     // A selection made elsewhere (a marker click) since the last frame is revealed in the
@@ -34,9 +35,9 @@ pub(super) fn draw(
     let newly_selected = selection.0.filter(|b| *shown_selection != Some(*b));
     let ctx = contexts.ctx_mut()?.clone();
     space.show(&ctx, "inspector-space", |root| {
-        egui::Panel::left("inspector")
+        let panel = egui::Panel::left("inspector")
             .resizable(true)
-            .default_size(270.0)
+            .default_size(prefs.values.inspector_width.unwrap_or(270.0))
             .show(root, |ui| {
                 // The selected bone's controls stay in sight; only the bone list
                 // scrolls (revealing a bone there must not scroll them away).
@@ -57,6 +58,10 @@ pub(super) fn draw(
                         bone_list(ui, &session, &mut selection, newly_selected);
                     });
             });
+        let width = panel.response.rect.width();
+        if let Some(width) = super::chosen_panel_width(root, prefs.values.inspector_width, width) {
+            prefs.values.inspector_width = Some(width);
+        }
     });
     *shown_selection = selection.0;
     Ok(())

@@ -7,11 +7,12 @@ use bevy_egui::{EguiContexts, egui};
 use super::Requests;
 use crate::app::session::keymap::{Action, menu_label};
 use crate::app::session::{
-    DialogPurpose, EditRequest, FileRequest, FileSettings, LoadModel, ModelSource, QuitRequested,
-    Session, UiSpace, VrStatus, Windows,
+    DialogPurpose, EditRequest, FileRequest, FileSettings, LoadModel, ModelSource, Prefs,
+    QuitRequested, Session, UiSpace, VrStatus, Windows,
 };
 use crate::core::edit::{Edit, PoseEdit};
 use crate::core::export::{EXPORT_FORMATS, Writer};
+use crate::core::prefs::RecentKind;
 
 /// A path typed into the File menu, for machines without a native file dialog.
 #[derive(Default)]
@@ -21,6 +22,7 @@ pub(super) struct TypedPath(String);
 #[derive(bevy::ecs::system::SystemParam)]
 pub(super) struct MenuState<'w> {
     settings: ResMut<'w, FileSettings>,
+    prefs: ResMut<'w, Prefs>,
     windows: ResMut<'w, Windows>,
     vr: ResMut<'w, VrStatus>,
 }
@@ -35,6 +37,7 @@ pub(super) fn draw(
 ) -> Result {
     let MenuState {
         settings,
+        prefs,
         windows,
         vr,
     } = &mut state;
@@ -42,7 +45,7 @@ pub(super) fn draw(
     space.show(&ctx, "menu-bar", |root| {
         egui::Panel::top("menu").show(root, |ui| {
             egui::MenuBar::new().ui(ui, |ui| {
-                file_menu(ui, settings, windows, &mut typed, &mut out);
+                file_menu(ui, settings, prefs, windows, &mut typed, &mut out);
                 edit_menu(ui, &session, &mut out);
                 pose_menu(ui, &mut out);
                 view_menu(ui, windows, vr);
@@ -64,9 +67,49 @@ impl Requests<'_> {
     }
 }
 
+/// File ▸ Open recent: models and projects, newest first; a file that has gone is
+/// shown greyed out with the reason on hover.
+fn open_recent_menu(ui: &mut egui::Ui, prefs: &mut ResMut<Prefs>, out: &mut Requests) {
+    ui.menu_button("Open recent", |ui| {
+        if prefs.values.recent.is_empty() {
+            ui.label("Nothing opened yet");
+            return;
+        }
+        let mut open = None;
+        for recent in &prefs.values.recent {
+            let name = recent.path.file_name().map_or_else(
+                || recent.path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            let kind = match recent.kind {
+                RecentKind::Model => "model",
+                RecentKind::Project => "project",
+            };
+            let exists = recent.path.is_file();
+            let button = ui
+                .add_enabled(exists, egui::Button::new(format!("{name}  ({kind})")))
+                .on_hover_text(recent.path.display().to_string())
+                .on_disabled_hover_text(format!("{} is gone", recent.path.display()));
+            if button.clicked() {
+                open = Some(recent.path.clone());
+            }
+        }
+        ui.separator();
+        if ui.button("Clear the list").clicked() {
+            prefs.values.recent.clear();
+            ui.close();
+        }
+        if let Some(path) = open {
+            out.files.write(FileRequest::OpenPath(path));
+            ui.close();
+        }
+    });
+}
+
 fn file_menu(
     ui: &mut egui::Ui,
     settings: &mut FileSettings,
+    prefs: &mut ResMut<Prefs>,
     windows: &mut Windows,
     typed: &mut TypedPath,
     out: &mut Requests,
@@ -85,6 +128,7 @@ fn file_menu(
                 out.dialog(DialogPurpose::OpenProject);
                 ui.close();
             }
+            open_recent_menu(ui, prefs, out);
             if ui.button(menu_label("Save project", Action::Save)).clicked() {
                 out.files.write(FileRequest::Save {
                     save_as: false,

@@ -117,6 +117,18 @@ struct Requests<'w> {
 
 /// Sends a slider's edit: previews while dragging, one undoable edit when released or
 /// when changed without a drag (a click, a typed value).
+/// A side panel's new width to remember, once the user has dragged its edge (while the
+/// button is down; a panel squeezed by a smaller window is not a choice).
+fn chosen_panel_width(ui: &egui::Ui, remembered: Option<f32>, width: f32) -> Option<f32> {
+    let width = width.round();
+    let key = ui.id().with("shown-width");
+    let last = ui.ctx().data(|d| d.get_temp::<f32>(key));
+    ui.ctx().data_mut(|d| d.insert_temp(key, width));
+    let resized = last.is_some_and(|last| last != width);
+    let by_hand = ui.input(|i| i.pointer.any_down() || i.pointer.any_released());
+    (resized && by_hand && remembered != Some(width)).then_some(width)
+}
+
 fn slider_edit(
     response: &egui::Response,
     edit: Option<PoseEdit>,
