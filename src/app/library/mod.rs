@@ -32,6 +32,7 @@ enum EntryAction {
 /// The open library and its window state.
 #[derive(Resource, Default)]
 struct LibraryState {
+    placement: Placement,
     library: Option<Library>,
     new_name: String,
     renaming: Option<(String, String)>,
@@ -138,7 +139,6 @@ fn draw_library(
     mut updated: ResMut<UpdatedThumbnails>,
     mut banner: ResMut<Banner>,
     mut windows: ResMut<Windows>,
-    mut placement: Local<Placement>,
     mut out: LibraryRequests,
 ) -> Result {
     let ctx = contexts.ctx_mut()?.clone();
@@ -204,14 +204,14 @@ fn draw_library(
         out.awake.now();
         return Ok(());
     };
-    if !placement.shown {
-        let settled = placement.last_view == Some(view);
-        placement.last_view = Some(view);
+    if !state.placement.shown {
+        let settled = state.placement.last_view == Some(view);
+        state.placement.last_view = Some(view);
         if !settled {
             out.awake.now();
             return Ok(());
         }
-        placement.shown = true;
+        state.placement.shown = true;
     }
     let view = egui::Rect::from_min_max(
         egui::pos2(view.min.x, view.min.y),
@@ -236,8 +236,8 @@ fn draw_library(
     // egui sizes a new window over its first frames, taller at first; kept inside the
     // view meanwhile it would be pushed up and not open where it was left. So it is held
     // in place until its size has settled.
-    if placement.frames_shown < 4 {
-        placement.frames_shown += 1;
+    if state.placement.frames_shown < 4 {
+        state.placement.frames_shown += 1;
         window = window.current_pos(corner).constrain(false);
         out.awake.now();
     }
@@ -392,17 +392,22 @@ fn draw_library(
             )
         });
         if pressed {
-            placement.grabbed =
-                origin.is_some_and(|p| placement.last_rect.is_some_and(|r| r.contains(p)));
+            state.placement.grabbed =
+                origin.is_some_and(|p| state.placement.last_rect.is_some_and(|r| r.contains(p)));
         }
-        if placement.grabbed && placement.last_rect.is_some_and(|last| last.min != corner) {
+        if state.placement.grabbed
+            && state
+                .placement
+                .last_rect
+                .is_some_and(|last| last.min != corner)
+        {
             let at = Some((corner.x, corner.y));
             if out.prefs.values.library_at != at {
                 out.prefs.values.library_at = at;
             }
         }
-        placement.last_rect = Some(rect);
-        placement.grabbed &= down;
+        state.placement.last_rect = Some(rect);
+        state.placement.grabbed &= down;
     }
     windows.library = open;
     Ok(())

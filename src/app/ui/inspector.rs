@@ -20,18 +20,29 @@ impl Default for GripAmount {
     }
 }
 
+/// What the inspector keeps between frames.
+#[derive(Default)]
+pub(super) struct InspectorMemory {
+    grip: GripAmount,
+    /// The selection the bone list last showed.
+    shown_selection: Option<Bone>,
+}
+
 pub(super) fn draw(
     mut contexts: EguiContexts,
     mut space: ResMut<UiSpace>,
     session: Res<Session>,
     mut selection: ResMut<Selection>,
-    mut grip: Local<GripAmount>,
-    mut shown_selection: Local<Option<Bone>>,
+    mut local: Local<InspectorMemory>,
     mut prefs: ResMut<Prefs>,
     mut edits: MessageWriter<EditRequest>,
 ) -> Result {
     // A selection made elsewhere (a marker click) since the last frame is revealed in the
     // list; one made in the list itself is already in view.
+    let InspectorMemory {
+        grip,
+        shown_selection,
+    } = &mut *local;
     let newly_selected = selection.0.filter(|b| *shown_selection != Some(*b));
     let ctx = contexts.ctx_mut()?.clone();
     space.show(&ctx, "inspector-space", |root| {
@@ -45,7 +56,7 @@ pub(super) fn draw(
                     .id_salt("inspector-top")
                     .max_height(ui.available_height() * 0.6)
                     .show(ui, |ui| {
-                        model_and_pose(ui, &session, &mut grip, &mut edits);
+                        model_and_pose(ui, &session, grip, &mut edits);
                         ui.separator();
                         if let Some(bone) = selection.0.filter(|b| session.editor.rig.has(*b)) {
                             selected_bone(ui, &session, bone, &mut edits);
