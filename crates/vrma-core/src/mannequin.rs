@@ -1,7 +1,10 @@
-//! The built-in default avatar: a VRM 1.0 (or 0.x) GLB made entirely by this code.
-//! Rigid box segments skinned to all 55 humanoid bones, and a head whose face features
-//! carry morph targets for the preset expressions. T-pose, metres, facing +Z (VRM 1.0)
-//! or -Z (VRM 0.x, as that format requires).
+//! The built-in default avatar: a VRM 1.0 (or 0.x) GLB made entirely by this code, an
+//! artist's mannequin: rounded, tapering segments with ball joints skinned rigidly to all
+//! 55 humanoid bones, separate fingers, and an egg-shaped head whose face features (eyes,
+//! brows, mouth) carry morph targets for the preset expressions. T-pose, metres, facing
+//! +Z (VRM 1.0) or -Z (VRM 0.x, as that format requires).
+
+use std::f32::consts::{FRAC_PI_2, TAU};
 
 use glam::{Mat4, Vec3};
 use serde_json::{Value, json};
@@ -85,13 +88,25 @@ fn finger_position(bone: Bone) -> Vec3 {
     Vec3::new(xs[finger_joint(bone)], y, z)
 }
 
-/// An axis-aligned box skinned to one joint, with a vertex colour.
+/// A rounded segment filling an axis-aligned box (a capsule along its longest side, or
+/// an ellipsoid), skinned to one joint, with a vertex colour.
 struct Part {
     min: Vec3,
     max: Vec3,
     joint: Bone,
     color: [f32; 4],
     feature: Feature,
+    shape: Shape,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Shape {
+    /// Rounded ends on a straight middle; the far end (from the joint) is `taper` times
+    /// as thick as the near one.
+    Capsule {
+        taper: f32,
+    },
+    Ellipsoid,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -113,80 +128,131 @@ fn mirror_x(side_right: bool, min: Vec3, max: Vec3) -> (Vec3, Vec3) {
     }
 }
 
+/// Segments (the material's colour shows through) and the darker ball joints.
 const BODY: [f32; 4] = [1.0, 1.0, 1.0, 1.0];
+const JOINT: [f32; 4] = [0.70, 0.70, 0.74, 1.0];
+/// Limbs thin toward the hand and foot like a wooden mannequin's.
+const LIMB_TAPER: f32 = 0.8;
+const STRAIGHT: Shape = Shape::Capsule { taper: 1.0 };
 
 fn body_parts() -> Vec<Part> {
     use Bone::*;
     let v = Vec3::new;
+    let torso = |min: Vec3, max: Vec3, joint: Bone| Part {
+        min,
+        max,
+        joint,
+        color: BODY,
+        feature: Feature::None,
+        shape: STRAIGHT,
+    };
     let mut parts = vec![
-        Part {
-            min: v(-0.13, 0.87, -0.09),
-            max: v(0.13, 1.02, 0.09),
-            joint: Hips,
-            color: BODY,
-            feature: Feature::None,
-        },
-        Part {
-            min: v(-0.12, 1.02, -0.08),
-            max: v(0.12, 1.17, 0.08),
-            joint: Spine,
-            color: BODY,
-            feature: Feature::None,
-        },
-        Part {
-            min: v(-0.14, 1.17, -0.09),
-            max: v(0.14, 1.29, 0.09),
-            joint: Chest,
-            color: BODY,
-            feature: Feature::None,
-        },
-        Part {
-            min: v(-0.15, 1.29, -0.09),
-            max: v(0.15, 1.41, 0.09),
-            joint: UpperChest,
-            color: BODY,
-            feature: Feature::None,
-        },
-        Part {
-            min: v(-0.04, 1.41, -0.04),
-            max: v(0.04, 1.505, 0.04),
-            joint: Neck,
-            color: BODY,
-            feature: Feature::None,
-        },
-        Part {
-            min: v(-0.05, 1.505, 0.03),
-            max: v(0.05, 1.54, 0.104),
-            joint: Jaw,
-            color: BODY,
-            feature: Feature::None,
-        },
+        // Overlapping, so that the torso bends without gaps: pelvis, waist, ribs, chest.
+        torso(v(-0.125, 0.84, -0.09), v(0.125, 1.04, 0.09), Hips),
+        torso(v(-0.1, 0.98, -0.075), v(0.1, 1.2, 0.075), Spine),
+        torso(v(-0.13, 1.12, -0.085), v(0.13, 1.33, 0.085), Chest),
+        torso(v(-0.15, 1.25, -0.09), v(0.15, 1.44, 0.09), UpperChest),
+        torso(v(-0.035, 1.39, -0.035), v(0.035, 1.53, 0.035), Neck),
     ];
     for right in [false, true] {
         let pick = |l: Bone| if right { l.mirror() } else { l };
-        let mut add = |bone: Bone, min: Vec3, max: Vec3| {
+        let mut add = |bone: Bone, min: Vec3, max: Vec3, color, shape| {
             let (min, max) = mirror_x(right, min, max);
             parts.push(Part {
                 min,
                 max,
                 joint: pick(bone),
-                color: BODY,
+                color,
                 feature: Feature::None,
+                shape,
             });
         };
-        add(LeftShoulder, v(0.02, 1.34, -0.05), v(0.16, 1.44, 0.05));
-        add(LeftUpperArm, v(0.16, 1.345, -0.045), v(0.43, 1.435, 0.045));
-        add(LeftLowerArm, v(0.43, 1.352, -0.038), v(0.68, 1.428, 0.038));
-        add(LeftHand, v(0.68, 1.375, -0.04), v(0.775, 1.405, 0.04));
-        add(LeftUpperLeg, v(0.025, 0.51, -0.065), v(0.155, 0.91, 0.065));
-        add(LeftLowerLeg, v(0.04, 0.09, -0.05), v(0.14, 0.51, 0.05));
-        add(LeftFoot, v(0.045, 0.0, -0.05), v(0.135, 0.11, 0.11));
-        add(LeftToes, v(0.045, 0.0, 0.11), v(0.135, 0.04, 0.17));
+        let limb = Shape::Capsule { taper: LIMB_TAPER };
+        add(
+            LeftShoulder,
+            v(0.03, 1.35, -0.045),
+            v(0.17, 1.43, 0.045),
+            BODY,
+            STRAIGHT,
+        );
+        add(
+            LeftUpperArm,
+            v(0.17, 1.35, -0.045),
+            v(0.43, 1.43, 0.045),
+            BODY,
+            limb,
+        );
+        add(
+            LeftLowerArm,
+            v(0.43, 1.355, -0.038),
+            v(0.675, 1.425, 0.038),
+            BODY,
+            limb,
+        );
+        add(
+            LeftHand,
+            v(0.67, 1.372, -0.042),
+            v(0.785, 1.408, 0.042),
+            BODY,
+            STRAIGHT,
+        );
+        add(
+            LeftUpperLeg,
+            v(0.02, 0.5, -0.07),
+            v(0.16, 0.95, 0.07),
+            BODY,
+            limb,
+        );
+        add(
+            LeftLowerLeg,
+            v(0.035, 0.08, -0.055),
+            v(0.145, 0.52, 0.055),
+            BODY,
+            limb,
+        );
+        add(
+            LeftFoot,
+            v(0.045, 0.0, -0.05),
+            v(0.135, 0.1, 0.13),
+            BODY,
+            STRAIGHT,
+        );
+        add(
+            LeftToes,
+            v(0.05, 0.0, 0.1),
+            v(0.13, 0.045, 0.18),
+            BODY,
+            STRAIGHT,
+        );
+        // Ball joints at the shoulder, elbow, wrist, hip, knee and ankle (each turns
+        // with the bone below it, about its own centre).
+        // A little thinner than the limb ends around them (coinciding surfaces would
+        // show a ragged seam), so each shows in the gap between two segments.
+        for (bone, radius) in [
+            (LeftUpperArm, 0.042),
+            (LeftLowerArm, 0.033),
+            (LeftHand, 0.026),
+            (LeftUpperLeg, 0.06),
+            (LeftLowerLeg, 0.047),
+            (LeftFoot, 0.04),
+        ] {
+            let at = bone_position(bone);
+            add(bone, at - radius, at + radius, JOINT, Shape::Ellipsoid);
+        }
         for &bone in super::humanoid::finger_bones(super::humanoid::Side::Left) {
             let (z, xs, y) = finger_row(bone);
             let j = finger_joint(bone);
-            let t = if bone.is_thumb() { 0.009 } else { 0.0075 };
-            add(bone, v(xs[j], y - t, z - t), v(xs[j + 1], y + t, z + t));
+            // Thinner than the rows are apart: the fingers stay separate.
+            let t = if bone.is_thumb() { 0.0095 } else { 0.0078 };
+            // Each segment overlaps the next a little so the finger reads as one.
+            let (from, to) = (xs[j] - 0.004, xs[j + 1] + 0.002);
+            add(
+                bone,
+                v(from, y - t, z - t),
+                v(to, y + t, z + t),
+                BODY,
+                STRAIGHT,
+            );
         }
     }
     parts
@@ -197,55 +263,94 @@ const DARK: [f32; 4] = [0.08, 0.08, 0.12, 1.0];
 const BROW: [f32; 4] = [0.30, 0.20, 0.12, 1.0];
 const LIPS: [f32; 4] = [0.65, 0.18, 0.20, 1.0];
 
+/// The head: an egg a little taller than wide.
+const HEAD_CENTRE: Vec3 = Vec3::new(0.0, 1.615, 0.0);
+const HEAD_RADII: Vec3 = Vec3::new(0.088, 0.112, 0.1);
+
+/// Where the head's front surface is at a point of the face (x, y).
+fn face_surface_z(x: f32, y: f32) -> f32 {
+    let (dx, dy) = (x / HEAD_RADII.x, (y - HEAD_CENTRE.y) / HEAD_RADII.y);
+    HEAD_CENTRE.z + HEAD_RADII.z * (1.0 - dx * dx - dy * dy).max(0.0).sqrt()
+}
+
 fn face_parts() -> Vec<Part> {
     use Bone::*;
     let v = Vec3::new;
-    let feature = |c: Vec3, h: Vec3, joint, color, feature| Part {
-        min: c - h,
-        max: c + h,
-        joint,
-        color,
-        feature,
+    // A feature sits on the face, half sunk into it, so that it follows the curve.
+    let feature = |x: f32, y: f32, half: Vec3, joint, color, feature| {
+        let c = v(x, y, face_surface_z(x, y) - half.z * 0.35);
+        Part {
+            min: c - half,
+            max: c + half,
+            joint,
+            color,
+            feature,
+            shape: Shape::Ellipsoid,
+        }
     };
     vec![
         Part {
-            min: v(-0.09, 1.50, -0.10),
-            max: v(0.09, 1.72, 0.10),
+            min: HEAD_CENTRE - HEAD_RADII,
+            max: HEAD_CENTRE + HEAD_RADII,
             joint: Head,
             color: SKIN,
             feature: Feature::None,
+            shape: Shape::Ellipsoid,
         },
         feature(
-            v(0.04, 1.62, 0.1),
-            v(0.018, 0.012, 0.006),
+            0.038,
+            1.62,
+            v(0.017, 0.011, 0.012),
             LeftEye,
             DARK,
             Feature::Eye(1.0),
         ),
         feature(
-            v(-0.04, 1.62, 0.1),
-            v(0.018, 0.012, 0.006),
+            -0.038,
+            1.62,
+            v(0.017, 0.011, 0.012),
             RightEye,
             DARK,
             Feature::Eye(-1.0),
         ),
         feature(
-            v(0.04, 1.655, 0.1),
-            v(0.024, 0.005, 0.006),
+            0.04,
+            1.652,
+            v(0.022, 0.0045, 0.01),
             Head,
             BROW,
             Feature::Brow(1.0),
         ),
         feature(
-            v(-0.04, 1.655, 0.1),
-            v(0.024, 0.005, 0.006),
+            -0.04,
+            1.652,
+            v(0.022, 0.0045, 0.01),
             Head,
             BROW,
             Feature::Brow(-1.0),
         ),
+        // The chin, on the jaw bone.
+        Part {
+            min: v(-0.038, 1.50, 0.0),
+            max: v(0.038, 1.55, 0.072),
+            joint: Jaw,
+            color: SKIN,
+            feature: Feature::None,
+            shape: Shape::Ellipsoid,
+        },
+        // The nose: no morphs, a landmark that shows which way the head faces.
         feature(
-            v(0.0, 1.565, 0.1),
-            v(0.035, 0.008, 0.006),
+            0.0,
+            1.592,
+            v(0.011, 0.018, 0.016),
+            Head,
+            SKIN,
+            Feature::None,
+        ),
+        feature(
+            0.0,
+            1.56,
+            v(0.032, 0.0075, 0.01),
             Head,
             LIPS,
             Feature::Mouth,
@@ -312,77 +417,82 @@ struct MeshData {
 }
 
 impl MeshData {
-    fn add_box(&mut self, part: &Part) {
-        let (min, max) = (part.min, part.max);
-        let centre = (min + max) * 0.5;
-        // Each face: normal, and its four corners counter-clockwise seen from outside.
-        let faces: [(Vec3, [Vec3; 4]); 6] = [
-            (
-                Vec3::X,
-                [
-                    Vec3::new(max.x, min.y, max.z),
-                    Vec3::new(max.x, min.y, min.z),
-                    Vec3::new(max.x, max.y, min.z),
-                    Vec3::new(max.x, max.y, max.z),
-                ],
-            ),
-            (
-                Vec3::NEG_X,
-                [
-                    Vec3::new(min.x, min.y, min.z),
-                    Vec3::new(min.x, min.y, max.z),
-                    Vec3::new(min.x, max.y, max.z),
-                    Vec3::new(min.x, max.y, min.z),
-                ],
-            ),
-            (
-                Vec3::Y,
-                [
-                    Vec3::new(min.x, max.y, max.z),
-                    Vec3::new(max.x, max.y, max.z),
-                    Vec3::new(max.x, max.y, min.z),
-                    Vec3::new(min.x, max.y, min.z),
-                ],
-            ),
-            (
-                Vec3::NEG_Y,
-                [
-                    Vec3::new(min.x, min.y, min.z),
-                    Vec3::new(max.x, min.y, min.z),
-                    Vec3::new(max.x, min.y, max.z),
-                    Vec3::new(min.x, min.y, max.z),
-                ],
-            ),
-            (
-                Vec3::Z,
-                [
-                    Vec3::new(min.x, min.y, max.z),
-                    Vec3::new(max.x, min.y, max.z),
-                    Vec3::new(max.x, max.y, max.z),
-                    Vec3::new(min.x, max.y, max.z),
-                ],
-            ),
-            (
-                Vec3::NEG_Z,
-                [
-                    Vec3::new(max.x, min.y, min.z),
-                    Vec3::new(min.x, min.y, min.z),
-                    Vec3::new(min.x, max.y, min.z),
-                    Vec3::new(max.x, max.y, min.z),
-                ],
-            ),
-        ];
-        for (normal, corners) in faces {
-            let base = self.positions.len() as u16;
-            for c in corners {
-                self.positions.push(c);
-                self.normals.push(normal);
+    /// Adds a part's surface: rings of vertices from one end of its long axis to the
+    /// other, each an ellipse of the box's cross-section (tapered along a limb).
+    fn add_part(&mut self, part: &Part) {
+        let centre = (part.min + part.max) * 0.5;
+        let half = (part.max - part.min) * 0.5;
+        // The long axis `a`, and the two across it in cyclic order (b × d = a), so that
+        // the triangles below face outward.
+        let a = if half.x >= half.y && half.x >= half.z {
+            0
+        } else if half.y >= half.z {
+            1
+        } else {
+            2
+        };
+        let (b, d) = ((a + 1) % 3, (a + 2) % 3);
+        let unit = |i: usize| Vec3::AXES[i];
+        let (ea, eb, ed) = (unit(a), unit(b), unit(d));
+        let (ra, rb, rd) = (half[a], half[b], half[d]);
+        let (cap, taper) = match part.shape {
+            Shape::Ellipsoid => (ra, 1.0),
+            Shape::Capsule { taper } => (ra.min(rb.max(rd)), taper),
+        };
+        let straight = ra - cap;
+        // Which end of the long axis is at the joint (thick there, thinner away).
+        let near = if (bone_position(part.joint) - centre)[a] >= 0.0 {
+            1.0
+        } else {
+            -1.0
+        };
+        let thickness = |along: f32| {
+            let away = (1.0 - near * along / ra.max(1e-6)) * 0.5;
+            1.0 - (1.0 - taper) * away.clamp(0.0, 1.0)
+        };
+        let small = ra.max(rb).max(rd) < 0.03;
+        let (around, per_cap) = if small { (10, 3) } else { (18, 6) };
+        let base = self.positions.len() as u16;
+        let rings = 2 * (per_cap + 1);
+        for ring in 0..rings {
+            // The first half of the rings is the near-+a cap (pole to equator), the
+            // second the other cap; between the two equators runs the straight part.
+            let (phi, offset) = if ring <= per_cap {
+                (ring as f32 / per_cap as f32 * FRAC_PI_2, straight)
+            } else {
+                let k = (ring - per_cap - 1) as f32 / per_cap as f32;
+                (FRAC_PI_2 + k * FRAC_PI_2, -straight)
+            };
+            let along = offset + cap * phi.cos();
+            let scale = thickness(along);
+            for step in 0..=around {
+                let theta = step as f32 / around as f32 * TAU;
+                let across = eb * (rb * theta.cos()) + ed * (rd * theta.sin());
+                self.positions
+                    .push(centre + ea * along + across * (phi.sin() * scale));
+                let normal = ea * (phi.cos() / cap.max(1e-6))
+                    + (eb * (theta.cos() / rb.max(1e-6)) + ed * (theta.sin() / rd.max(1e-6)))
+                        * phi.sin();
+                self.normals.push(normal.normalize_or(ea));
                 self.colors.push(part.color);
                 self.joints.push([part.joint.index() as u16, 0, 0, 0]);
                 self.features.push((part.feature, centre));
             }
-            self.indices
-                .extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
+        }
+        let row = (around + 1) as u16;
+        for ring in 0..(rings - 1) as u16 {
+            for step in 0..around as u16 {
+                let here = base + ring * row + step;
+                let below = here + row;
+                self.indices.extend_from_slice(&[
+                    here,
+                    below,
+                    below + 1,
+                    here,
+                    below + 1,
+                    here + 1,
+                ]);
+            }
         }
     }
 }
@@ -461,7 +571,7 @@ pub fn build(variant: MannequinVariant) -> Vec<u8> {
     ] {
         let mut data = MeshData::default();
         for part in &parts {
-            data.add_box(part);
+            data.add_part(part);
         }
         let positions: Vec<Vec3> = data.positions.iter().map(|p| frame(*p)).collect();
         let normals: Vec<Vec3> = data.normals.iter().map(|n| frame(*n)).collect();
@@ -472,9 +582,7 @@ pub fn build(variant: MannequinVariant) -> Vec<u8> {
             "JOINTS_0": buf.joints(&data.joints),
             "WEIGHTS_0": buf.vec4_f32(&weights),
         });
-        if with_morphs {
-            attributes["COLOR_0"] = json!(buf.vec4_f32(&data.colors));
-        }
+        attributes["COLOR_0"] = json!(buf.vec4_f32(&data.colors));
         let mut primitive = json!({"attributes": attributes, "indices": buf.indices(&data.indices), "material": material, "mode": 4});
         let mut mesh = json!({"name": name});
         if with_morphs {
