@@ -91,7 +91,7 @@ pub fn build_app(launch: Launch) -> App {
     vr::add_default_plugins(&mut app, plugins);
     // Draw on demand: input, a feature's `KeepAwake`, playback or a drag bring the next
     // frame; an idle editor wakes only every few seconds (for timers).
-    let idle = Duration::from_secs(5);
+    let idle = session::IDLE_WAKE;
     app.insert_resource(bevy::winit::WinitSettings {
         focused_mode: bevy::winit::UpdateMode::reactive(idle),
         unfocused_mode: bevy::winit::UpdateMode::reactive_low_power(idle),

@@ -178,10 +178,19 @@ impl Session {
         pause(0.8);
     }
 
-    /// Ctrl+S, then the project as written to `path`.
+    /// Ctrl+S, then the project as written to `path` (waiting for the new file: each
+    /// save replaces it, so its modification time moves on).
     fn save(&self, path: &Path) -> Value {
+        let written = || std::fs::metadata(path).and_then(|m| m.modified()).ok();
+        let before = written();
         ctrl_chord(&self.display, "s");
-        pause(0.7);
+        for _ in 0..50 {
+            if written() != before {
+                break;
+            }
+            pause(0.2);
+        }
+        assert_ne!(written(), before, "Ctrl+S wrote {}", path.display());
         serde_json::from_slice(&std::fs::read(path).expect("saved")).unwrap()
     }
 
@@ -206,6 +215,22 @@ impl Session {
 
     fn shot(&self, name: &str, dir: &Path) -> image::RgbaImage {
         grab_display(&self.display, &dir.join(name))
+    }
+
+    /// A screenshot once the window has stopped changing (it draws on demand, so it
+    /// settles quickly; on a loaded machine a frame can take a second).
+    fn settled(&self, name: &str, dir: &Path) -> image::RgbaImage {
+        let mut last = self.shot(name, dir);
+        for _ in 0..20 {
+            pause(0.4);
+            let now = self.shot(name, dir);
+            let (w, h) = (now.width(), now.height());
+            if changed(&last, &now, (0, w), (0, h)) < 0.0002 {
+                return now;
+            }
+            last = now;
+        }
+        last
     }
 
     /// Waits for the timed exit and reads the project saved then.
@@ -512,10 +537,10 @@ fn gizmo_drags_timeline_and_inspector_controls_each_make_one_undo_step() {
     // along world X only (toward the body, in reach).
     s.click(RIGHT_HAND_MARKER);
     s.point((360, 560));
-    let plain = hover_coloured(&s.shot("arrow-plain.png", &dir), (520, 560), (188, 203));
+    let plain = hover_coloured(&s.settled("arrow-plain.png", &dir), (520, 560), (188, 203));
     let on_arrow = (545, 195);
     s.point(on_arrow);
-    let lit = hover_coloured(&s.shot("arrow-hover.png", &dir), (520, 560), (188, 203));
+    let lit = hover_coloured(&s.settled("arrow-hover.png", &dir), (520, 560), (188, 203));
     assert!(
         lit > plain + 40,
         "the arrow under the pointer is highlighted ({plain} → {lit} hover pixels)"
@@ -548,9 +573,9 @@ fn gizmo_drags_timeline_and_inspector_controls_each_make_one_undo_step() {
     s.click(LEFT_HAND_MARKER);
     s.point((360, 560));
     let ring_box = ((900, 950), (125, 175));
-    let plain = hover_coloured(&s.shot("ring-plain.png", &dir), ring_box.0, ring_box.1);
+    let plain = hover_coloured(&s.settled("ring-plain.png", &dir), ring_box.0, ring_box.1);
     s.point(LEFT_HAND_Z_RING);
-    let lit = hover_coloured(&s.shot("ring-hover.png", &dir), ring_box.0, ring_box.1);
+    let lit = hover_coloured(&s.settled("ring-hover.png", &dir), ring_box.0, ring_box.1);
     assert!(
         lit > plain + 30,
         "the ring under the pointer is highlighted ({plain} → {lit} hover pixels)"
@@ -593,7 +618,7 @@ fn gizmo_drags_timeline_and_inspector_controls_each_make_one_undo_step() {
     s.one_undo_step(&project, "Reset bone", &turned, &reset_bone);
 
     // The key at 1 s dragged on the ruler lands on a frame about 0.5 s later.
-    let diamonds = key_diamonds(&s.shot("ruler.png", &dir));
+    let diamonds = key_diamonds(&s.settled("ruler.png", &dir));
     assert_eq!(diamonds.len(), 2, "two keys on the ruler: {diamonds:?}");
     let px_per_second = (diamonds[1] - diamonds[0]) as f32;
     let from = (diamonds[1], 755);
@@ -673,7 +698,7 @@ fn window_size_panels_and_library_place_are_remembered_and_open_recent_reopens()
     xdotool(&s.display, &["windowsize", &s.window, "1100", "700"]);
     pause(1.5);
     s.point((1000, 650));
-    let first = s.shot("first-run.png", &dir);
+    let first = s.settled("first-run.png", &dir);
     ctrl_chord(&s.display, "q");
     let project = s.finish(&saved);
     assert!(
@@ -701,7 +726,7 @@ fn window_size_panels_and_library_place_are_remembered_and_open_recent_reopens()
             .to_string();
     assert!(geometry.contains("1100x700"), "{geometry}");
     s.point((1000, 650));
-    let second = s.shot("second-run.png", &dir);
+    let second = s.settled("second-run.png", &dir);
     let same = changed(&first, &second, (0, 1100), (24, 545));
     assert!(
         same < 0.01,
@@ -729,7 +754,7 @@ fn window_size_panels_and_library_place_are_remembered_and_open_recent_reopens()
     s.click((19, 11));
     s.point((60, 57));
     pause(0.5);
-    s.shot("open-recent.png", &dir);
+    s.settled("open-recent.png", &dir);
     s.click((400, 78));
     pause(3.0);
     ctrl_chord(&s.display, "q");
@@ -825,6 +850,35 @@ fn a_clicked_marker_moves_by_g_and_turns_by_r_about_a_locked_axis() {
     turn_forearm_about_z();
     xdotool(d, &["click", "1"]);
     pause(1.0);
+
+    // F frames the selection: the selected (magenta) elbow marker comes to the middle of
+    // the 3D view, drawn larger.
+    let selected_marker = |img: &image::RgbaImage| {
+        let (mut n, mut sx, mut sy) = (0u32, 0f64, 0f64);
+        for y in 24..645 {
+            for x in 270..1115 {
+                let p = img.get_pixel(x, y);
+                if p[0] > 200 && p[1] < 140 && p[2] > 150 {
+                    n += 1;
+                    sx += x as f64;
+                    sy += y as f64;
+                }
+            }
+        }
+        (n, sx / n.max(1) as f64, sy / n.max(1) as f64)
+    };
+    at((360, 600));
+    let (n0, x0, _) = selected_marker(&s.settled("before-frame.png", &dir));
+    assert!(n0 > 10, "the selected marker is magenta ({n0} pixels)");
+    xdotool(d, &["key", "f"]);
+    pause(1.5);
+    let (n1, x1, y1) = selected_marker(&s.settled("framed.png", &dir));
+    let centre = ((270.0 + 1115.0) / 2.0, (24.0 + 645.0) / 2.0);
+    assert!(
+        (x1 - centre.0).abs() < 40.0 && (y1 - centre.1).abs() < 40.0,
+        "F brought the elbow from x {x0:.0} to the view's middle: ({x1:.0}, {y1:.0})"
+    );
+    assert!(n1 > n0 * 2, "and closer: {n0} → {n1} marker pixels");
 
     let project = s.finish(&saved);
     let rest = world_of(&model, &serde_json::json!({"v": 1}), &dir);

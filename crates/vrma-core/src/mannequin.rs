@@ -450,8 +450,23 @@ impl MeshData {
             let away = (1.0 - near * along / ra.max(1e-6)) * 0.5;
             1.0 - (1.0 - taper) * away.clamp(0.0, 1.0)
         };
-        let small = ra.max(rb).max(rd) < 0.03;
-        let (around, per_cap) = if small { (10, 3) } else { (18, 6) };
+        // As few vertices as look round at the size drawn (an idle window redraws the
+        // avatar now and then; on a CPU renderer every vertex costs).
+        let girth = rb.max(rd);
+        let around = if girth < 0.02 {
+            6
+        } else if girth < 0.05 {
+            10
+        } else {
+            14
+        };
+        let per_cap = if cap < 0.02 {
+            1
+        } else if cap < 0.05 {
+            2
+        } else {
+            3
+        };
         let base = self.positions.len() as u16;
         let rings = 2 * (per_cap + 1);
         for ring in 0..rings {

@@ -80,12 +80,20 @@ fn exit_after(
     mut exit: MessageWriter<AppExit>,
     mut asked_at: Local<Option<f32>>,
     mut sent: Local<bool>,
+    mut awake: ResMut<KeepAwake>,
 ) {
     let Some(limit) = launch.exit_after else {
         return;
     };
     let now = time.elapsed_secs();
-    if *sent || now < limit {
+    if *sent {
+        return;
+    }
+    if now < limit {
+        // An idle window sleeps up to IDLE_WAKE between frames: stay up for the deadline.
+        if now + crate::app::session::IDLE_WAKE.as_secs_f32() + 0.5 >= limit {
+            awake.now();
+        }
         return;
     }
     let asked = *asked_at.get_or_insert_with(|| {

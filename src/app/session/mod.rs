@@ -174,6 +174,11 @@ impl Banner {
 #[derive(Resource, Default, Debug)]
 pub struct KeepAwake(bool);
 
+/// How long an idle window sleeps between frames when nothing asks for one: timers
+/// (autosave, a retired model, `--exit-after`) ask with [`KeepAwake`] while they wait, so
+/// this is only a safety net.
+pub const IDLE_WAKE: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl KeepAwake {
     pub fn now(&mut self) {
         self.0 = true;

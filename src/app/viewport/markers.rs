@@ -37,10 +37,11 @@ pub(super) fn plugin(app: &mut App) {
     );
 }
 
-/// A marker's colour: the handle table's, or gold when selected.
+/// A marker's colour: the handle table's, or magenta when selected (no handle and no
+/// gizmo axis is that colour; the old gold was the elbows' and knees' own).
 fn marker_colour(bone: Bone, selected: bool) -> Color {
     if selected {
-        return Color::srgb(1.0, 0.85, 0.1);
+        return Color::srgb(1.0, 0.3, 0.85);
     }
     let [r, g, b] = PoseHandle::of(bone).colour();
     Color::srgb(r, g, b)

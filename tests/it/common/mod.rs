@@ -392,10 +392,10 @@ pub fn open_typed_path(display: &str, window: &str, path: &Path) {
     };
     xdotool(display, &["windowfocus", "--sync", window]); // the keys go to the field
     click("19", "11"); // File
-    click("150", "321"); // the path field
+    click("150", "342"); // the path field (under File ▸ Open recent and the rest)
     xdotool(display, &["type", "--delay", "40", path.to_str().unwrap()]);
     pause(800);
-    click("321", "321"); // Open
+    click("321", "342"); // Open
 }
 
 /// Model-space bone positions of a pose on a model (`apply`'s `world`).
