@@ -318,9 +318,10 @@ fn ask_for_the_next_frame(
     }
 }
 
-/// The panel order in egui's pass (window apps only: egui exists there).
+/// The panel order in egui's pass, and redraws after a resize (window apps only).
 pub fn ui_plugin(app: &mut App) {
     use bevy_egui::EguiPrimaryContextPass;
+    app.add_systems(Update, draw_after_resize);
     app.configure_sets(
         EguiPrimaryContextPass,
         (
@@ -332,6 +333,22 @@ pub fn ui_plugin(app: &mut App) {
         )
             .chain(),
     );
+}
+
+/// A resize brings one frame, drawn before the new surface size and layout apply: a few
+/// more show the window as it now is (else it stayed stale until the idle wake).
+fn draw_after_resize(
+    mut resized: MessageReader<bevy::window::WindowResized>,
+    mut frames_left: Local<u8>,
+    mut awake: ResMut<KeepAwake>,
+) {
+    if resized.read().count() > 0 {
+        *frames_left = 3;
+    }
+    if *frames_left > 0 {
+        *frames_left -= 1;
+        awake.now();
+    }
 }
 
 /// Applies queued edits in order; a refused edit shows its reason and changes nothing.

@@ -16,8 +16,8 @@ use bevy::window::PrimaryWindow;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::session::{
-    EditRequest, EditorSet, FileRequest, LoadModel, PointerOverUi, QuitRequested, Session,
-    UiLayout, UiSpace, ViewRect,
+    EditRequest, EditorSet, FileRequest, KeepAwake, LoadModel, PointerOverUi, QuitRequested,
+    Session, UiLayout, UiSpace, ViewRect,
 };
 use crate::core::edit::{Edit, Gesture, PoseEdit};
 
@@ -82,12 +82,16 @@ fn finish_layout(
     space: Res<UiSpace>,
     mut view_rect: ResMut<ViewRect>,
     mut over_ui: ResMut<PointerOverUi>,
+    mut awake: ResMut<KeepAwake>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let free = space.0;
     let rect = bevy::math::Rect::new(free.min.x, free.min.y, free.max.x, free.max.y);
     if view_rect.0 != Some(rect) {
         view_rect.0 = Some(rect);
+        // The camera and the floating windows fit the view a frame later: draw that
+        // frame too (a window shrunk while idle would otherwise leave them as they were).
+        awake.now();
     }
     let pointer = ctx.pointer_latest_pos();
     over_ui.0 = pointer.is_some_and(|p| !free.contains(p))
