@@ -714,10 +714,8 @@ fn drop_retired_avatars(
     mut commands: Commands,
     retired: Query<(Entity, &Retired)>,
     time: Res<Time<Real>>,
-    mut awake: ResMut<KeepAwake>,
 ) {
     for (entity, r) in &retired {
-        awake.now(); // its memory goes back on time, not at the next idle wake
         if time.elapsed_secs_f64() > r.until {
             commands.entity(entity).despawn();
         }

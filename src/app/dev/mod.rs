@@ -4,6 +4,8 @@
 //! at exit; `--select BONE`, `--play` and `--export-png OUT.png` act once the model
 //! shows (used by the real-window tests under Xvfb).
 
+use std::time::Duration;
+
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 
@@ -73,27 +75,52 @@ fn export_at_start(
     }));
 }
 
+/// Where `--exit-after` is: the wake-up timer started, when quitting was asked for,
+/// the exit sent.
+#[derive(Default)]
+struct ExitAfter {
+    alarm: bool,
+    asked_at: Option<f32>,
+    sent: bool,
+}
+
 fn exit_after(
     launch: Res<Launch>,
     time: Res<Time<Real>>,
     mut gate: ResMut<ExitGate>,
     mut exit: MessageWriter<AppExit>,
-    mut asked_at: Local<Option<f32>>,
-    mut sent: Local<bool>,
-    mut awake: ResMut<KeepAwake>,
+    proxy: Option<Res<bevy::winit::EventLoopProxyWrapper>>,
+    mut state: Local<ExitAfter>,
 ) {
+    let ExitAfter {
+        alarm,
+        asked_at,
+        sent,
+    } = &mut *state;
     let Some(limit) = launch.exit_after else {
         return;
     };
     let now = time.elapsed_secs();
-    if *sent {
-        return;
+    // An idle window sleeps between frames: a timer thread wakes it for the deadline
+    // (and a few times after, while quitting takes its frames).
+    if !*alarm && let Some(proxy) = proxy {
+        *alarm = true;
+        let proxy = (**proxy).clone();
+        let wait = Duration::from_secs_f32((limit - now).max(0.0));
+        std::thread::spawn(move || {
+            std::thread::sleep(wait);
+            for _ in 0..40 {
+                if proxy
+                    .send_event(bevy::winit::WinitUserEvent::WakeUp)
+                    .is_err()
+                {
+                    return; // the app has gone
+                }
+                std::thread::sleep(Duration::from_millis(250));
+            }
+        });
     }
-    if now < limit {
-        // An idle window sleeps up to IDLE_WAKE between frames: stay up for the deadline.
-        if now + crate::app::session::IDLE_WAKE.as_secs_f32() + 0.5 >= limit {
-            awake.now();
-        }
+    if *sent || now < limit {
         return;
     }
     let asked = *asked_at.get_or_insert_with(|| {

@@ -174,9 +174,9 @@ impl Banner {
 #[derive(Resource, Default, Debug)]
 pub struct KeepAwake(bool);
 
-/// How long an idle window sleeps between frames when nothing asks for one: timers
-/// (autosave, a retired model, `--exit-after`) ask with [`KeepAwake`] while they wait, so
-/// this is only a safety net.
+/// How long an idle window sleeps between frames when nothing asks for one: what waits
+/// for time to pass keeps it awake (autosave and a model on trial with [`KeepAwake`],
+/// `--exit-after` with a timer thread), so this is only a safety net.
 pub const IDLE_WAKE: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl KeepAwake {
