@@ -81,7 +81,10 @@ fn mixamo_bone(name: &str) -> Option<Bone> {
         (_, "Eye") => "Eye",
         (s, r) if !s.is_empty() && r.starts_with("Hand") => {
             let r = &r[4..];
-            let (finger, joint) = r.split_at(r.len().saturating_sub(1));
+            // The last character is the joint number; split before it, not before its
+            // last byte (a name may end in any character: "LeftHandé").
+            let last = r.char_indices().last().map_or(0, |(at, _)| at);
+            let (finger, joint) = r.split_at(last);
             let finger = match finger {
                 "Thumb" => "Thumb",
                 "Index" => "Index",
@@ -655,5 +658,23 @@ mod tests {
             Some(Bone::LeftUpperArm)
         );
         assert_eq!(bone_from_node_name("mixamorig:HeadTop_End"), None);
+    }
+
+    #[test]
+    fn names_ending_in_any_character_are_not_bones_and_do_not_panic() {
+        for name in [
+            "LeftHandé",
+            "mixamorig:RightHandIndex€",
+            "RightHand\u{1F600}",
+            "LeftHandThumb\u{0301}",
+            "RightHandPinky",
+        ] {
+            assert_eq!(
+                mixamo_bone(name.rsplit(':').next().unwrap()),
+                None,
+                "{name}"
+            );
+        }
+        assert_eq!(mixamo_bone("LeftHand"), Some(Bone::LeftHand));
     }
 }
