@@ -113,6 +113,8 @@ struct OpeningJob(Option<Opening>);
 #[derive(Resource, Default, Debug)]
 pub struct RenderFailures {
     pub new: Vec<String>,
+    /// When the last one was taken up (app time, seconds).
+    last_at: Option<f64>,
 }
 
 /// Set by the observer when the glTF scene instance exists.
@@ -659,6 +661,7 @@ fn take_back_undrawable_model(
     let error = failures.new.join("; ");
     failures.new.clear();
     let now = time.elapsed_secs_f64();
+    failures.last_at = Some(now);
     // Frames already queued with the refused model report the same error once or twice
     // more after it is gone; they belong to the message already swap.shown.
     if last_take_back.is_some_and(|t| now - t < 2.0) {
@@ -699,13 +702,20 @@ fn take_back_undrawable_model(
 /// An avatar being spawned, kept to fall back on, or before its first frame.
 type LoadingWork = Or<(With<PendingAvatar>, With<Retired>, With<FirstFrame>)>;
 
-/// Loading, a new avatar's first frame and the fallback window all need frames.
+/// Loading, a new avatar's first frame and the fallback window all need frames; so do
+/// the moments after a GPU error (a failed frame can lack the UI and the banner: the
+/// next clean frame must replace it, not wait for the idle wake).
 fn stay_awake_while_loading(
     opening: Res<OpeningJob>,
     busy: Query<(), LoadingWork>,
+    failures: Res<RenderFailures>,
+    time: Res<Time<Real>>,
     mut awake: ResMut<KeepAwake>,
 ) {
-    if opening.0.is_some() || !busy.is_empty() {
+    let after_error = failures
+        .last_at
+        .is_some_and(|t| time.elapsed_secs_f64() - t < 2.0);
+    if opening.0.is_some() || !busy.is_empty() || after_error {
         awake.now();
     }
 }
