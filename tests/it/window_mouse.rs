@@ -684,6 +684,10 @@ fn window_size_panels_and_library_place_are_remembered_and_open_recent_reopens()
     };
     let model0 = dir.join("mannequin0.vrm");
     let saved = dir.join("saved.json");
+    let settings_file = dir.join("data/settings.json");
+    let read_settings = || -> Value {
+        serde_json::from_slice(&std::fs::read(&settings_file).expect("settings written")).unwrap()
+    };
 
     // First run, on the VRM 0.x mannequin: drag the pose library beside the avatar and
     // the inspector's edge 50 px right, make the window smaller, quit.
@@ -695,7 +699,7 @@ fn window_size_panels_and_library_place_are_remembered_and_open_recent_reopens()
     let remembered_place = || {
         (0..15).any(|_| {
             pause(0.2);
-            std::fs::read(dir.join("data/settings.json"))
+            std::fs::read(&settings_file)
                 .ok()
                 .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
                 .is_some_and(|v| v["library"]["at"].is_array())
@@ -725,8 +729,7 @@ fn window_size_panels_and_library_place_are_remembered_and_open_recent_reopens()
         "{}",
         project["model"]
     );
-    let settings: Value =
-        serde_json::from_slice(&std::fs::read(dir.join("data/settings.json")).unwrap()).unwrap();
+    let settings = read_settings();
     let at = &settings["library"]["at"];
     let (x, y) = (at[0].as_f64().unwrap(), at[1].as_f64().unwrap());
     // Dropped 480 px right of where it opened (x 278) and well above it.
@@ -783,8 +786,7 @@ fn window_size_panels_and_library_place_are_remembered_and_open_recent_reopens()
         "Open recent opened the first run's model: {}",
         project["model"]
     );
-    let settings: Value =
-        serde_json::from_slice(&std::fs::read(dir.join("data/settings.json")).unwrap()).unwrap();
+    let settings = read_settings();
     let recent: Vec<&str> = settings["recent"]
         .as_array()
         .unwrap()
