@@ -396,7 +396,7 @@ fn a_model_the_gpu_cannot_draw_leaves_the_previous_model_and_the_work_intact() {
             &dir,
             &[
                 "--exit-after",
-                "30",
+                "50",
                 "--save-on-exit",
                 at_exit.to_str().unwrap(),
             ],
@@ -410,7 +410,15 @@ fn a_model_the_gpu_cannot_draw_leaves_the_previous_model_and_the_work_intact() {
                     std::thread::sleep(Duration::from_millis(400));
                 }
                 open_typed_path(display, window, &crafted);
-                std::thread::sleep(Duration::from_secs(8));
+                // Reading and uploading the model takes seconds more on a loaded machine.
+                let polled = dir.join("polled.png");
+                let waited = std::time::Instant::now();
+                while waited.elapsed() < Duration::from_secs(30)
+                    && !banner_shown(&grab_display(display, &polled))
+                {
+                    std::thread::sleep(Duration::from_secs(1));
+                }
+                std::thread::sleep(Duration::from_secs(2));
             },
         );
         let log = String::from_utf8_lossy(&run.output.stderr);

@@ -94,10 +94,14 @@ struct Retired {
     /// The work moved to the new model and must move back.
     work_moved: bool,
     until: f64,
+    /// Frames run since the swap: on a loaded machine a few seconds can pass before the
+    /// GPU has seen the new model at all, so the trial also lasts a number of frames.
+    frames: u32,
 }
 
-/// How long a replaced avatar is kept to fall back on (real seconds).
+/// How long a replaced avatar is kept to fall back on (real seconds, and frames).
 const FALLBACK_SECS: f64 = 4.0;
+const FALLBACK_FRAMES: u32 = 30;
 
 /// A model being read and prepared on a worker thread.
 struct Opening {
@@ -541,6 +545,7 @@ fn finish_loading(
                     routes: avatar.routes.clone(),
                     work_moved: p.keep_work,
                     until: time.elapsed_secs_f64() + FALLBACK_SECS,
+                    frames: 0,
                 },
             ));
         }
@@ -722,11 +727,12 @@ fn stay_awake_while_loading(
 
 fn drop_retired_avatars(
     mut commands: Commands,
-    retired: Query<(Entity, &Retired)>,
+    mut retired: Query<(Entity, &mut Retired)>,
     time: Res<Time<Real>>,
 ) {
-    for (entity, r) in &retired {
-        if time.elapsed_secs_f64() > r.until {
+    for (entity, mut r) in &mut retired {
+        r.frames += 1;
+        if time.elapsed_secs_f64() > r.until && r.frames > FALLBACK_FRAMES {
             commands.entity(entity).despawn();
         }
     }

@@ -8,10 +8,14 @@ mod headless;
 mod thumbnails;
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bevy::camera::RenderTarget;
 use bevy::prelude::*;
+use bevy::render::render_resource::PipelineCache;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
+use bevy::render::{Render, RenderApp, RenderSystems};
 
 use super::session::{
     Avatar, Banner, EditorCamera, EditorSet, KeepAwake, RenderStill, Session, StillRequest,
@@ -19,6 +23,9 @@ use super::session::{
 };
 
 pub(super) use headless::{StillOutcome, one_still_plugin};
+
+/// A still is captured after this many frames even if some pipeline never builds.
+const MAX_SETTLE_FRAMES: u32 = 240;
 
 /// Vertical field of view of still cameras.
 const STILL_FOV: f32 = 30.0;
@@ -38,7 +45,28 @@ struct ActiveStill {
     request: StillRequest,
     camera: Entity,
     frames: u32,
+    /// Frames in a row that ended with no pipeline still compiling.
+    compiled_frames: u32,
     captured: bool,
+}
+
+/// Render pipelines still compiling at the end of the last rendered frame. Bevy compiles
+/// them in the background and skips what they would draw meanwhile; a still's new camera
+/// needs its own, so on a loaded machine a capture after a fixed few frames could lack
+/// the face's morphing pipeline, or whole meshes.
+#[derive(Resource, Clone, Default)]
+struct PipelinesCompiling(Arc<AtomicUsize>);
+
+impl PipelinesCompiling {
+    fn none(&self) -> bool {
+        self.0.load(Ordering::Relaxed) == 0
+    }
+}
+
+fn count_compiling_pipelines(cache: Res<PipelineCache>, compiling: Res<PipelinesCompiling>) {
+    compiling
+        .0
+        .store(cache.waiting_pipelines().count(), Ordering::Relaxed);
 }
 
 /// Captured images, handed from the observer to the queue.
@@ -48,7 +76,15 @@ struct Captures(Vec<(Entity, Result<image::RgbaImage, String>)>);
 pub(in crate::app) use thumbnails::plugin as thumbnails_plugin;
 
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<StillQueue>()
+    let compiling = PipelinesCompiling::default();
+    if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
+        render_app.insert_resource(compiling.clone()).add_systems(
+            Render,
+            count_compiling_pipelines.in_set(RenderSystems::Cleanup),
+        );
+    }
+    app.insert_resource(compiling)
+        .init_resource::<StillQueue>()
         .init_resource::<Captures>()
         .add_systems(
             Update,
@@ -137,6 +173,7 @@ fn start_still(
         request,
         camera,
         frames: 0,
+        compiled_frames: 0,
         captured: false,
     });
 }
@@ -149,6 +186,7 @@ fn finish_still(
     mut queue: ResMut<StillQueue>,
     mut captures: ResMut<Captures>,
     cameras: Query<&StillCamera>,
+    compiling: Res<PipelinesCompiling>,
     mut commands: Commands,
     mut exit: MessageWriter<AppExit>,
 ) {
@@ -164,9 +202,18 @@ fn finish_still(
         return;
     };
     active.frames += 1;
-    // A few frames for the pipelines and the skinned pose to settle, then capture.
-    if active.frames == 4 && !active.captured {
+    active.compiled_frames = if compiling.none() {
+        active.compiled_frames + 1
+    } else {
+        0
+    };
+    // A few frames for the skinned pose to settle and until every pipeline the still's
+    // camera needs has been built (the count lags the main world by a frame), then capture;
+    // a pipeline that keeps failing to build does not hold the still up for ever.
+    let settled = active.frames >= 4 && active.compiled_frames >= 2;
+    if (settled || active.frames >= MAX_SETTLE_FRAMES) && !active.captured {
         active.captured = true;
+        debug!("still captured after {} frames", active.frames);
         if let Ok(StillCamera(target)) = cameras.get(active.camera) {
             let owner = active.camera;
             commands.spawn(Screenshot::image(target.clone())).observe(
