@@ -59,6 +59,235 @@ fn with_first_value(bytes: &[u8], path: &str, value: [f32; 4]) -> Vec<u8> {
     glb::build(split.json, &bin)
 }
 
+/// Appends `data` to the BIN chunk as a new buffer view; `edit` gets the JSON and the
+/// view's index.
+fn with_bin(bytes: &[u8], data: &[u8], edit: impl Fn(&mut Value, usize)) -> Vec<u8> {
+    let split = glb::split(bytes).unwrap();
+    let mut j: Value = serde_json::from_slice(split.json).unwrap();
+    let mut bin = split.bin.unwrap().to_vec();
+    while !bin.len().is_multiple_of(4) {
+        bin.push(0);
+    }
+    let views = j["bufferViews"].as_array_mut().unwrap();
+    views.push(json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": data.len()}));
+    let view = views.len() - 1;
+    bin.extend_from_slice(data);
+    j["buffers"][0]["byteLength"] = json!(bin.len());
+    edit(&mut j, view);
+    glb::build(j.to_string().as_bytes(), &bin)
+}
+
+/// The header of a PNG that claims `w`×`h` (no pixel data follows).
+fn png_header(w: u32, h: u32) -> Vec<u8> {
+    let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+    b.extend(w.to_be_bytes());
+    b.extend(h.to_be_bytes());
+    b.extend([8, 6, 0, 0, 0, 0, 0, 0, 0]);
+    b
+}
+
+/// A KTX2 file of one zstd level made of `blocks` RLE blocks of 128 KiB each.
+fn ktx2_zstd_bomb(blocks: usize) -> Vec<u8> {
+    let mut level = vec![0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x58];
+    for i in 0..blocks {
+        let header = u32::from(i + 1 == blocks) | 1 << 1 | (128 << 10) << 3;
+        level.extend(&header.to_le_bytes()[..3]);
+        level.push(0xAB);
+    }
+    let mut b = b"\xABKTX 20\xBB\r\n\x1A\n".to_vec();
+    for v in [37u32, 1, 1024, 1024, 0, 0, 1, 1, 2] {
+        b.extend(v.to_le_bytes());
+    }
+    b.resize(80, 0);
+    for v in [104u64, level.len() as u64, 4 << 20] {
+        b.extend(v.to_le_bytes());
+    }
+    b.extend(level);
+    b
+}
+
+/// Files the core's own reading would accept but Bevy's glTF loader would turn into an
+/// allocation of many gigabytes, a deep recursion or hours of work (issue 15), and files
+/// three-vrm refuses.
+fn loader_bombs(model: &[u8], model0: &[u8], add: &mut impl FnMut(&str, Kind, Vec<u8>)) {
+    // One primitive whose only attribute is an accessor with no data and 2·10⁹ elements.
+    let no_view = |sparse: Option<Value>| {
+        with_json(model, move |j| {
+            let mut accessor =
+                json!({"count": 2_000_000_000u64, "type": "VEC3", "componentType": 5126});
+            if let Some(s) = &sparse {
+                accessor["sparse"] = s.clone();
+            }
+            let accessors = j["accessors"].as_array_mut().unwrap();
+            accessors.push(accessor);
+            let index = accessors.len() - 1;
+            j["meshes"][0]["primitives"][0] = json!({"attributes": {"POSITION": index}});
+        })
+    };
+    add("accessor-without-data-2e9.vrm", Kind::Model, no_view(None));
+    let small_sparse = json!({"count": 1, "indices": {"bufferView": 0, "componentType": 5125},
+                              "values": {"bufferView": 0}});
+    add(
+        "sparse-accessor-2e9.vrm",
+        Kind::Model,
+        no_view(Some(small_sparse)),
+    );
+    add(
+        "sparse-past-its-view.vrm",
+        Kind::Model,
+        with_json(model, |j| {
+            let count = j["accessors"][0]["count"].clone();
+            j["accessors"][0]["sparse"] = json!({"count": count,
+                "indices": {"bufferView": 0, "byteOffset": 1u64 << 40, "componentType": 5125},
+                "values": {"bufferView": 0}});
+        }),
+    );
+    let face = |j: &Value| -> usize {
+        j["meshes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|m| m["primitives"][0]["targets"].is_array())
+            .unwrap()
+    };
+    add(
+        "100k-morph-targets-one-accessor.vrm",
+        Kind::Model,
+        with_json(model, |j| {
+            let m = face(j);
+            let position = j["meshes"][m]["primitives"][0]["attributes"]["POSITION"].clone();
+            j["meshes"][m]["primitives"][0]["targets"] =
+                json!(vec![json!({"POSITION": position}); 100_000]);
+        }),
+    );
+    add(
+        "one-accessor-in-40000-primitives.vrm",
+        Kind::Model,
+        with_json(model, |j| {
+            let body = j["meshes"][0]["primitives"][0].clone();
+            j["meshes"][0]["primitives"] = json!(vec![body; 40_000]);
+        }),
+    );
+    add(
+        "attribute-counts-differ.vrm",
+        Kind::Model,
+        with_json(model, |j| {
+            let normal = j["meshes"][1]["primitives"][0]["attributes"]["NORMAL"].clone();
+            j["meshes"][0]["primitives"][0]["attributes"]["NORMAL"] = normal;
+        }),
+    );
+    add(
+        "40-pngs-that-claim-8192-squared.vrm",
+        Kind::Model,
+        with_bin(model, &png_header(8192, 8192), |j, view| {
+            j["images"] = json!(vec![
+                json!({"bufferView": view, "mimeType": "image/png"});
+                40
+            ]);
+        }),
+    );
+    add(
+        "ktx2-zstd-bomb.vrm",
+        Kind::Model,
+        with_bin(model, &ktx2_zstd_bomb(20_000), |j, view| {
+            j["images"] = json!([{"bufferView": view, "mimeType": "image/ktx2"}]);
+            j["textures"] = json!([{"source": 0}]);
+        }),
+    );
+    add(
+        "image-uri-dev-zero.vrm",
+        Kind::Model,
+        with_json(model, |j| j["images"] = json!([{"uri": "/dev/zero"}])),
+    );
+    add(
+        "chain-200-nodes-deep.vrm",
+        Kind::Model,
+        with_json(model, |j| {
+            let nodes = j["nodes"].as_array_mut().unwrap();
+            let first = nodes.len();
+            for i in 0..200 {
+                let child = first + i + 1;
+                nodes.push(if i + 1 < 200 {
+                    json!({"children": [child]})
+                } else {
+                    json!({})
+                });
+            }
+            j["scenes"][0]["nodes"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!(first));
+        }),
+    );
+    add(
+        "chain-400k-nodes.vrm",
+        Kind::Model,
+        with_json(model, |j| {
+            let nodes = j["nodes"].as_array_mut().unwrap();
+            let first = nodes.len();
+            for i in 0..400_000 {
+                nodes.push(json!({"children": [first + i + 1]}));
+            }
+            nodes.push(json!({}));
+        }),
+    );
+    add(
+        "vrm0-binds-times-nodes.vrm",
+        Kind::Model,
+        with_json(model0, |j| {
+            let nodes = j["nodes"].as_array_mut().unwrap();
+            for _ in 0..50_000 {
+                nodes.push(json!({"mesh": 0}));
+            }
+            let groups = &mut j["extensions"]["VRM"]["blendShapeMaster"]["blendShapeGroups"];
+            groups[0]["binds"] = json!(vec![json!({"mesh": 0, "index": 0, "weight": 100}); 10_000]);
+        }),
+    );
+    add(
+        "scene-out-of-range.vrm",
+        Kind::Model,
+        with_json(model, |j| j["scene"] = json!(9)),
+    );
+    add(
+        "scene-node-out-of-range.vrm",
+        Kind::Model,
+        with_json(model, |j| j["scenes"][0]["nodes"] = json!([0, 123_456])),
+    );
+    add(
+        "hips-scale-zero.vrm",
+        Kind::Model,
+        with_json(model, |j| {
+            let hips = j["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"]["hips"]["node"]
+                .as_u64()
+                .unwrap() as usize;
+            j["nodes"][hips]["scale"] = json!([0.0, 0.0, 0.0]);
+        }),
+    );
+    add(
+        "hips-scale-negative.vrm",
+        Kind::Model,
+        with_json(model, |j| {
+            let hips = j["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"]["hips"]["node"]
+                .as_u64()
+                .unwrap() as usize;
+            j["nodes"][hips]["scale"] = json!([1.0, -1.0, 1.0]);
+        }),
+    );
+    add(
+        "skin-joint-out-of-range.vrm",
+        Kind::Model,
+        with_json(model, |j| j["skins"][0]["joints"][0] = json!(9999)),
+    );
+    add(
+        "draco.vrm",
+        Kind::Model,
+        with_json(model, |j| {
+            j["extensionsUsed"] = json!(["KHR_draco_mesh_compression"]);
+            j["extensionsRequired"] = json!(["KHR_draco_mesh_compression"]);
+        }),
+    );
+}
+
 fn generate(model: &[u8], model0: &[u8], anim: &[u8]) -> Vec<Case> {
     let mut cases = Vec::new();
     let mut add = |name: &str, kind: Kind, bytes: Vec<u8>| {
@@ -279,6 +508,7 @@ fn generate(model: &[u8], model0: &[u8], anim: &[u8]) -> Vec<Case> {
                 json!(4000)
         }),
     );
+    loader_bombs(model, model0, &mut add);
     // Poses.
     for (name, pose) in [
         ("pose-array.json", json!([1, 2])),
@@ -583,5 +813,120 @@ fn every_malformed_input_is_refused_with_a_message_and_no_panic() {
             "{}: the library API accepted it",
             case.name
         );
+    }
+}
+
+/// A real PNG, `w`×`h`, of one colour.
+fn solid_png(w: u32, h: u32) -> Vec<u8> {
+    let image = image::RgbaImage::from_pixel(w, h, image::Rgba([200, 120, 90, 255]));
+    let mut out = std::io::Cursor::new(Vec::new());
+    image.write_to(&mut out, image::ImageFormat::Png).unwrap();
+    out.into_inner()
+}
+
+/// Every model of [`loader_bombs`] through the real loader path: `render-png` refuses
+/// each in one line, within 10 s and 1.5 GB, and draws nothing; a valid 40000×1 texture
+/// is drawn (downscaled); the window opened on bombs says why and keeps the mannequin.
+#[test]
+fn loader_bombs_are_refused_by_render_png_and_the_window_keeps_working() {
+    if !required_or_skip(
+        "a Vulkan driver, Xvfb and /usr/bin/time",
+        have_display_stack() && have_time_and_import(),
+    ) {
+        return;
+    }
+    let dir = scratch("corpus-loader");
+    let (v1, v0) = mannequins(&dir);
+    let model = std::fs::read(&v1).unwrap();
+    let model0 = std::fs::read(&v0).unwrap();
+    let mut cases = Vec::new();
+    loader_bombs(
+        &model,
+        &model0,
+        &mut |name: &str, _: Kind, bytes: Vec<u8>| cases.push((name.to_string(), bytes)),
+    );
+    let pose = dir.join("rest.json");
+    std::fs::write(&pose, r#"{"v": 1, "bones": {}}"#).unwrap();
+    let render = |path: &Path, out: &Path| {
+        let mut command = bin();
+        command
+            .args(["render-png", "--model", path.to_str().unwrap()])
+            .args([
+                "--pose",
+                pose.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ])
+            .args(["--size", "128x160"])
+            .env("XDG_RUNTIME_DIR", &dir);
+        let started = Instant::now();
+        let (output, peak) = with_peak_memory(&mut command);
+        (output, peak, started.elapsed())
+    };
+    for (name, bytes) in &cases {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let out = dir.join(format!("{name}.png"));
+        let (output, peak, took) = render(&path, &out);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let said: Vec<&str> = stderr
+            .lines()
+            .filter(|l| !l.starts_with('\t') && !l.starts_with("Command exited"))
+            .collect();
+        assert_eq!(output.status.code(), Some(1), "{name}: {stderr}");
+        assert!(
+            said.len() == 1 && said[0].starts_with("error: ") && !stderr.contains("panicked"),
+            "{name}: one line: {stderr}"
+        );
+        assert!(peak < 1_500_000_000, "{name}: peak {peak} bytes");
+        assert!(took < Duration::from_secs(10), "{name}: {took:?}");
+        assert!(!out.exists(), "{name}: nothing written");
+    }
+
+    // Valid, if odd: a 40000×1 texture on the body is downscaled and drawn.
+    let wide = dir.join("texture-40000x1.vrm");
+    let bytes = with_bin(&model, &solid_png(40_000, 1), |j, view| {
+        j["images"] = json!([{"bufferView": view, "mimeType": "image/png"}]);
+        j["textures"] = json!([{"source": 0}]);
+        j["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"] = json!({"index": 0});
+    });
+    std::fs::write(&wide, bytes).unwrap();
+    let out = dir.join("wide.png");
+    let (output, peak, _) = render(&wide, &out);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let still = image::open(&out).unwrap().to_rgba8();
+    let opaque = still.pixels().filter(|p| p[3] > 0).count();
+    assert!(opaque > 500, "the avatar is drawn ({opaque} pixels)");
+    assert!(peak < 1_500_000_000, "peak {peak} bytes");
+
+    // The window, given two bombs in turn, refuses each with a banner and keeps the
+    // mannequin on screen.
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    for name in ["sparse-accessor-2e9.vrm", "ktx2-zstd-bomb.vrm"] {
+        let shot = dir.join(format!("{name}-window.png"));
+        let log = dir.join(format!("{name}-window.txt"));
+        let mut child = bin()
+            .arg("--screenshot")
+            .arg(&shot)
+            .arg(dir.join(name))
+            .env("DISPLAY", &display)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        let status = wait_with_timeout(&mut child, Duration::from_secs(120));
+        let said = std::fs::read_to_string(&log).unwrap_or_default();
+        assert!(status.is_some_and(|s| s.success()), "{name}: {said}");
+        assert!(
+            said.contains("Cannot open") && said.contains(name),
+            "{name}: {said}"
+        );
+        let img = image::open(&shot).unwrap().to_rgba8();
+        let centre = view_centre_covered(&img);
+        assert!(centre > 0.25, "{name}: the mannequin stays ({centre:.2})");
     }
 }

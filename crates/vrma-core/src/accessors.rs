@@ -108,6 +108,10 @@ pub fn accessor_layout(
         .and_then(Value::as_u64)
         .ok_or_else(|| Refusal::new(format!("{what}: 'count' is missing")))?
         as usize;
+    if let Some(sparse) = accessor.get("sparse") {
+        check_sparse(root, sparse, count, size * components, buffer_lengths)
+            .map_err(|e| e.context(&what))?;
+    }
     let Some(view_value) = accessor.get("bufferView").filter(|v| !v.is_null()) else {
         return Ok(None);
     };
@@ -154,6 +158,50 @@ pub fn accessor_layout(
         component_type,
         component_size: size,
     }))
+}
+
+/// A sparse block's indices and values lie inside their views, and replace no more
+/// elements than the accessor has.
+fn check_sparse(
+    root: &Value,
+    sparse: &Value,
+    count: usize,
+    element: usize,
+    buffer_lengths: &[usize],
+) -> Result<(), Refusal> {
+    let n = sparse
+        .get("count")
+        .and_then(Value::as_u64)
+        .filter(|&n| n >= 1 && n <= count as u64)
+        .ok_or_else(|| {
+            Refusal::new(format!(
+                "sparse 'count' must be between 1 and the accessor's count ({count})"
+            ))
+        })? as usize;
+    let index_size = match sparse["indices"]
+        .get("componentType")
+        .and_then(Value::as_u64)
+    {
+        Some(5121) => 1,
+        Some(5123) => 2,
+        Some(5125) => 4,
+        other => return Err(Refusal::new(format!("sparse index type {other:?}"))),
+    };
+    for (part, each) in [("indices", index_size), ("values", element)] {
+        let block = &sparse[part];
+        let view = get_index(block, "bufferView", &format!("sparse {part}"))?;
+        let (_, _, length) = view_range(root, view, buffer_lengths)?;
+        let offset = block.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
+        if n.checked_mul(each)
+            .and_then(|b| b.checked_add(offset))
+            .is_none_or(|end| end > length)
+        {
+            return Err(Refusal::new(format!(
+                "sparse {part}: {n} elements do not fit in bufferView {view} ({length} bytes)"
+            )));
+        }
+    }
+    Ok(())
 }
 
 impl GltfData<'_> {

@@ -107,6 +107,10 @@ pub fn image_size(bytes: &[u8]) -> Option<(u32, u32)> {
             if bytes[at] != 0xFF {
                 return None;
             }
+            if bytes[at + 1] == 0xFF {
+                at += 1; // a fill byte before the marker
+                continue;
+            }
             let marker = bytes[at + 1];
             let length = u16::from_be_bytes([bytes[at + 2], bytes[at + 3]]) as usize;
             let is_frame = matches!(marker, 0xC0..=0xCF) && !matches!(marker, 0xC4 | 0xC8 | 0xCC);
@@ -494,6 +498,8 @@ pub fn prepare(
     let mut root: Value = serde_json::from_slice(split.json)
         .map_err(|e| Refusal::new(format!("the model's JSON is not valid: {e}")))?;
     let bin = split.bin.unwrap_or(&[]);
+    // What follows reads every primitive and target: bounded by the same budget.
+    crate::budget::check(&root, bin)?;
     let own_bin = root["buffers"][0].get("uri").is_none() && split.bin.is_some();
     let mut out = BufferBuilder {
         bin: bin.to_vec(),
@@ -651,6 +657,7 @@ pub fn prepare(
 
     let node_count = root["nodes"].as_array().map_or(0, Vec::len);
     if report.primitives_compacted == 0 && report.textures_downscaled == 0 && routes.is_empty() {
+        crate::budget::check_display(&root, bin)?;
         return Ok(DisplayModel {
             bytes: bytes.to_vec(),
             warnings,
@@ -665,6 +672,7 @@ pub fn prepare(
     root["bufferViews"] = json!(out.views);
     root["accessors"] = json!(out.accessors);
     root["buffers"][0]["byteLength"] = json!(out.bin.len());
+    crate::budget::check_display(&root, &out.bin)?;
     let json = serde_json::to_vec(&root).map_err(|e| Refusal::new(e.to_string()))?;
     Ok(DisplayModel {
         bytes: glb::build(&json, &out.bin),

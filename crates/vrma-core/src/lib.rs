@@ -1,6 +1,7 @@
 //! The pure core: no ECS, no window, no Bevy. glam math (the same glam as `bevy::math`), tested directly and fuzzed on its own.
 
 pub mod accessors;
+pub mod budget;
 pub mod display;
 pub mod edit;
 pub mod export;

@@ -146,6 +146,61 @@ fn check_buffers(root: &Value, bin: Option<&[u8]>) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// Extensions a file may require that the renderer cannot read: refused with what to
+/// do instead of a loader error later.
+fn check_required_extensions(root: &Value) -> Result<(), Refusal> {
+    let empty = Vec::new();
+    let required = field(root, "extensionsRequired")
+        .and_then(Value::as_array)
+        .unwrap_or(&empty);
+    for name in required.iter().filter_map(Value::as_str) {
+        let instead = match name {
+            "KHR_draco_mesh_compression" => "Draco-compressed meshes",
+            "EXT_meshopt_compression" => "meshopt-compressed meshes",
+            "EXT_texture_webp" => "WebP textures",
+            "EXT_texture_avif" => "AVIF textures",
+            _ => continue,
+        };
+        return Err(Refusal::new(format!(
+            "the model uses {instead} ({name}), which cannot be read here; export it again without that compression"
+        )));
+    }
+    Ok(())
+}
+
+/// The scene the renderer shows exists and lists only real nodes (three-vrm refuses
+/// others too).
+fn check_scenes(root: &Value, node_count: usize) -> Result<(), Refusal> {
+    let empty = Vec::new();
+    let scenes = field(root, "scenes")
+        .and_then(Value::as_array)
+        .unwrap_or(&empty);
+    if scenes.is_empty() {
+        return Err(Refusal::new("the glTF has no scene to show"));
+    }
+    if let Some(scene) = field(root, "scene") {
+        index_field(root, "scene", "the glTF's default scene", scenes.len()).map_err(|_| {
+            Refusal::new(format!(
+                "the default scene {scene} does not exist (there are {})",
+                scenes.len()
+            ))
+        })?;
+    }
+    for (s, scene) in scenes.iter().enumerate() {
+        for node in field(scene, "nodes")
+            .and_then(Value::as_array)
+            .unwrap_or(&empty)
+        {
+            if node.as_u64().is_none_or(|n| n as usize >= node_count) {
+                return Err(Refusal::new(format!(
+                    "scene {s} lists node {node}, which does not exist (there are {node_count})"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A loaded VRM model: everything the core needs, nothing the renderer needs.
 #[derive(Clone, Debug)]
 pub struct Model {
@@ -236,6 +291,12 @@ pub(crate) fn parse_nodes(root: &Value, mesh_count: usize) -> Result<Vec<RawNode
     let list = field(root, "nodes")
         .and_then(Value::as_array)
         .unwrap_or(&empty);
+    if list.len() > MAX_NODES {
+        return Err(Refusal::new(format!(
+            "the model has {} nodes; at most {MAX_NODES} are supported",
+            list.len()
+        )));
+    }
     let mut nodes = list
         .iter()
         .enumerate()
@@ -268,22 +329,46 @@ pub(crate) fn parse_nodes(root: &Value, mesh_count: usize) -> Result<Vec<RawNode
             nodes[i].children.push(c);
         }
     }
-    // With single parents, a cycle can only be a loop with no root: walk up from each node.
-    for start in 0..nodes.len() {
-        let mut at = start;
-        for _ in 0..=nodes.len() {
-            match nodes[at].parent {
-                Some(p) => at = p,
-                None => break,
-            }
-            if at == start {
-                return Err(Refusal::new(format!(
-                    "node {start} is its own ancestor (cycle in children)"
-                )));
-            }
+    check_tree_depth(&nodes)?;
+    Ok(nodes)
+}
+
+/// Nodes in one model: far above any avatar (VRoid exports have a few hundred), and what
+/// bounds the per-node work and memory of a hostile file.
+pub const MAX_NODES: usize = 100_000;
+
+/// Levels of the node tree: real avatars reach ~40 with long hair chains. Bevy's glTF
+/// loader walks the tree recursively, so a deeper chain could overflow its stack.
+pub const MAX_NODE_DEPTH: usize = 128;
+
+/// With single parents, a cycle is a loop no root reaches: one pass down from the roots
+/// finds every node's depth, and a node it never reaches lies on (or under) a cycle.
+fn check_tree_depth(nodes: &[RawNode]) -> Result<(), Refusal> {
+    let mut depth = vec![usize::MAX; nodes.len()];
+    let mut stack: Vec<usize> = (0..nodes.len())
+        .filter(|&i| nodes[i].parent.is_none())
+        .collect();
+    for &root in &stack {
+        depth[root] = 1;
+    }
+    while let Some(at) = stack.pop() {
+        if depth[at] > MAX_NODE_DEPTH {
+            return Err(Refusal::new(format!(
+                "node {at} is {} levels deep; at most {MAX_NODE_DEPTH} levels are supported",
+                depth[at]
+            )));
+        }
+        for &child in &nodes[at].children {
+            depth[child] = depth[at] + 1;
+            stack.push(child);
         }
     }
-    Ok(nodes)
+    match depth.iter().position(|&d| d == usize::MAX) {
+        Some(start) => Err(Refusal::new(format!(
+            "node {start} is its own ancestor (cycle in children)"
+        ))),
+        None => Ok(()),
+    }
 }
 
 fn parse_vrm1_humanoid(
@@ -344,6 +429,7 @@ fn parse_vrm0_humanoid(
 
 fn parse_vrm1_expressions(ext: &Value, node_count: usize) -> Result<Vec<ExpressionDef>, Refusal> {
     let mut out = Vec::new();
+    let mut total_binds = 0usize;
     let Some(expressions) = field(ext, "expressions") else {
         return Ok(out);
     };
@@ -357,6 +443,12 @@ fn parse_vrm1_expressions(ext: &Value, node_count: usize) -> Result<Vec<Expressi
             }
             let mut binds = Vec::new();
             if let Some(list) = field(def, "morphTargetBinds").and_then(Value::as_array) {
+                total_binds += list.len();
+                if total_binds > MAX_EXPRESSION_BINDS {
+                    return Err(Refusal::new(format!(
+                        "the expressions bind more than {MAX_EXPRESSION_BINDS} morph targets of nodes"
+                    )));
+                }
                 for b in list {
                     let what = format!("expression '{name}' morph bind");
                     let node = index_field(b, "node", &what, node_count)?;
@@ -391,6 +483,10 @@ fn clamp_weight(w: f32) -> f32 {
     }
 }
 
+/// Morph-target binds of all expressions together (each node a 0.x bind reaches counts):
+/// VRoid exports have a few hundred; every frame applies them all.
+pub const MAX_EXPRESSION_BINDS: usize = 100_000;
+
 fn parse_vrm0_expressions(
     ext: &Value,
     nodes: &[RawNode],
@@ -403,6 +499,15 @@ fn parse_vrm0_expressions(
     else {
         return Ok(out);
     };
+    // A 0.x bind names a mesh; it applies to every node that uses that mesh.
+    let mut nodes_of_mesh: Vec<Vec<usize>> = vec![Vec::new(); mesh_count];
+    for (i, n) in nodes.iter().enumerate() {
+        if let Some(m) = n.mesh.filter(|&m| m < mesh_count) {
+            nodes_of_mesh[m].push(i);
+        }
+    }
+    let mut names = std::collections::HashSet::new();
+    let mut total_binds = 0usize;
     for group in groups {
         let preset_name = field(group, "presetName")
             .and_then(Value::as_str)
@@ -417,7 +522,7 @@ fn parse_vrm0_expressions(
             }
             None => continue,
         };
-        if out.iter().any(|e| e.name == name) {
+        if !names.insert(name.clone()) {
             continue; // three-vrm keeps the first group of a name
         }
         let mut binds = Vec::new();
@@ -428,11 +533,13 @@ fn parse_vrm0_expressions(
                 let index = field(b, "index").and_then(Value::as_u64).unwrap_or(0) as usize;
                 let weight =
                     field(b, "weight").and_then(Value::as_f64).unwrap_or(100.0) as f32 / 100.0;
-                for (node, _) in nodes
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, n)| n.mesh == Some(mesh))
-                {
+                total_binds += nodes_of_mesh[mesh].len();
+                if total_binds > MAX_EXPRESSION_BINDS {
+                    return Err(Refusal::new(format!(
+                        "the expressions bind more than {MAX_EXPRESSION_BINDS} morph targets of nodes"
+                    )));
+                }
+                for &node in &nodes_of_mesh[mesh] {
                     binds.push(MorphBind {
                         node,
                         index,
@@ -477,8 +584,11 @@ impl Model {
         let glb = glb::split(bytes)?;
         let root: Value = serde_json::from_slice(glb.json)
             .map_err(|e| Refusal::new(format!("the glTF JSON is invalid: {e}")))?;
+        check_required_extensions(&root)?;
         let model = Model::from_json(&root)?;
+        check_scenes(&root, model.nodes.len())?;
         check_buffers(&root, glb.bin)?;
+        crate::budget::check(&root, glb.bin.unwrap_or(&[]))?;
         Ok(model)
     }
 
@@ -521,6 +631,18 @@ impl Model {
             if bone.is_required() && humanoid[bone.index()].is_none() {
                 return Err(Refusal::new(format!(
                     "missing required humanoid bone '{bone}'"
+                )));
+            }
+        }
+        for bone in ALL_BONES {
+            let Some(node) = humanoid[bone.index()] else {
+                continue;
+            };
+            let scale = nodes[node].scale;
+            if scale.min_element() <= 0.0 {
+                return Err(Refusal::new(format!(
+                    "humanoid bone '{bone}' (node {node}) has scale {:?}; a bone's scale must be positive",
+                    scale.to_array()
                 )));
             }
         }
