@@ -4,6 +4,7 @@
 //! `crates/vrma-core/tests`.
 
 mod app_headless;
+mod bevy_loader;
 mod cli;
 mod common;
 mod fk_matches_bevy;

@@ -279,6 +279,16 @@ fn loader_bombs(model: &[u8], model0: &[u8], add: &mut impl FnMut(&str, Kind, Ve
         with_json(model, |j| j["skins"][0]["joints"][0] = json!(9999)),
     );
     add(
+        "skin-joint-outside-the-scene.vrm",
+        Kind::Model,
+        with_json(model, |j| {
+            let nodes = j["nodes"].as_array_mut().unwrap();
+            nodes.push(json!({"name": "orphan"}));
+            let orphan = nodes.len() - 1;
+            j["skins"][0]["joints"][0] = json!(orphan);
+        }),
+    );
+    add(
         "draco.vrm",
         Kind::Model,
         with_json(model, |j| {

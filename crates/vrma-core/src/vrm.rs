@@ -201,6 +201,50 @@ fn check_scenes(root: &Value, node_count: usize) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// Every joint of a skin used in the scene that is shown (the first) is in that scene:
+/// Bevy's loader binds joints to the entities it spawned and panics on one it did not.
+fn check_skins_in_scene(root: &Value, nodes: &[RawNode]) -> Result<(), Refusal> {
+    let empty = Vec::new();
+    let mut in_scene = vec![false; nodes.len()];
+    let mut stack: Vec<usize> = root["scenes"][0]["nodes"]
+        .as_array()
+        .unwrap_or(&empty)
+        .iter()
+        .filter_map(|n| n.as_u64().map(|n| n as usize))
+        .collect();
+    while let Some(at) = stack.pop() {
+        if !std::mem::replace(&mut in_scene[at], true) {
+            stack.extend(&nodes[at].children);
+        }
+    }
+    for (i, node) in root["nodes"]
+        .as_array()
+        .unwrap_or(&empty)
+        .iter()
+        .enumerate()
+    {
+        let Some(skin) = node
+            .get("skin")
+            .and_then(Value::as_u64)
+            .filter(|_| in_scene[i])
+        else {
+            continue;
+        };
+        for joint in root["skins"][skin as usize]["joints"]
+            .as_array()
+            .unwrap_or(&empty)
+        {
+            let j = joint.as_u64().unwrap_or(u64::MAX) as usize;
+            if j >= nodes.len() || !in_scene[j] {
+                return Err(Refusal::new(format!(
+                    "node {i} uses skin {skin}, whose joint {joint} is not in the scene"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A loaded VRM model: everything the core needs, nothing the renderer needs.
 #[derive(Clone, Debug)]
 pub struct Model {
@@ -589,6 +633,7 @@ impl Model {
         check_scenes(&root, model.nodes.len())?;
         check_buffers(&root, glb.bin)?;
         crate::budget::check(&root, glb.bin.unwrap_or(&[]))?;
+        check_skins_in_scene(&root, &model.nodes)?;
         Ok(model)
     }
 
