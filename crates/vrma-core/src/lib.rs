@@ -54,17 +54,54 @@ impl fmt::Display for Refusal {
 
 impl std::error::Error for Refusal {}
 
+/// The largest model, project or animation file read (far above a 40 MB VRoid avatar or
+/// a 100,000-key project).
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// The largest pose file (a pose is a few kilobytes).
+pub const MAX_POSE_FILE_BYTES: u64 = 16 << 20;
+
+/// Reads at most `limit` bytes of a regular file: a FIFO, a device (`/dev/zero`) or a
+/// folder is refused instead of hanging or reading for ever, and so is a longer file.
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, Refusal> {
+    use std::io::Read;
+    let cannot =
+        |e: &dyn fmt::Display| Refusal::new(format!("cannot read {}: {e}", path.display()));
+    let meta = std::fs::metadata(path).map_err(|e| cannot(&e))?;
+    if !meta.is_file() {
+        return Err(cannot(&"not a regular file"));
+    }
+    if meta.len() > limit {
+        return Err(cannot(&format!(
+            "it is {} MB; at most {} MB are read",
+            meta.len() >> 20,
+            limit >> 20
+        )));
+    }
+    let file = std::fs::File::open(path).map_err(|e| cannot(&e))?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // The length can change between the check and the read: read one byte past the limit.
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| cannot(&e))?;
+    if bytes.len() as u64 > limit {
+        return Err(cannot(&format!(
+            "it grew past {} MB while being read",
+            limit >> 20
+        )));
+    }
+    Ok(bytes)
+}
+
 /// Reads and parses a VRM file into its normalized rig.
 pub fn load_rig(path: &Path) -> Result<rig::Rig, Refusal> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| Refusal::new(format!("cannot read {}: {e}", path.display())))?;
+    let bytes = read_bounded(path, MAX_FILE_BYTES)?;
     rig_from_bytes(&bytes).map_err(|e| e.context(path.display()))
 }
 
 /// Reads a JSON file with a message naming the file.
 pub fn read_json(path: &Path) -> Result<serde_json::Value, Refusal> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| Refusal::new(format!("cannot read {}: {e}", path.display())))?;
+    let bytes = read_bounded(path, MAX_FILE_BYTES)?;
     serde_json::from_slice(&bytes)
         .map_err(|e| Refusal::new(format!("{}: invalid JSON: {e}", path.display())))
 }
@@ -89,25 +126,57 @@ pub fn round7(x: f32) -> f64 {
 }
 
 /// Writes a file atomically: a temporary file beside it, then a rename, so a crash
-/// never leaves a half-written file.
+/// never leaves a half-written file. A link is written through (the link stays, its
+/// target is replaced), the file's permissions are kept, and the temporary file is
+/// created exclusively under a name no other writer can guess or share.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
-    let dir = path
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+
+    let target = match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path)?,
+        _ => path.to_path_buf(),
+    };
+    let mode = std::fs::metadata(&target).ok().map(|m| m.permissions());
+    let dir = target
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let (mut file, tmp) = loop {
+        let nonce = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+            ^ WRITES
+                .fetch_add(1, Ordering::Relaxed)
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let tmp = dir.join(format!(".{name}.tmp-{}-{nonce:016x}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o666) // as `File::create`: the umask applies
+            .open(&tmp)
+        {
+            Ok(file) => break (file, tmp),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    };
     let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
         file.write_all(bytes)?;
+        if let Some(permissions) = &mode {
+            file.set_permissions(permissions.clone())?;
+        }
         file.sync_all()?;
-        std::fs::rename(&tmp, path)?;
+        std::fs::rename(&tmp, &target)?;
         // The rename itself must reach the disk too, or a power cut could undo it.
-        if let Ok(folder) = std::fs::File::open(dir) {
+        if let Ok(folder) = std::fs::File::open(&dir) {
             let _ = folder.sync_all();
         }
         Ok(())
@@ -122,6 +191,54 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn atomic_writes_go_through_links_keep_the_mode_and_never_share_a_temporary_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("vrma-atomic-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("real")).unwrap();
+        let real = dir.join("real/project.json");
+        std::fs::write(&real, b"old").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.join("link.json");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "the link stays"
+        );
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
+        let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640, "the mode is kept");
+        // Many writers of one file at once: every write lands whole, none collides.
+        let shared = dir.join("shared.json");
+        let writers: Vec<_> = (0..8u8)
+            .map(|w| {
+                let shared = shared.clone();
+                std::thread::spawn(move || {
+                    for _ in 0..50 {
+                        write_atomic(&shared, &[w; 4096]).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        let last = std::fs::read(&shared).unwrap();
+        assert!(last.len() == 4096 && last.iter().all(|&b| b == last[0]));
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+            .collect();
+        assert!(left.is_empty(), "no temporary file is left");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     proptest! {
         #[test]

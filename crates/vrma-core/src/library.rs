@@ -57,7 +57,14 @@ fn slug(name: &str) -> String {
 }
 
 fn read_entry(path: &Path) -> Result<LibraryEntry, Refusal> {
-    let bytes = std::fs::read(path).map_err(|e| Refusal::new(format!("cannot read: {e}")))?;
+    // A pose pack is someone else's folder: a link in it (`a.json -> /dev/zero`) is not
+    // followed.
+    let meta =
+        std::fs::symlink_metadata(path).map_err(|e| Refusal::new(format!("cannot read: {e}")))?;
+    if meta.file_type().is_symlink() {
+        return Err(Refusal::new("a link, not a pose file"));
+    }
+    let bytes = crate::read_bounded(path, crate::MAX_POSE_FILE_BYTES)?;
     let value: Value =
         serde_json::from_slice(&bytes).map_err(|e| Refusal::new(format!("invalid JSON: {e}")))?;
     let mut warnings = Vec::new();
@@ -156,12 +163,7 @@ impl Library {
                     .push(format!("skipped {}: {e}", path.display())),
             }
         }
-        self.entries.sort_by(|a, b| {
-            a.name
-                .to_lowercase()
-                .cmp(&b.name.to_lowercase())
-                .then(a.id.cmp(&b.id))
-        });
+        self.sort();
     }
 
     pub fn pose_path(&self, id: &str) -> PathBuf {
@@ -183,21 +185,33 @@ impl Library {
 
     /// Saves a new entry (never overwriting another); returns its id.
     pub fn add(&mut self, name: &str, pose: &Pose) -> Result<String, Refusal> {
-        let name = checked_name(name)?;
-        let stem = slug(name);
-        let id = (0..)
-            .map(|n| {
-                if n == 0 {
-                    stem.clone()
-                } else {
-                    format!("{stem}-{n}")
-                }
-            })
-            .find(|id| !self.pose_path(id).exists())
-            .expect("some name is free");
-        self.write(&id, name, pose)?;
-        self.reload();
+        let id = self.add_unsorted(name, pose)?;
+        self.sort();
         Ok(id)
+    }
+
+    fn add_unsorted(&mut self, name: &str, pose: &Pose) -> Result<String, Refusal> {
+        let name = checked_name(name)?;
+        let id = claim_free_name(&self.dir, &slug(name), "json")?;
+        if let Err(e) = self.write(&id, name, pose) {
+            let _ = std::fs::remove_file(self.pose_path(&id)); // the empty claim
+            return Err(e);
+        }
+        self.entries.push(LibraryEntry {
+            id: id.clone(),
+            name: name.to_string(),
+            pose: pose.clone(),
+        });
+        Ok(id)
+    }
+
+    fn sort(&mut self) {
+        self.entries.sort_by(|a, b| {
+            a.name
+                .to_lowercase()
+                .cmp(&b.name.to_lowercase())
+                .then(a.id.cmp(&b.id))
+        });
     }
 
     /// Replaces an entry's pose (keeping its name).
@@ -226,39 +240,70 @@ impl Library {
         Ok(())
     }
 
-    /// Copies every entry (pose JSON and thumbnail) into `dir`.
+    /// Copies every entry (pose JSON and thumbnail) into `dir`, never over a file that is
+    /// already there (a same-named one gets a free name beside it).
     pub fn export_to(&self, dir: &Path) -> Result<usize, Refusal> {
         std::fs::create_dir_all(dir)
             .map_err(|e| Refusal::new(format!("cannot create {}: {e}", dir.display())))?;
         for entry in &self.entries {
-            let bytes = std::fs::read(self.pose_path(&entry.id))
-                .map_err(|e| Refusal::new(e.to_string()))?;
-            super::write_atomic(&dir.join(format!("{}.json", entry.id)), &bytes)
+            let bytes =
+                crate::read_bounded(&self.pose_path(&entry.id), crate::MAX_POSE_FILE_BYTES)?;
+            let id = claim_free_name(dir, &entry.id, "json")?;
+            super::write_atomic(&dir.join(format!("{id}.json")), &bytes)
                 .map_err(|e| Refusal::new(e.to_string()))?;
             if let Ok(png) = std::fs::read(self.thumbnail_path(&entry.id)) {
-                let _ = super::write_atomic(&dir.join(format!("{}.png", entry.id)), &png);
+                let _ = super::write_atomic(&dir.join(format!("{id}.png")), &png);
             }
         }
         Ok(self.entries.len())
     }
 
     /// Adds every readable pose JSON in `dir` as new entries (never overwriting);
-    /// returns how many were added and a warning per file skipped.
+    /// returns how many were added and a warning per file skipped or not saved.
     pub fn import_from(&mut self, dir: &Path) -> Result<(usize, Vec<String>), Refusal> {
-        let other = Library {
+        let mut other = Library {
             dir: dir.to_path_buf(),
             entries: Vec::new(),
             warnings: Vec::new(),
         };
-        let mut other = other;
         other.reload();
         let mut added = 0;
+        let mut warnings = other.warnings;
         for entry in &other.entries {
-            self.add(&entry.name, &entry.pose)?;
-            added += 1;
+            match self.add_unsorted(&entry.name, &entry.pose) {
+                Ok(_) => added += 1,
+                Err(e) => warnings.push(format!("not imported '{}': {e}", entry.name)),
+            }
         }
-        Ok((added, other.warnings))
+        self.sort();
+        Ok((added, warnings))
     }
+}
+
+/// The first of `stem`, `stem-1`, `stem-2`… free in `dir`, claimed by creating the file
+/// exclusively: two instances adding the same name at once get different ones.
+fn claim_free_name(dir: &Path, stem: &str, extension: &str) -> Result<String, Refusal> {
+    for n in 0..100_000 {
+        let id = if n == 0 {
+            stem.to_string()
+        } else {
+            format!("{stem}-{n}")
+        };
+        let path = dir.join(format!("{id}.{extension}"));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(_) => return Ok(id),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(Refusal::new(format!("cannot save {}: {e}", path.display()))),
+        }
+    }
+    Err(Refusal::new(format!(
+        "no free name for '{stem}' in {}",
+        dir.display()
+    )))
 }
 
 #[cfg(test)]
@@ -289,13 +334,57 @@ mod tests {
             br#"{"bones": {"neck": [0, 0, 0, 0]}}"#,
         )
         .unwrap();
+        // Links are not followed: a pack with `a.json -> /dev/zero` would never end.
+        std::os::unix::fs::symlink("/dev/zero", dir.join("endless.json")).unwrap();
         let reopened = Library::open(&dir).unwrap();
         assert_eq!(reopened.entries.len(), 2);
-        assert_eq!(reopened.warnings.len(), 2, "{:?}", reopened.warnings);
+        assert_eq!(reopened.warnings.len(), 3, "{:?}", reopened.warnings);
+        assert!(
+            reopened
+                .warnings
+                .iter()
+                .any(|w| w.contains("endless.json") && w.contains("link"))
+        );
         assert!(reopened.warnings.iter().any(|w| w.contains("broken.json")));
         let wave = reopened.entries.iter().find(|e| e.id == a).unwrap();
         assert_eq!(wave.name, "Wave hello");
         assert_eq!(wave.pose.rotation(Bone::Neck), pose.rotation(Bone::Neck));
+    }
+
+    #[test]
+    fn two_instances_adding_the_same_name_at_once_keep_both_and_export_never_overwrites() {
+        let dir = temp("race");
+        let mut a = Library::open(&dir).unwrap();
+        let mut b = Library::open(&dir).unwrap();
+        let threads: Vec<_> = [0.1f32, 0.2]
+            .into_iter()
+            .map(|angle| {
+                let mut lib = Library::open(&dir).unwrap();
+                std::thread::spawn(move || {
+                    let mut pose = Pose::default();
+                    pose.set_rotation(Bone::Neck, Quat::from_rotation_x(angle));
+                    (0..50)
+                        .map(|_| lib.add("Same", &pose).unwrap())
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let ids: Vec<String> = threads
+            .into_iter()
+            .flat_map(|t| t.join().unwrap())
+            .collect();
+        let unique: std::collections::BTreeSet<_> = ids.iter().collect();
+        assert_eq!(unique.len(), 100, "every add got its own file");
+        a.reload();
+        assert_eq!(a.entries.len(), 100, "{:?}", a.warnings);
+        // Exporting twice into one folder keeps the first copies.
+        let out = temp("race-export");
+        assert_eq!(a.export_to(&out).unwrap(), 100);
+        assert_eq!(a.export_to(&out).unwrap(), 100);
+        b.reload();
+        let (added, warnings) = b.import_from(&out).unwrap();
+        assert_eq!((added, warnings.len()), (200, 0), "{warnings:?}");
+        assert_eq!(b.entries.len(), 300);
     }
 
     #[test]

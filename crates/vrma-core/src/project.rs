@@ -188,8 +188,7 @@ impl Project {
 
     /// Reads a project file.
     pub fn load(path: &Path, warnings: &mut Vec<String>) -> Result<Project, Refusal> {
-        let bytes = std::fs::read(path)
-            .map_err(|e| Refusal::new(format!("cannot read {}: {e}", path.display())))?;
+        let bytes = crate::read_bounded(path, crate::MAX_FILE_BYTES)?;
         let value: Value = serde_json::from_slice(&bytes)
             .map_err(|e| Refusal::new(format!("{}: invalid JSON: {e}", path.display())))?;
         Project::from_json(&value, warnings).map_err(|e| e.context(path.display()))

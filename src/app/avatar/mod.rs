@@ -185,7 +185,8 @@ fn load_initial_model(launch: Res<Launch>, mut load: MessageWriter<LoadModel>) {
 
 /// Reads and validates a model file through the core.
 pub fn read_model(path: &Path) -> Result<(Vec<u8>, Editor), String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("Cannot open {}: {e}", path.display()))?;
+    let bytes = crate::core::read_bounded(path, crate::core::MAX_FILE_BYTES)
+        .map_err(|e| format!("Cannot open {}: {e}", path.display()))?;
     let rig = crate::core::rig_from_bytes(&bytes)
         .map_err(|e| format!("Cannot open {}: {e}", path.display()))?;
     Ok((bytes, Editor::new(rig)))

@@ -590,13 +590,16 @@ pub fn import_animation(
 
 /// Reads an animation file and the external buffers a .gltf names beside it.
 pub fn read_animation_file(path: &Path) -> Result<(Vec<u8>, Vec<Vec<u8>>), Refusal> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| Refusal::new(format!("cannot read {}: {e}", path.display())))?;
+    let bytes = crate::read_bounded(path, crate::MAX_FILE_BYTES)?;
     let mut external = Vec::new();
     if bytes.iter().copied().find(|b| !b.is_ascii_whitespace()) == Some(b'{') {
         let root: Value = serde_json::from_slice(&bytes).map_err(|e| {
             Refusal::new(format!("{}: the glTF JSON is invalid: {e}", path.display()))
         })?;
+        let folder = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         for buffer in root
             .get("buffers")
             .and_then(Value::as_array)
@@ -606,25 +609,126 @@ pub fn read_animation_file(path: &Path) -> Result<(Vec<u8>, Vec<Vec<u8>>), Refus
             let Some(uri) = buffer.get("uri").and_then(Value::as_str) else {
                 continue;
             };
-            if uri.starts_with("data:") || uri.contains("://") || uri.contains("..") {
-                return Err(Refusal::new(format!(
-                    "{}: buffer '{uri}' cannot be read (use a .glb)",
-                    path.display()
-                )));
-            }
-            let file = path.parent().unwrap_or(Path::new(".")).join(uri);
+            let length = buffer
+                .get("byteLength")
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
             external.push(
-                std::fs::read(&file)
-                    .map_err(|e| Refusal::new(format!("cannot read {}: {e}", file.display())))?,
+                read_buffer_beside(folder, uri, length).map_err(|e| e.context(path.display()))?,
             );
         }
     }
     Ok((bytes, external))
 }
 
+/// `%XX` escapes of a URI decoded (`my%20clip.bin`); `None` for a broken escape or a
+/// name that is not UTF-8.
+fn percent_decoded(uri: &str) -> Option<String> {
+    let bytes = uri.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// A `.gltf` clip's external buffer: a relative URI naming a regular file inside the
+/// clip's own folder, of which exactly `byteLength` bytes are read.
+fn read_buffer_beside(folder: &Path, uri: &str, length: u64) -> Result<Vec<u8>, Refusal> {
+    let refuse =
+        |why: &str| Refusal::new(format!("buffer '{uri}' cannot be read: {why} (use a .glb)"));
+    if uri.starts_with("data:") || uri.contains("://") {
+        return Err(refuse("only files beside the clip are read"));
+    }
+    let name = percent_decoded(uri).ok_or_else(|| refuse("a broken %-escape"))?;
+    let relative = Path::new(&name);
+    if relative.is_absolute()
+        || relative.components().any(|c| {
+            !matches!(
+                c,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        })
+    {
+        return Err(refuse("it must name a file inside the clip's folder"));
+    }
+    let file = folder.join(relative);
+    // A link inside the folder may still point out of it.
+    let (Ok(inside), Ok(real)) = (folder.canonicalize(), file.canonicalize()) else {
+        return Err(refuse("no such file"));
+    };
+    if !real.starts_with(&inside) {
+        return Err(refuse("it leads outside the clip's folder"));
+    }
+    if length > crate::MAX_FILE_BYTES {
+        return Err(refuse("its byteLength is over 1 GB"));
+    }
+    let mut bytes = crate::read_bounded(&real, crate::MAX_FILE_BYTES)?;
+    if (bytes.len() as u64) < length {
+        return Err(refuse(&format!(
+            "the file holds {} of its {length} bytes",
+            bytes.len()
+        )));
+    }
+    bytes.truncate(length as usize);
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clip_buffers_are_read_only_from_regular_files_inside_the_clip_folder() {
+        let dir = std::env::temp_dir().join(format!("vrma-buffers-{}", std::process::id()));
+        let clip = dir.join("clip");
+        std::fs::create_dir_all(&clip).unwrap();
+        std::fs::write(clip.join("my clip.bin"), [1u8, 2, 3, 4, 5]).unwrap();
+        std::fs::write(dir.join("secret.bin"), [9u8; 8]).unwrap();
+        std::os::unix::fs::symlink(dir.join("secret.bin"), clip.join("out.bin")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", clip.join("zero.bin")).unwrap();
+        let fifo = clip.join("fifo.bin");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        // Percent-encoded names are decoded; exactly byteLength bytes are read.
+        assert_eq!(
+            read_buffer_beside(&clip, "my%20clip.bin", 3).unwrap(),
+            vec![1, 2, 3]
+        );
+        let refused = |uri: &str, length: u64| {
+            read_buffer_beside(&clip, uri, length)
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(refused("my%20clip.bin", 6).contains("holds 5 of its 6 bytes"));
+        assert!(refused("/dev/zero", 4).contains("inside the clip's folder"));
+        assert!(refused("../secret.bin", 4).contains("inside the clip's folder"));
+        assert!(refused("out.bin", 4).contains("outside the clip's folder"));
+        assert!(refused("zero.bin", 4).contains("outside the clip's folder"));
+        assert!(
+            refused("fifo.bin", 4).contains("not a regular file"),
+            "{}",
+            refused("fifo.bin", 4)
+        );
+        assert!(refused("bad%zz.bin", 4).contains("%-escape"));
+        assert!(
+            refused("data:application/octet-stream;base64,AAAA", 3).contains("beside the clip")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn mixamo_names_map_to_vrm_bones() {
