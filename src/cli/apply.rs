@@ -27,11 +27,6 @@ pub fn run(
         editor.project(Some(model.to_path_buf())).save(out)?;
     }
     let title = &editor.rig.model.title;
-    let keys: Vec<Value> = editor
-        .timeline
-        .keys()
-        .iter()
-        .map(|k| k.to_json(title))
-        .collect();
+    let keys: Vec<Value> = editor.timeline.keys().iter().map(|k| k.to_json()).collect();
     Ok(json!({"pose": editor.pose.to_json(title), "keys": keys, "world": editor.world_json()}))
 }

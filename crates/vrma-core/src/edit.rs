@@ -165,7 +165,7 @@ impl Snapshot {
     /// The step in the project's JSON data model: `{pose, keys, playhead, length}`, the
     /// pose and keys exactly as a project file writes them.
     pub fn to_json(&self, model_title: &str) -> Value {
-        let keys: Vec<Value> = self.keys.iter().map(|k| k.to_json(model_title)).collect();
+        let keys: Vec<Value> = self.keys.iter().map(|k| k.to_json()).collect();
         json!({
             "pose": self.pose.to_json(model_title),
             "keys": keys,

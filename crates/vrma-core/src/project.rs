@@ -60,12 +60,7 @@ fn bool_field(
 
 impl Project {
     pub fn to_json(&self) -> Value {
-        let keys: Vec<Value> = self
-            .timeline
-            .keys()
-            .iter()
-            .map(|k| k.to_json(&self.model_title))
-            .collect();
+        let keys: Vec<Value> = self.timeline.keys().iter().map(|k| k.to_json()).collect();
         json!({
             "v": 1,
             "model": {
@@ -260,6 +255,56 @@ mod tests {
         let mut w = Vec::new();
         let back = Project::from_json(&p.to_json(), &mut w).unwrap();
         assert_eq!(back.to_json(), p.to_json());
+    }
+
+    #[test]
+    fn key_ids_of_other_tools_round_trip_and_never_overflow() {
+        let ids = [
+            json!("k1"),
+            json!(-3),
+            json!(u64::MAX),
+            json!(u64::MAX),
+            json!(7),
+            json!(7),
+            Value::Null,
+        ];
+        let keys: Vec<Value> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| json!({"id": id, "t": i as f64 * 0.5, "pose": {}}))
+            .collect();
+        let mut w = Vec::new();
+        let mut p = Project::from_json(&json!({"v": 1, "keys": keys}), &mut w).unwrap();
+        let own: std::collections::BTreeSet<u64> = p.timeline.keys().iter().map(|k| k.id).collect();
+        assert_eq!(own.len(), ids.len(), "every key has its own editor id");
+        let written = p.to_json();
+        let back: Vec<&Value> = written["keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| &k["id"])
+            .collect();
+        // Foreign ids are written back as they were; the second 7 and the missing id got
+        // fresh ones.
+        assert_eq!(back[..5], ids.iter().take(5).collect::<Vec<_>>()[..]);
+        assert!(back[5].as_u64().is_some_and(|n| n != 7) && back[6].as_u64().is_some());
+        let again = Project::from_json(&written, &mut w).unwrap();
+        assert_eq!(
+            again.to_json(),
+            written,
+            "a second round trip changes nothing"
+        );
+        let same: Vec<u64> = again.timeline.keys().iter().map(|k| k.id).collect();
+        assert_eq!(
+            same,
+            p.timeline.keys().iter().map(|k| k.id).collect::<Vec<_>>()
+        );
+        // A new key counts on from the editor's ids, far below u64::MAX.
+        let new = p.timeline.set_key(10.0, Pose::default());
+        assert!(!own.contains(&new) && new < u64::MAX / 2);
+        // Poses in keys do not repeat the model's title.
+        p.model_title = "x".repeat(1000);
+        assert!(p.to_json()["keys"][0]["pose"].get("model").is_none());
     }
 
     #[test]

@@ -71,10 +71,22 @@ impl Ease {
     }
 }
 
+/// The largest key id taken from a file as the editor's own (JSON's safe integers):
+/// ids above it are kept only to be written back, so counting on from the highest id
+/// never overflows.
+pub const MAX_FILE_KEY_ID: u64 = (1 << 53) - 1;
+
+/// The longest key id string kept from a file.
+pub const MAX_KEY_ID_BYTES: usize = 256;
+
 /// One keyframe.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Key {
+    /// The editor's identity of the key (selections and edits name it).
     pub id: u64,
+    /// The id the key had in the file it came from when that was not a small integer
+    /// (another tool's `"k1"`, a negative or huge number): written back as it was.
+    pub file_id: Option<Value>,
     /// Seconds, on the 1/30 s grid.
     pub t: f32,
     pub ease: Ease,
@@ -177,6 +189,7 @@ impl Timeline {
                     i,
                     Arc::new(Key {
                         id,
+                        file_id: None,
                         t,
                         ease: Ease::Linear,
                         pose,
@@ -256,11 +269,16 @@ impl Timeline {
             }
         }
         let mut ids = BTreeSet::new();
-        let mut next_id = keys.iter().map(|k| k.id).max().unwrap_or(0);
+        let mut next_id = keys
+            .iter()
+            .map(|k| k.id.min(MAX_FILE_KEY_ID))
+            .max()
+            .unwrap_or(0);
         for k in &mut keys {
-            if !ids.insert(k.id) {
+            // No id, or one already taken (a duplicate is harmless): a fresh one.
+            if k.id == 0 || k.id > MAX_FILE_KEY_ID || !ids.insert(k.id) {
                 next_id += 1;
-                k.id = next_id; // a duplicate id is harmless: renumber it
+                k.id = next_id;
                 ids.insert(k.id);
             }
         }
@@ -319,8 +337,22 @@ pub fn interpolate(a: &Pose, b: &Pose, w: f32, rest_hips: Vec3) -> Pose {
 }
 
 impl Key {
-    pub fn to_json(&self, model_title: &str) -> Value {
-        json!({"id": self.id, "t": num(self.t), "ease": self.ease.name(), "pose": self.pose.to_json(model_title)})
+    /// `{id, t, ease, pose}`; the pose without the model's title, which the project
+    /// holds once.
+    pub fn to_json(&self) -> Value {
+        let mut pose = self.pose.to_json("");
+        if let Some(fields) = pose.as_object_mut() {
+            fields.remove("model");
+        }
+        match &self.file_id {
+            // The editor's own id goes with it, so that a saved undo step or a reopened
+            // project names the same key.
+            Some(id) => json!({"id": id, "editor_id": self.id, "t": num(self.t),
+                               "ease": self.ease.name(), "pose": pose}),
+            None => {
+                json!({"id": self.id, "t": num(self.t), "ease": self.ease.name(), "pose": pose})
+            }
+        }
     }
 
     /// Reads `{id, t, ease, pose}`; `index` names the key in errors.
@@ -333,12 +365,33 @@ impl Key {
         let obj: &Map<String, Value> = value
             .as_object()
             .ok_or_else(|| Refusal::new(format!("{what}: expected an object")))?;
-        let id = match obj.get("id") {
-            None | Some(Value::Null) => index as u64 + 1,
-            Some(v) => v.as_u64().ok_or_else(|| {
-                Refusal::new(format!("{what}.id: expected a non-negative integer"))
-            })?,
+        // Ids are any JSON string or integer (other tools write "k1"); only small
+        // non-negative integers serve as the editor's own, the rest are kept to write
+        // back and get a fresh one (0 here: `from_keys` numbers them).
+        let (id, file_id) = match obj.get("id") {
+            None | Some(Value::Null) => (0, None),
+            Some(v) => match v.as_u64() {
+                Some(n) if (1..=MAX_FILE_KEY_ID).contains(&n) => (n, None),
+                _ if v.is_string() || v.is_i64() || v.is_u64() => (0, Some(v.clone())),
+                _ => {
+                    return Err(Refusal::new(format!(
+                        "{what}.id: expected a string or an integer, got {v}"
+                    )));
+                }
+            },
         };
+        let id = match (&file_id, obj.get("editor_id").and_then(Value::as_u64)) {
+            (Some(_), Some(own)) if (1..=MAX_FILE_KEY_ID).contains(&own) => own,
+            _ => id,
+        };
+        if let Some(Value::String(text)) = &file_id
+            && text.len() > MAX_KEY_ID_BYTES
+        {
+            return Err(Refusal::new(format!(
+                "{what}.id: {} bytes long; at most {MAX_KEY_ID_BYTES}",
+                text.len()
+            )));
+        }
         let t = obj
             .get("t")
             .and_then(Value::as_f64)
@@ -362,6 +415,7 @@ impl Key {
             .map_err(|e| e.context(format!("{what}.pose")))?;
         Ok(Key {
             id,
+            file_id,
             t: t as f32,
             ease,
             pose,
@@ -475,12 +529,14 @@ mod tests {
         let clash = vec![
             Key {
                 id: 1,
+                file_id: None,
                 t: 1.0,
                 ease: Ease::Linear,
                 pose: Pose::default(),
             },
             Key {
                 id: 2,
+                file_id: None,
                 t: 1.01,
                 ease: Ease::Linear,
                 pose: Pose::default(),

@@ -377,6 +377,9 @@ pub(crate) fn parse_nodes(root: &Value, mesh_count: usize) -> Result<Vec<RawNode
     Ok(nodes)
 }
 
+/// The longest model title kept (longer ones are cut).
+pub const MAX_TITLE_CHARS: usize = 200;
+
 /// Nodes in one model: far above any avatar (VRoid exports have a few hundred), and what
 /// bounds the per-node work and memory of a hostile file.
 pub const MAX_NODES: usize = 100_000;
@@ -702,7 +705,8 @@ impl Model {
         }
         Ok(Model {
             version,
-            title: title.unwrap_or("").to_string(),
+            // Every still, project and pose names the model: a title is a line, not a book.
+            title: title.unwrap_or("").chars().take(MAX_TITLE_CHARS).collect(),
             nodes,
             humanoid,
             expressions,

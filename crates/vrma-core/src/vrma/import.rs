@@ -573,6 +573,7 @@ pub fn import_animation(
         }
         keys.push(Key {
             id: i as u64 + 1,
+            file_id: None,
             t,
             ease: Ease::Linear,
             pose,
