@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::common::*;
 use bevy::prelude::*;
 use vrma_maker::app::Launch;
-use vrma_maker::app::files::CloseGuard;
+use vrma_maker::app::files::{CloseGuard, Question, Then};
 use vrma_maker::app::session::{
     Avatar, Banner, DialogPurpose, EditRequest, FileRequest, LoadModel, ModelSource, QuitRequested,
     Session,
@@ -260,14 +260,15 @@ fn a_project_opens_saves_and_guards_unsaved_changes_on_quit() {
     exits(&mut app);
     app.world_mut().write_message(QuitRequested);
     app.update();
-    assert!(
+    assert_eq!(
         app.world().resource::<CloseGuard>().asking,
+        Some(Question::Unsaved(Then::Quit)),
         "unsaved changes: ask first"
     );
     assert_eq!(exits(&mut app), 0, "did not quit");
 
     // Save writes the project atomically and clears the mark; quitting is then immediate.
-    app.world_mut().resource_mut::<CloseGuard>().asking = false;
+    app.world_mut().resource_mut::<CloseGuard>().asking = None;
     app.world_mut().write_message(FileRequest::Save {
         save_as: false,
         then_quit: false,

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::common::*;
 
@@ -931,4 +931,69 @@ fn a_clicked_marker_moves_by_g_and_turns_by_r_about_a_locked_axis() {
         qx.abs() < 9e-5 && qy.abs() < 9e-5,
         "about world Z only: {q}"
     );
+}
+
+/// Where the unsaved-changes question's buttons are for "a.json" / "b.json" (the window
+/// is centred in the 1280×800 window, its width set by the question's text).
+const QUESTION_SAVE: (i32, i32) = (494, 425);
+const QUESTION_DONT_SAVE: (i32, i32) = (553, 425);
+const QUESTION_CANCEL: (i32, i32) = (598, 425);
+
+fn key_times(project: &Value) -> Vec<f64> {
+    project["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| (k["t"].as_f64().unwrap() * 30.0).round() / 30.0)
+        .collect()
+}
+
+#[test]
+fn opening_a_project_over_unsaved_work_asks_and_each_answer_does_what_it_says() {
+    let Some((dir, _)) = prepare("window-open-asks") else {
+        return;
+    };
+    let a = dir.join("a.json");
+    let b = dir.join("b.json");
+    let project = |times: &[f64]| {
+        let keys: Vec<Value> = times
+            .iter()
+            .enumerate()
+            .map(|(i, t)| json!({"id": i + 1, "t": t, "pose": {"bones": {}}}))
+            .collect();
+        json!({"v": 1, "model": null, "fps": 30, "keys": keys}).to_string()
+    };
+    std::fs::write(&a, project(&[1.5])).unwrap();
+    std::fs::write(&b, project(&[0.5, 1.0, 2.0])).unwrap();
+    let b_as_written = std::fs::read(&b).unwrap();
+    let saved = dir.join("at-exit.json");
+    let s = start_for(&dir, &a, &saved, 75);
+    let key_at_frame = |frames: usize| {
+        for _ in 0..frames {
+            xdotool(&s.display, &["key", "--delay", "150", "Right"]);
+            pause(0.3);
+        }
+        xdotool(&s.display, &["key", "--delay", "150", "k"]);
+        pause(0.8);
+    };
+    key_at_frame(3); // unsaved work: a key at 0.1 s
+    open_typed_path(&s.display, &s.window, &b);
+    pause(1.0);
+    s.click(QUESTION_CANCEL);
+    // Still unsaved, so it asks again; Save writes a.json, then b opens.
+    open_typed_path(&s.display, &s.window, &b);
+    pause(1.0);
+    s.click(QUESTION_SAVE);
+    pause(3.0);
+    let a_now: Value = serde_json::from_slice(&std::fs::read(&a).unwrap()).unwrap();
+    assert_eq!(key_times(&a_now), vec![0.1, 1.5], "Save wrote the work: {a_now}");
+    // b's work is changed and dropped: Don't save opens a without writing b.
+    key_at_frame(2);
+    open_typed_path(&s.display, &s.window, &a);
+    pause(1.0);
+    s.click(QUESTION_DONT_SAVE);
+    pause(3.0);
+    let at_exit = s.finish(&saved);
+    assert_eq!(key_times(&at_exit), vec![0.1, 1.5], "a is open: {at_exit}");
+    assert_eq!(std::fs::read(&b).unwrap(), b_as_written, "b.json was not written");
 }

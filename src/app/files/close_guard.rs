@@ -1,20 +1,46 @@
-//! Closing with unsaved changes asks first: Save, Don't save, or Cancel.
+//! Work is never dropped without asking: closing, quitting or opening another project
+//! with unsaved changes asks first (Save, Don't save, Cancel), and quitting while an
+//! export is writing waits for it (a killed export would leave a temporary file and
+//! no export).
+
+use std::path::PathBuf;
 
 use bevy::prelude::*;
 use bevy::window::WindowCloseRequested;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use crate::app::session::{EditorSet, FileRequest, QuitRequested, Session, UiLayout};
+use super::FileDialogs;
+use super::export::ExportJob;
+use crate::app::session::{
+    Banner, DialogPurpose, EditorSet, FileRequest, KeepAwake, QuitRequested, Session, UiLayout,
+};
 
-/// Whether the "unsaved changes" question is showing.
+/// What happens once the unsaved changes are dealt with.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Then {
+    Quit,
+    Open(PathBuf),
+}
+
+/// The question showing, if any.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Question {
+    Unsaved(Then),
+    ExportRunning,
+}
+
 #[derive(Resource, Default, Debug)]
 pub struct CloseGuard {
-    pub asking: bool,
+    pub asking: Option<Question>,
+    /// Quit as soon as the running export has finished.
+    quit_after_export: bool,
 }
 
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<CloseGuard>()
-        .add_systems(Update, on_quit_requests.in_set(EditorSet::Input));
+    app.init_resource::<CloseGuard>().add_systems(
+        Update,
+        (on_quit_requests, quit_after_export).in_set(EditorSet::Input),
+    );
 }
 
 /// The question itself (window apps only).
@@ -26,6 +52,7 @@ fn on_quit_requests(
     mut closes: MessageReader<WindowCloseRequested>,
     mut quits: MessageReader<QuitRequested>,
     session: Res<Session>,
+    export: Res<ExportJob>,
     mut guard: ResMut<CloseGuard>,
     mut exit: MessageWriter<AppExit>,
 ) {
@@ -33,49 +60,113 @@ fn on_quit_requests(
     if !asked {
         return;
     }
-    if session.editor.dirty {
-        guard.asking = true;
+    if export.running() {
+        guard.asking = Some(Question::ExportRunning);
+    } else if session.editor.dirty {
+        guard.asking = Some(Question::Unsaved(Then::Quit));
     } else {
         exit.write(AppExit::Success);
+    }
+}
+
+fn quit_after_export(
+    mut guard: ResMut<CloseGuard>,
+    export: Res<ExportJob>,
+    mut quits: MessageWriter<QuitRequested>,
+    mut awake: ResMut<KeepAwake>,
+) {
+    if !guard.quit_after_export {
+        return;
+    }
+    if export.running() {
+        awake.now();
+    } else {
+        // The usual way out from here: unsaved changes are still asked about.
+        guard.quit_after_export = false;
+        quits.write(QuitRequested);
     }
 }
 
 fn ask(
     mut contexts: EguiContexts,
     mut guard: ResMut<CloseGuard>,
+    mut dialogs: ResMut<FileDialogs>,
     session: Res<Session>,
+    mut banner: ResMut<Banner>,
     mut files: MessageWriter<FileRequest>,
     mut exit: MessageWriter<AppExit>,
 ) -> Result {
-    if !guard.asking {
+    let Some(question) = guard.asking.clone() else {
         return Ok(());
-    }
+    };
     let ctx = contexts.ctx_mut()?;
-    egui::Window::new("Unsaved changes")
+    let title = match question {
+        Question::Unsaved(_) => "Unsaved changes",
+        Question::ExportRunning => "Export running",
+    };
+    egui::Window::new(title)
         .collapsible(false)
         .resizable(false)
         .anchor(egui::Align2::CENTER_CENTER, egui::vec2(0.0, 0.0))
-        .show(ctx, |ui| {
-            ui.label(format!(
-                "Save the changes to {} before closing?",
-                session.project_name()
-            ));
-            ui.horizontal(|ui| {
-                if ui.button("Save").clicked() {
-                    files.write(FileRequest::Save {
-                        save_as: false,
-                        then_quit: true,
-                    });
-                    guard.asking = false;
-                }
-                if ui.button("Don't save").clicked() {
-                    crate::core::recovery::clear(&crate::core::recovery::recovery_path());
-                    exit.write(AppExit::Success);
-                }
-                if ui.button("Cancel").clicked() {
-                    guard.asking = false;
-                }
-            });
+        .show(ctx, |ui| match &question {
+            Question::Unsaved(then) => {
+                let before = match then {
+                    Then::Quit => "closing".to_string(),
+                    Then::Open(path) => format!(
+                        "opening {}",
+                        path.file_name().unwrap_or_default().to_string_lossy()
+                    ),
+                };
+                ui.label(format!(
+                    "Save the changes to {} before {before}?",
+                    session.project_name()
+                ));
+                ui.horizontal(|ui| {
+                    if ui.button("Save").clicked() {
+                        if let Then::Open(path) = then {
+                            dialogs.open_after_save = Some(path.clone());
+                        }
+                        files.write(FileRequest::Save {
+                            save_as: false,
+                            then_quit: *then == Then::Quit,
+                        });
+                        guard.asking = None;
+                    }
+                    if ui.button("Don't save").clicked() {
+                        match then {
+                            Then::Quit => {
+                                crate::core::recovery::clear(
+                                    &crate::core::recovery::recovery_path(),
+                                );
+                                exit.write(AppExit::Success);
+                            }
+                            Then::Open(path) => {
+                                dialogs.replace_unsaved = Some(path.clone());
+                                dialogs
+                                    .direct
+                                    .push((DialogPurpose::OpenProject, Some(path.clone())));
+                            }
+                        }
+                        guard.asking = None;
+                    }
+                    if ui.button("Cancel").clicked() {
+                        guard.asking = None;
+                    }
+                });
+            }
+            Question::ExportRunning => {
+                ui.label("An export is still being written. Quit when it has finished?");
+                ui.horizontal(|ui| {
+                    if ui.button("Quit when done").clicked() {
+                        guard.quit_after_export = true;
+                        banner.notice = Some("Quitting when the export has finished…".into());
+                        guard.asking = None;
+                    }
+                    if ui.button("Keep working").clicked() {
+                        guard.asking = None;
+                    }
+                });
+            }
         });
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! progress bar: core-made files on a worker thread, stills through the renderer; and
 //! File ▸ Import animation… (keys replace the timeline as one undoable edit).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
@@ -13,7 +13,8 @@ use crate::app::session::{
 };
 use crate::core::edit::KeyEdit;
 use crate::core::export::{ExportKind, ExportWork, Writer, with_extension, write_file};
-use crate::core::vrma::import::{AnimationKind, import_animation, read_animation_file};
+use crate::core::Refusal;
+use crate::core::vrma::import::{AnimationKind, Imported, import_animation, read_animation_file};
 
 /// The running export: what it is, how far it got, and its result.
 struct Running {
@@ -23,11 +24,26 @@ struct Running {
 }
 
 #[derive(Resource, Default)]
-struct ExportJob(Option<Running>);
+pub(super) struct ExportJob(Option<Running>);
+
+impl ExportJob {
+    pub(super) fn running(&self) -> bool {
+        self.0.is_some()
+    }
+}
+
+/// An animation being read and converted on a worker thread (a long clip takes seconds;
+/// the window keeps drawing, and a panic in the import cannot take the editor down).
+#[derive(Resource, Default)]
+pub(super) struct ImportJob(Option<(PathBuf, Job<Result<Imported, Refusal>>)>);
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<ExportJob>()
-        .add_systems(Update, follow_export.in_set(EditorSet::Drive));
+        .init_resource::<ImportJob>()
+        .add_systems(
+            Update,
+            (follow_export, follow_import).in_set(EditorSet::Drive),
+        );
 }
 
 /// Starting exports (for the dialog's answers).
@@ -103,26 +119,45 @@ fn follow_export(
     }
 }
 
-/// Imports an animation file as the timeline's keys (one undoable edit).
-pub(super) fn import_file(
-    path: &Path,
-    session: &Session,
-    rate: Option<f32>,
-    edits: &mut MessageWriter<EditRequest>,
-    banner: &mut Banner,
+impl ImportJob {
+    /// Starts importing an animation file as the timeline's keys.
+    pub(super) fn start(
+        &mut self,
+        path: PathBuf,
+        session: &Session,
+        rate: Option<f32>,
+        banner: &mut Banner,
+    ) {
+        if self.0.is_some() {
+            banner.error("An import is already running");
+            return;
+        }
+        let hips = session.editor.rig.hips_rest();
+        let file = path.clone();
+        let job = Job::spawn("import", move || {
+            read_animation_file(&file).and_then(|(bytes, external)| {
+                import_animation(&bytes, &external, AnimationKind::from_path(&file), hips, rate)
+                    .map_err(|e| e.context(file.display()))
+            })
+        });
+        banner.notice = Some(format!("Importing {}…", path.display()));
+        self.0 = Some((path, job));
+    }
+}
+
+/// When the import ends: its keys replace the timeline (one undoable edit), or it says
+/// why not.
+fn follow_import(
+    mut job: ResMut<ImportJob>,
+    mut edits: MessageWriter<EditRequest>,
+    mut banner: ResMut<Banner>,
+    mut awake: ResMut<KeepAwake>,
 ) {
-    let result = read_animation_file(path).and_then(|(bytes, external)| {
-        import_animation(
-            &bytes,
-            &external,
-            AnimationKind::from_path(path),
-            session.editor.rig.hips_rest(),
-            rate,
-        )
-        .map_err(|e| e.context(path.display()))
-    });
+    let Some((path, running)) = &job.0 else { return };
+    awake.now();
+    let Some(result) = running.take() else { return };
     match result {
-        Ok(imported) => {
+        Ok(Ok(imported)) => {
             let keys = imported.timeline.keys().len();
             edits.write(EditRequest::new(KeyEdit::Replace(Box::new(
                 imported.timeline,
@@ -133,6 +168,8 @@ pub(super) fn import_file(
             }
             banner.notice = Some(notice);
         }
-        Err(e) => banner.error(format!("Cannot import: {e}")),
+        Ok(Err(e)) => banner.error(format!("Cannot import: {e}")),
+        Err(e) => banner.error(format!("Cannot import {}: {e}", path.display())),
     }
+    job.0 = None;
 }

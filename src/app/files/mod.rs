@@ -21,7 +21,7 @@ use crate::core::pose::Pose;
 use crate::core::prefs::RecentKind;
 use crate::core::project::is_project_file;
 
-pub use close_guard::CloseGuard;
+pub use close_guard::{CloseGuard, Question, Then};
 
 type Answer = (DialogPurpose, Option<PathBuf>);
 
@@ -33,6 +33,10 @@ struct FileDialogs {
     direct: Vec<Answer>,
     /// Quit once the pending save succeeds (the close guard's "Save").
     exit_after_save: bool,
+    /// Open this project once the pending save succeeds (the guard's "Save").
+    open_after_save: Option<PathBuf>,
+    /// The project the user chose to open over unsaved changes ("Don't save").
+    replace_unsaved: Option<PathBuf>,
 }
 
 impl FileDialogs {
@@ -187,9 +191,13 @@ fn finish_save(
             if dialogs.exit_after_save {
                 exit.write(AppExit::Success);
             }
+            if let Some(next) = dialogs.open_after_save.take() {
+                dialogs.direct.push((DialogPurpose::OpenProject, Some(next)));
+            }
         }
         Err(e) => {
             dialogs.exit_after_save = false;
+            dialogs.open_after_save = None;
             banner.error(format!("Cannot save: {e}"));
         }
     }
@@ -202,6 +210,8 @@ struct AnswerOutput<'w> {
     edits: MessageWriter<'w, EditRequest>,
     exit: MessageWriter<'w, AppExit>,
     exports: export::Exports<'w>,
+    imports: ResMut<'w, export::ImportJob>,
+    guard: ResMut<'w, CloseGuard>,
 }
 
 fn handle_answers(
@@ -223,6 +233,7 @@ fn handle_answers(
     for (purpose, path) in answers {
         let Some(path) = path else {
             dialogs.exit_after_save = false; // cancelled
+            dialogs.open_after_save = None;
             continue;
         };
         match purpose {
@@ -230,6 +241,13 @@ fn handle_answers(
                 out.loads.write(LoadModel(ModelSource::File(path)));
             }
             DialogPurpose::OpenProject => {
+                // Opening a project replaces the work: unsaved changes are asked about
+                // first (a model opened keeps the work, so it needs no question).
+                let confirmed = dialogs.replace_unsaved.take_if(|p| *p == path).is_some();
+                if session.editor.dirty && !confirmed {
+                    out.guard.asking = Some(Question::Unsaved(Then::Open(path)));
+                    continue;
+                }
                 out.loads.write(LoadModel(ModelSource::Project(path)));
             }
             DialogPurpose::LoadPose => match read_pose(&path, &session) {
@@ -251,7 +269,7 @@ fn handle_answers(
             }
             DialogPurpose::ImportAnimation => {
                 let rate = Some(settings.import_rate).filter(|r| *r > 0.0);
-                export::import_file(&path, &session, rate, &mut out.edits, &mut banner);
+                out.imports.start(path, &session, rate, &mut banner);
             }
             DialogPurpose::SaveProjectAs => {
                 let path = with_extension(&path, "json");

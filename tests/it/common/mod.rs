@@ -393,6 +393,7 @@ pub fn open_typed_path(display: &str, window: &str, path: &Path) {
     xdotool(display, &["windowfocus", "--sync", window]); // the keys go to the field
     click("19", "11"); // File
     click("150", "342"); // the path field (under File ▸ Open recent and the rest)
+    ctrl_chord(display, "a"); // it keeps the last path typed: replace it
     xdotool(display, &["type", "--delay", "40", path.to_str().unwrap()]);
     pause(800);
     click("321", "342"); // Open
