@@ -124,9 +124,10 @@ fn the_app_loads_poses_and_drives_the_skeleton_like_the_core() {
     let pose_before = app.world().resource::<Session>().editor.pose.clone();
     app.world_mut()
         .write_message(LoadModel(ModelSource::File(bad.clone())));
-    for _ in 0..5 {
-        app.update();
-    }
+    // The file is read on a worker thread.
+    run_until(&mut app, "the refusal", |w| {
+        w.resource::<Banner>().error.is_some()
+    });
     assert_eq!(avatar_count(app.world_mut()), 1);
     assert_eq!(app.world().resource::<Session>().editor.pose, pose_before);
     let error = app
@@ -388,8 +389,10 @@ fn export_vrma_runs_in_the_background_and_import_replaces_keys_undoably() {
     assert!(app.world().resource::<Session>().editor.timeline.is_empty());
     app.world_mut()
         .write_message(FileRequest::Answer(DialogPurpose::ImportAnimation, written));
-    app.update();
-    app.update();
+    // The import runs on a worker thread.
+    run_until(&mut app, "the import", |w| {
+        !w.resource::<Session>().editor.timeline.is_empty()
+    });
     let session = app.world().resource::<Session>();
     let keys = session.editor.timeline.keys();
     assert!(
@@ -474,4 +477,63 @@ fn face_weights_are_routed(vrm0: bool) {
         lit >= 3,
         "every set expression reaches a part that it moves ({lit})"
     );
+}
+
+#[test]
+fn quitting_during_an_export_waits_for_it_and_leaves_no_temporary_file() {
+    let mut app = headless_app();
+    run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+    // Enough keys that the export runs for a good while (~1 s).
+    for frame in 0..40_000 {
+        app.world_mut()
+            .write_message(EditRequest(Edit::Seek(frame as f32 / 30.0)));
+        app.world_mut()
+            .write_message(EditRequest(Edit::Keys(KeyEdit::Add)));
+        if frame % 2000 == 0 {
+            app.update();
+        }
+    }
+    app.update();
+    assert!(
+        app.world()
+            .resource::<Session>()
+            .editor
+            .timeline
+            .keys()
+            .len()
+            >= 40_000
+    );
+    let dir = scratch("app-quit-export");
+    let out = dir.join("long.vrma");
+    exits(&mut app);
+    app.world_mut().write_message(FileRequest::Answer(
+        DialogPurpose::Export(ExportKind::Vrma),
+        out.clone(),
+    ));
+    app.update();
+    app.world_mut().write_message(QuitRequested);
+    app.update();
+    assert_eq!(
+        app.world().resource::<CloseGuard>().asking,
+        Some(Question::ExportRunning),
+        "quitting during an export asks"
+    );
+    assert_eq!(exits(&mut app), 0, "did not quit yet");
+    app.world_mut()
+        .resource_mut::<CloseGuard>()
+        .quit_when_export_done();
+    // When the export has finished the usual way out resumes: the work is unsaved, so
+    // it asks about that next; the export is whole and nothing temporary is left.
+    run_until(&mut app, "the export, then the quit", |w| {
+        w.resource::<CloseGuard>().asking == Some(Question::Unsaved(Then::Quit))
+    });
+    assert_eq!(exits(&mut app), 0, "still asking about the unsaved work");
+    let bytes = std::fs::read(&out).expect("the export was written");
+    assert!(vrma_maker::core::glb::split(&bytes).is_ok(), "a whole GLB");
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }

@@ -986,7 +986,11 @@ fn opening_a_project_over_unsaved_work_asks_and_each_answer_does_what_it_says() 
     s.click(QUESTION_SAVE);
     pause(3.0);
     let a_now: Value = serde_json::from_slice(&std::fs::read(&a).unwrap()).unwrap();
-    assert_eq!(key_times(&a_now), vec![0.1, 1.5], "Save wrote the work: {a_now}");
+    assert_eq!(
+        key_times(&a_now),
+        vec![0.1, 1.5],
+        "Save wrote the work: {a_now}"
+    );
     // b's work is changed and dropped: Don't save opens a without writing b.
     key_at_frame(2);
     open_typed_path(&s.display, &s.window, &a);
@@ -995,5 +999,9 @@ fn opening_a_project_over_unsaved_work_asks_and_each_answer_does_what_it_says() 
     pause(3.0);
     let at_exit = s.finish(&saved);
     assert_eq!(key_times(&at_exit), vec![0.1, 1.5], "a is open: {at_exit}");
-    assert_eq!(std::fs::read(&b).unwrap(), b_as_written, "b.json was not written");
+    assert_eq!(
+        std::fs::read(&b).unwrap(),
+        b_as_written,
+        "b.json was not written"
+    );
 }

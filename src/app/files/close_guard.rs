@@ -36,6 +36,14 @@ pub struct CloseGuard {
     quit_after_export: bool,
 }
 
+impl CloseGuard {
+    /// The answer "Quit when done" to [`Question::ExportRunning`].
+    pub fn quit_when_export_done(&mut self) {
+        self.quit_after_export = true;
+        self.asking = None;
+    }
+}
+
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<CloseGuard>().add_systems(
         Update,
@@ -158,9 +166,8 @@ fn ask(
                 ui.label("An export is still being written. Quit when it has finished?");
                 ui.horizontal(|ui| {
                     if ui.button("Quit when done").clicked() {
-                        guard.quit_after_export = true;
+                        guard.quit_when_export_done();
                         banner.notice = Some("Quitting when the export has finished…".into());
-                        guard.asking = None;
                     }
                     if ui.button("Keep working").clicked() {
                         guard.asking = None;

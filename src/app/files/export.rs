@@ -11,9 +11,9 @@ use crate::app::session::{
     Banner, EditRequest, EditorSet, FileSettings, Job, KeepAwake, Progress, RenderStill, Session,
     StillRequest,
 };
+use crate::core::Refusal;
 use crate::core::edit::KeyEdit;
 use crate::core::export::{ExportKind, ExportWork, Writer, with_extension, write_file};
-use crate::core::Refusal;
 use crate::core::vrma::import::{AnimationKind, Imported, import_animation, read_animation_file};
 
 /// The running export: what it is, how far it got, and its result.
@@ -136,8 +136,14 @@ impl ImportJob {
         let file = path.clone();
         let job = Job::spawn("import", move || {
             read_animation_file(&file).and_then(|(bytes, external)| {
-                import_animation(&bytes, &external, AnimationKind::from_path(&file), hips, rate)
-                    .map_err(|e| e.context(file.display()))
+                import_animation(
+                    &bytes,
+                    &external,
+                    AnimationKind::from_path(&file),
+                    hips,
+                    rate,
+                )
+                .map_err(|e| e.context(file.display()))
             })
         });
         banner.notice = Some(format!("Importing {}…", path.display()));
@@ -153,7 +159,9 @@ fn follow_import(
     mut banner: ResMut<Banner>,
     mut awake: ResMut<KeepAwake>,
 ) {
-    let Some((path, running)) = &job.0 else { return };
+    let Some((path, running)) = &job.0 else {
+        return;
+    };
     awake.now();
     let Some(result) = running.take() else { return };
     match result {

@@ -192,7 +192,9 @@ fn finish_save(
                 exit.write(AppExit::Success);
             }
             if let Some(next) = dialogs.open_after_save.take() {
-                dialogs.direct.push((DialogPurpose::OpenProject, Some(next)));
+                dialogs
+                    .direct
+                    .push((DialogPurpose::OpenProject, Some(next)));
             }
         }
         Err(e) => {
