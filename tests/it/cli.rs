@@ -269,3 +269,73 @@ fn huge_numbers_in_a_model_are_refused() {
         "node 3 translation",
     );
 }
+
+/// A project written by `import-anim -o out/p.json` from a model given relative to the
+/// working directory stores the model relative to the project; moved together to
+/// another folder, the project is opened from another working directory and finds it.
+#[test]
+fn project_model_paths_are_relative_to_the_project_and_survive_a_move() {
+    let dir = scratch("cli-paths");
+    let work = dir.join("work");
+    std::fs::create_dir_all(work.join("models")).unwrap();
+    std::fs::create_dir_all(work.join("out/deep")).unwrap();
+    let (v1, _) = mannequins(&dir);
+    std::fs::copy(&v1, work.join("models/a.vrm")).unwrap();
+    let project = dir.join("rich.json");
+    std::fs::write(&project, rich_project(&v1).to_string()).unwrap();
+    let clip = work.join("clip.vrma");
+    let out = run(&[
+        "export-vrma",
+        "--model",
+        v1.to_str().unwrap(),
+        "--project",
+        project.to_str().unwrap(),
+        "-o",
+        clip.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = bin()
+        .current_dir(&work)
+        .args([
+            "import-anim",
+            "--model",
+            "models/a.vrm",
+            "--anim",
+            "clip.vrma",
+        ])
+        .args(["-o", "out/deep/p.json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(work.join("out/deep/p.json")).unwrap()).unwrap();
+    assert_eq!(written["model"]["path"], "../../models/a.vrm", "{written}");
+
+    // Move the folder; open the project from elsewhere (the library API, as the window
+    // and the CLI do).
+    let moved = dir.join("moved");
+    std::fs::rename(&work, &moved).unwrap();
+    let file = moved.join("out/deep/p.json");
+    let opened = vrma_maker::core::project::Project::load(&file, &mut Vec::new()).unwrap();
+    let model = opened.resolved_model_path(&file).unwrap();
+    assert_eq!(model, moved.join("models/a.vrm"));
+    assert!(vrma_maker::core::load_rig(&model).is_ok());
+    // Saved again from there, it still points at the model beside it.
+    let again = moved.join("again.json");
+    vrma_maker::core::project::Project {
+        model_path: Some(model),
+        ..opened
+    }
+    .save(&again)
+    .unwrap();
+    let again: serde_json::Value = serde_json::from_slice(&std::fs::read(&again).unwrap()).unwrap();
+    assert_eq!(again["model"]["path"], "models/a.vrm");
+}

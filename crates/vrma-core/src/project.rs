@@ -58,13 +58,66 @@ fn bool_field(
     }
 }
 
+/// `target` as a path from the folder `base` (`../models/a.vrm`), both made absolute
+/// against the working directory first; `target` made absolute when they share nothing
+/// but the root (another disk, `/tmp` against `/home`).
+pub fn relative_path(target: &Path, base: &Path) -> PathBuf {
+    use std::path::Component;
+    let (Ok(target), Ok(base)) = (std::path::absolute(target), std::path::absolute(base)) else {
+        return target.to_path_buf();
+    };
+    fn normal(p: &Path) -> Vec<Component<'_>> {
+        p.components().filter(|c| *c != Component::CurDir).collect()
+    }
+    let (t, b) = (normal(&target), normal(&base));
+    let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let shares_a_folder = t
+        .iter()
+        .take(common)
+        .any(|c| matches!(c, Component::Normal(_)));
+    if !shares_a_folder || b[common..].iter().any(|c| *c == Component::ParentDir) {
+        return target;
+    }
+    let mut out = PathBuf::new();
+    for _ in common..b.len() {
+        out.push("..");
+    }
+    for c in &t[common..] {
+        out.push(c.as_os_str());
+    }
+    out
+}
+
 impl Project {
+    /// The project as a file at `project_file` writes it: the model's path relative to
+    /// the project's folder, so the two can move together and the project opens from any
+    /// working directory.
+    pub fn to_json_at(&self, project_file: &Path) -> Value {
+        let mut value = self.to_json();
+        if let Some(model) = &self.model_path {
+            let folder = project_file.parent().unwrap_or(Path::new(""));
+            let folder = if folder.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                folder
+            };
+            value["model"]["path"] = json!(relative_path(model, folder).to_string_lossy());
+        }
+        value
+    }
+
+    /// The project with the model's path as this process opens it (made absolute, for a
+    /// recovery file read by a process started elsewhere).
     pub fn to_json(&self) -> Value {
         let keys: Vec<Value> = self.timeline.keys().iter().map(|k| k.to_json()).collect();
+        let model_path = self
+            .model_path
+            .as_ref()
+            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()));
         json!({
             "v": 1,
             "model": {
-                "path": self.model_path.as_ref().map(|p| p.to_string_lossy().into_owned()),
+                "path": model_path.map(|p| p.to_string_lossy().into_owned()),
                 "title": self.model_title,
             },
             "fps": FPS as u32,
@@ -191,18 +244,36 @@ impl Project {
 
     /// Writes the project atomically (temp file + rename).
     pub fn save(&self, path: &Path) -> Result<(), Refusal> {
-        let text = serde_json::to_vec_pretty(&self.to_json()).expect("JSON serialises");
+        let text = serde_json::to_vec_pretty(&self.to_json_at(path)).expect("JSON serialises");
         super::write_atomic(path, &text)
             .map_err(|e| Refusal::new(format!("cannot write {}: {e}", path.display())))
     }
 
-    /// The model path resolved against the project file's folder.
+    /// The model path resolved against the project file's folder, the inverse of what
+    /// [`Project::to_json_at`] stored: `..` is taken lexically, as it was computed.
     pub fn resolved_model_path(&self, project_file: &Path) -> Option<PathBuf> {
+        use std::path::Component;
         let path = self.model_path.as_ref()?;
         if path.is_absolute() {
             return Some(path.clone());
         }
-        Some(project_file.parent().unwrap_or(Path::new(".")).join(path))
+        let joined = project_file.parent().unwrap_or(Path::new(".")).join(path);
+        let mut out = PathBuf::new();
+        for c in joined.components() {
+            match c {
+                Component::ParentDir
+                    if out
+                        .components()
+                        .next_back()
+                        .is_some_and(|l| matches!(l, Component::Normal(_))) =>
+                {
+                    out.pop();
+                }
+                Component::CurDir => {}
+                other => out.push(other.as_os_str()),
+            }
+        }
+        Some(out)
     }
 }
 
@@ -255,6 +326,55 @@ mod tests {
         let mut w = Vec::new();
         let back = Project::from_json(&p.to_json(), &mut w).unwrap();
         assert_eq!(back.to_json(), p.to_json());
+    }
+
+    #[test]
+    fn model_paths_are_stored_relative_to_the_project_and_resolve_back() {
+        let cwd = std::env::current_dir().unwrap();
+        let cases = [
+            (
+                "/work/proj/walk.json",
+                "/work/proj/avatar.vrm",
+                "avatar.vrm",
+            ),
+            (
+                "/work/proj/walk.json",
+                "/work/models/a.vrm",
+                "../models/a.vrm",
+            ),
+            ("/work/out/deep/p.json", "/work/a.vrm", "../../a.vrm"),
+            ("/tmp/p.json", "/home/me/a.vrm", "/home/me/a.vrm"),
+        ];
+        for (project_file, model, stored) in cases {
+            let p = Project {
+                model_path: Some(PathBuf::from(model)),
+                ..Default::default()
+            };
+            let value = p.to_json_at(Path::new(project_file));
+            assert_eq!(
+                value["model"]["path"],
+                json!(stored),
+                "{project_file} / {model}"
+            );
+            let back = Project::from_json(&value, &mut Vec::new()).unwrap();
+            assert_eq!(
+                back.resolved_model_path(Path::new(project_file))
+                    .map(|p| std::path::absolute(p).unwrap()),
+                Some(PathBuf::from(model)),
+                "{stored} resolves back"
+            );
+        }
+        // Paths typed relative to the working directory are made absolute first.
+        let p = Project {
+            model_path: Some(PathBuf::from("models/a.vrm")),
+            ..Default::default()
+        };
+        let value = p.to_json_at(Path::new("out/p.json"));
+        assert_eq!(value["model"]["path"], json!("../models/a.vrm"));
+        assert_eq!(
+            p.to_json()["model"]["path"],
+            json!(cwd.join("models/a.vrm").to_string_lossy())
+        );
     }
 
     #[test]
