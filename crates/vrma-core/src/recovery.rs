@@ -9,9 +9,120 @@ use serde_json::{Value, json};
 use super::Refusal;
 use super::project::Project;
 
-/// The recovery file: `$VRMA_MAKER_DATA_DIR/recovery.json` or the OS data folder.
-pub fn recovery_path() -> PathBuf {
+/// The recovery file of versions that kept one for every window (offered like an
+/// orphan, never written).
+pub fn legacy_recovery_path() -> PathBuf {
     super::library::default_dir().with_file_name("recovery.json")
+}
+
+/// Where each running instance keeps its recovery file, beside a lock it holds while it
+/// runs: `$VRMA_MAKER_DATA_DIR/recovery/` or the OS data folder.
+pub fn recovery_dir() -> PathBuf {
+    super::library::default_dir().with_file_name("recovery")
+}
+
+/// One instance's recovery file, and the lock that says its owner is running.
+#[derive(Debug)]
+pub struct Claim {
+    pub path: PathBuf,
+    /// Held open and locked for as long as the claim lives; the OS lets it go when the
+    /// process ends, however it ends.
+    _lock: Option<std::fs::File>,
+}
+
+impl Claim {
+    /// Gives the claimed file up: it and its lock are removed (recovered work that now
+    /// lives in another file).
+    pub fn discard(self) {
+        clear(&self.path);
+        let _ = std::fs::remove_file(self.path.with_extension("lock"));
+    }
+}
+
+/// Locks `path`'s lock file if no running instance holds it.
+fn try_claim(path: PathBuf) -> Option<Claim> {
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path.with_extension("lock"))
+        .ok()?;
+    lock.try_lock().ok()?;
+    Some(Claim {
+        path,
+        _lock: Some(lock),
+    })
+}
+
+/// This instance's own recovery file, claimed for the life of the process: two windows
+/// never write, read or delete each other's.
+pub fn own_claim() -> &'static Claim {
+    static OWN: std::sync::OnceLock<Claim> = std::sync::OnceLock::new();
+    OWN.get_or_init(|| {
+        let dir = recovery_dir();
+        let _ = std::fs::create_dir_all(&dir);
+        let started = now_nanos();
+        (0u32..)
+            .map(|n| dir.join(format!("{}-{started:x}-{n}.json", std::process::id())))
+            .take(100)
+            .find_map(try_claim)
+            // A folder that cannot be written: autosave reports the error on write.
+            .unwrap_or_else(|| Claim {
+                path: dir.join(format!("{}.json", std::process::id())),
+                _lock: None,
+            })
+    })
+}
+
+/// This instance's recovery file.
+pub fn own_path() -> PathBuf {
+    own_claim().path.clone()
+}
+
+/// Recovery files whose owner is gone (crashed, killed), newest first, each claimed so
+/// that another instance starting now does not offer it too. Files of running
+/// instances, and this one's own, are left alone.
+pub fn orphans() -> Vec<(Claim, Recovery)> {
+    let own = own_path();
+    let mut found = Vec::new();
+    if let Ok(Some(r)) = read(&legacy_recovery_path()) {
+        found.push((
+            Claim {
+                path: legacy_recovery_path(),
+                _lock: None,
+            },
+            r,
+        ));
+    }
+    let listing = std::fs::read_dir(recovery_dir())
+        .into_iter()
+        .flatten()
+        .flatten();
+    for entry in listing {
+        let path = entry.path();
+        if path == own || path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let Some(claim) = try_claim(path) else {
+            continue; // its owner is running
+        };
+        match read(&claim.path) {
+            Ok(Some(r)) => found.push((claim, r)),
+            // An owner that ended before its first autosave leaves only a lock.
+            Ok(None) => {
+                let _ = std::fs::remove_file(claim.path.with_extension("lock"));
+            }
+            Err(_) => {} // unreadable: left as it is for the user to look at
+        }
+    }
+    found.sort_by_key(|(_, r)| std::cmp::Reverse(r.saved_at));
+    found
+}
+
+fn now_nanos() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
 }
 
 /// What a recovery file holds.
@@ -80,6 +191,25 @@ pub fn clear(path: &Path) {
 mod tests {
     use super::*;
     use crate::pose::Pose;
+
+    #[test]
+    fn a_locked_recovery_file_is_not_an_orphan_and_a_released_one_is() {
+        let dir = std::env::temp_dir().join(format!("vrma-maker-claims-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("other.json");
+        let held = try_claim(path.clone()).expect("free at first");
+        assert!(
+            try_claim(path.clone()).is_none(),
+            "held by a running instance"
+        );
+        drop(held);
+        let again = try_claim(path.clone()).expect("free once its owner is gone");
+        std::fs::write(&path, b"{}").unwrap();
+        again.discard();
+        assert!(!path.exists() && !path.with_extension("lock").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn a_recovery_file_round_trips_and_absence_is_not_an_error() {

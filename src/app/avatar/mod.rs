@@ -26,7 +26,8 @@ use bevy::world_serialization::WorldInstanceReady;
 
 use super::session::{
     Avatar, AvatarShown, Banner, EditorSet, GltfNodeIndex, Job, KeepAwake, Launch, LoadModel,
-    ModelSource, SaveRecoveryNow, Selection, Session, StartupSet, node_entities, pose_instance,
+    ModelSource, OpenFailed, SaveRecoveryNow, Selection, Session, StartupSet, node_entities,
+    pose_instance,
 };
 use crate::core::display::{self, DeviceLimits, DisplayModel, MorphRoutes};
 use crate::core::edit::Editor;
@@ -385,6 +386,7 @@ fn spawn_prepared(
     mut counter: Local<u32>,
     pending: Query<Entity, With<PendingAvatar>>,
     mut load: MessageWriter<LoadModel>,
+    mut failed: MessageWriter<OpenFailed>,
 ) {
     let Some(outcome) = opening.0.as_ref().and_then(|o| o.job.take()) else {
         return;
@@ -397,6 +399,7 @@ fn spawn_prepared(
         Err(e) => {
             banner.progress = None;
             banner.error(e);
+            failed.write(OpenFailed(source.clone()));
             if *counter == 0 {
                 // Nothing on screen yet: fall back to the mannequin.
                 load.write(LoadModel(ModelSource::Mannequin));

@@ -1,6 +1,9 @@
-//! Never lose work (issue 8): the open work is written to a recovery file 2 s after the
-//! last change, and at least every 60 s while changes keep coming; a successful save
-//! (or discarding on quit) removes it. After a crash the next start offers it back.
+//! Never lose work (issues 8 and 15): the open work is written to this instance's own
+//! recovery file 2 s after the last change, and at least every 60 s while changes keep
+//! coming; a successful save (or discarding on quit) removes it. Each running instance
+//! holds a lock beside its file, so two windows never touch each other's; at start the
+//! files whose owner is gone are offered back, one at a time, and one is removed only
+//! once its work is safe in this instance (recovered and autosaved, or saved).
 
 use std::path::PathBuf;
 
@@ -8,10 +11,10 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use crate::app::session::{
-    Banner, EditorSet, KeepAwake, Launch, LoadModel, ModelSource, SaveRecoveryNow, Session,
-    StartupSet, UiLayout,
+    AvatarShown, Banner, EditorSet, KeepAwake, Launch, LoadModel, ModelSource, OpenFailed,
+    SaveRecoveryNow, Session, StartupSet, UiLayout,
 };
-use crate::core::recovery::{self, Recovery, now_secs, recovery_path};
+use crate::core::recovery::{self, Claim, Recovery, now_secs};
 
 /// Seconds of quiet after a change before autosaving.
 const DEBOUNCE_SECS: f64 = 2.0;
@@ -26,21 +29,32 @@ struct Autosave {
     last_change: f64,
     /// When the oldest change not yet autosaved happened.
     unsaved_since: Option<f64>,
-    /// A recovery file found at start, waiting for the user's answer.
-    offer: Option<Recovery>,
+    /// Recovery files of instances that are gone, waiting for the user's answer (the
+    /// first is the one offered).
+    offers: Vec<(Claim, Recovery)>,
+    /// The one being recovered: removed once its work is safe here, offered again if it
+    /// cannot be opened.
+    adopting: Option<(Claim, Recovery)>,
+    /// The recovered work is on screen.
+    adopted: bool,
 }
 
 pub(super) fn plugin(app: &mut App) {
     app.insert_resource(Autosave {
-        path: recovery_path(),
+        path: recovery::own_path(),
         seen_revision: 0,
         written_revision: 0,
         last_change: 0.0,
         unsaved_since: None,
-        offer: None,
+        offers: Vec::new(),
+        adopting: None,
+        adopted: false,
     })
     .add_systems(Startup, look_for_recovery.in_set(StartupSet::Recover))
-    .add_systems(Update, autosave.in_set(EditorSet::Drive));
+    .add_systems(
+        Update,
+        (follow_openings, autosave).chain().in_set(EditorSet::Drive),
+    );
 }
 
 /// The "Recover unsaved work?" window.
@@ -53,22 +67,49 @@ pub(super) fn offer_plugin(app: &mut App) {
 
 fn look_for_recovery(
     mut autosave: ResMut<Autosave>,
-    mut banner: ResMut<Banner>,
     launch: Res<Launch>,
     mut loads: MessageWriter<LoadModel>,
 ) {
-    match recovery::read(&autosave.path) {
-        Ok(Some(found)) => {
-            if launch.recover {
-                loads.write(LoadModel(ModelSource::Recovered(autosave.path.clone())));
-            } else {
-                autosave.offer = Some(found);
-            }
+    autosave.offers = recovery::orphans();
+    if launch.recover && !autosave.offers.is_empty() {
+        let (claim, found) = autosave.offers.remove(0);
+        loads.write(LoadModel(ModelSource::Recovered(claim.path.clone())));
+        autosave.adopting = Some((claim, found));
+    }
+}
+
+/// A new session on screen starts its own count of revisions; recovered work that
+/// opened is adopted, and one that could not be opened is offered again.
+fn follow_openings(
+    mut autosave: ResMut<Autosave>,
+    mut shown: MessageReader<AvatarShown>,
+    mut failed: MessageReader<OpenFailed>,
+    mut banner: ResMut<Banner>,
+) {
+    for OpenFailed(source) in failed.read() {
+        let ModelSource::Recovered(path) = source else {
+            continue;
+        };
+        if autosave
+            .adopting
+            .as_ref()
+            .is_some_and(|(c, _)| c.path == *path)
+        {
+            let again = autosave.adopting.take().expect("checked");
+            autosave.offers.insert(0, again);
+            let why = banner.error.clone().unwrap_or_default();
+            banner.error(format!(
+                "{why} The unsaved work is kept; find the model and recover it again."
+            ));
         }
-        Ok(None) => {}
-        Err(e) => banner.error(format!(
-            "The recovery file could not be read (kept as it is): {e}"
-        )),
+    }
+    if shown.read().count() > 0 {
+        // Revisions count from 0 in every new editor: forget what the last one wrote.
+        autosave.seen_revision = u64::MAX;
+        autosave.written_revision = u64::MAX;
+        if autosave.adopting.is_some() {
+            autosave.adopted = true;
+        }
     }
 }
 
@@ -88,8 +129,11 @@ fn autosave(
         autosave.last_change = now;
         autosave.unsaved_since.get_or_insert(now);
     }
-    // Never overwrite work that is still waiting to be recovered.
-    if autosave.offer.is_some() || !editor.dirty || autosave.written_revision == editor.revision {
+    // Recovered work saved to its project: the old recovery file is no longer needed.
+    if autosave.adopted && !editor.dirty {
+        finish_adopting(&mut autosave);
+    }
+    if !editor.dirty || autosave.written_revision == editor.revision {
         return;
     }
     // Unsaved work waits for its autosave: keep the frames coming until it is written.
@@ -118,6 +162,9 @@ fn autosave(
             autosave.written_revision = editor.revision;
             autosave.unsaved_since = None;
             debug!("autosaved to {}", autosave.path.display());
+            if autosave.adopted {
+                finish_adopting(&mut autosave); // the work is safe in this file now
+            }
         }
         Err(e) => {
             autosave.unsaved_since = Some(now); // retry at the next interval, not every frame
@@ -127,12 +174,23 @@ fn autosave(
     }
 }
 
+fn finish_adopting(autosave: &mut Autosave) {
+    if let Some((claim, _)) = autosave.adopting.take() {
+        info!("recovered work is safe; removing {}", claim.path.display());
+        claim.discard();
+    }
+    autosave.adopted = false;
+}
+
 fn offer_recovery(
     mut contexts: EguiContexts,
     mut autosave: ResMut<Autosave>,
     mut loads: MessageWriter<LoadModel>,
 ) -> Result {
-    let Some(offer) = autosave.offer.as_ref() else {
+    if autosave.adopting.is_some() {
+        return Ok(()); // one at a time
+    }
+    let Some((_, offer)) = autosave.offers.first() else {
         return Ok(());
     };
     let minutes = now_secs().saturating_sub(offer.saved_at) / 60;
@@ -164,17 +222,19 @@ fn offer_recovery(
                 if ui.button("Recover").clicked() {
                     answer = Some(true);
                 }
-                if ui.button("Not now (keep it until the next save)").clicked() {
+                if ui.button("Not now (keep it for the next start)").clicked() {
                     answer = Some(false);
                 }
             });
         });
     match answer {
         Some(true) => {
-            loads.write(LoadModel(ModelSource::Recovered(autosave.path.clone())));
-            autosave.offer = None;
+            let (claim, found) = autosave.offers.remove(0);
+            loads.write(LoadModel(ModelSource::Recovered(claim.path.clone())));
+            autosave.adopting = Some((claim, found));
         }
-        Some(false) => autosave.offer = None,
+        // Kept on disk (and claimed until this instance ends) for the next start.
+        Some(false) => drop(autosave.offers.remove(0)),
         None => {}
     }
     Ok(())

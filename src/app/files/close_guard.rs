@@ -143,9 +143,7 @@ fn ask(
                     if ui.button("Don't save").clicked() {
                         match then {
                             Then::Quit => {
-                                crate::core::recovery::clear(
-                                    &crate::core::recovery::recovery_path(),
-                                );
+                                crate::core::recovery::clear(&crate::core::recovery::own_path());
                                 exit.write(AppExit::Success);
                             }
                             Then::Open(path) => {

@@ -56,6 +56,11 @@ pub struct LoadModel(pub ModelSource);
 #[derive(Message, Clone, Debug)]
 pub struct AvatarShown;
 
+/// A model, project or recovered work could not be opened (the banner says why; what
+/// was on screen stays).
+#[derive(Message, Clone, Debug)]
+pub struct OpenFailed(pub ModelSource);
+
 /// Ask to write the work to the recovery file now (before anything risky).
 #[derive(Message, Clone, Copy, Debug, Default)]
 pub struct SaveRecoveryNow;

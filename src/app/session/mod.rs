@@ -117,7 +117,7 @@ impl Session {
         self.project_path = Some(path.to_path_buf());
         self.editor.dirty = false;
         // Saved: the autosaved copy is no longer needed.
-        crate::core::recovery::clear(&crate::core::recovery::recovery_path());
+        crate::core::recovery::clear(&crate::core::recovery::own_path());
         Ok(())
     }
 
@@ -241,6 +241,7 @@ pub fn plugin(app: &mut App) {
         .add_message::<LoadModel>()
         .add_message::<AvatarShown>()
         .add_message::<QuitRequested>()
+        .add_message::<OpenFailed>()
         .add_message::<FileRequest>()
         .add_message::<RenderStill>()
         .add_message::<RenderPoseThumbnail>()
