@@ -75,7 +75,7 @@ pub fn relative_path(target: &Path, base: &Path) -> PathBuf {
         .iter()
         .take(common)
         .any(|c| matches!(c, Component::Normal(_)));
-    if !shares_a_folder || b[common..].iter().any(|c| *c == Component::ParentDir) {
+    if !shares_a_folder || b[common..].contains(&Component::ParentDir) {
         return target;
     }
     let mut out = PathBuf::new();

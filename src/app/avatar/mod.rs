@@ -385,8 +385,7 @@ fn spawn_prepared(
     mut banner: ResMut<Banner>,
     mut counter: Local<u32>,
     pending: Query<Entity, With<PendingAvatar>>,
-    mut load: MessageWriter<LoadModel>,
-    mut failed: MessageWriter<OpenFailed>,
+    (mut load, mut failed): (MessageWriter<LoadModel>, MessageWriter<OpenFailed>),
 ) {
     let Some(outcome) = opening.0.as_ref().and_then(|o| o.job.take()) else {
         return;
