@@ -107,9 +107,23 @@ fn bench(c: &mut Criterion) {
     });
 }
 
+/// What an autosave of that project costs (serialising, writing and fsyncing the
+/// recovery file): the window now does it on a worker thread.
+fn autosave(c: &mut Criterion) {
+    let editor = long_project();
+    let dir = std::env::temp_dir().join(format!("vrma-bench-autosave-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("recovery.json");
+    let project = editor.project(None);
+    c.bench_function("autosave of a 2,000-key project", |b| {
+        b.iter(|| vrma_core::recovery::write(&path, &project, None).unwrap())
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20).measurement_time(std::time::Duration::from_secs(4));
-    targets = bench
+    targets = bench, autosave
 }
 criterion_main!(benches);

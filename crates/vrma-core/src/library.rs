@@ -83,7 +83,7 @@ fn read_entry(path: &Path) -> Result<LibraryEntry, Refusal> {
 
 /// Removes what interrupted atomic writes left behind (`.NAME.tmp-PID`, see
 /// [`super::write_atomic`]) once they are a minute old: no write takes that long.
-fn remove_stale_temporary_files(dir: &Path) {
+pub(crate) fn remove_stale_temporary_files(dir: &Path) {
     let Ok(listing) = std::fs::read_dir(dir) else {
         return;
     };

@@ -84,6 +84,8 @@ pub fn own_path() -> PathBuf {
 /// instances, and this one's own, are left alone.
 pub fn orphans() -> Vec<(Claim, Recovery)> {
     let own = own_path();
+    // An autosave cut short by a crash leaves its temporary file.
+    super::library::remove_stale_temporary_files(&recovery_dir());
     let mut found = Vec::new();
     if let Ok(Some(r)) = read(&legacy_recovery_path()) {
         found.push((

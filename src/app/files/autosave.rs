@@ -11,9 +11,10 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use crate::app::session::{
-    AvatarShown, Banner, EditorSet, KeepAwake, Launch, LoadModel, ModelSource, OpenFailed,
+    AvatarShown, Banner, EditorSet, Job, KeepAwake, Launch, LoadModel, ModelSource, OpenFailed,
     SaveRecoveryNow, Session, StartupSet, UiLayout,
 };
+use crate::core::Refusal;
 use crate::core::recovery::{self, Claim, Recovery, now_secs};
 
 /// Seconds of quiet after a change before autosaving.
@@ -37,6 +38,12 @@ struct Autosave {
     adopting: Option<(Claim, Recovery)>,
     /// The recovered work is on screen.
     adopted: bool,
+    /// The autosave being written on a worker thread, and the revision it holds: a
+    /// 100,000-key project takes a while to serialise and fsync, and the window must not
+    /// stall for it.
+    writing: Option<(u64, Job<Result<(), Refusal>>)>,
+    /// An urgent autosave asked for while another was being written.
+    urgent_pending: bool,
 }
 
 pub(super) fn plugin(app: &mut App) {
@@ -49,6 +56,8 @@ pub(super) fn plugin(app: &mut App) {
         offers: Vec::new(),
         adopting: None,
         adopted: false,
+        writing: None,
+        urgent_pending: false,
     })
     .add_systems(Startup, look_for_recovery.in_set(StartupSet::Recover))
     .add_systems(
@@ -122,7 +131,22 @@ fn autosave(
     mut awake: ResMut<KeepAwake>,
 ) {
     let now = time.elapsed_secs_f64();
-    let urgent = save_now.read().count() > 0;
+    let urgent = save_now.read().count() > 0 || std::mem::take(&mut autosave.urgent_pending);
+    if let Some((revision, job)) = &autosave.writing {
+        let revision = *revision;
+        match job.take() {
+            None => {
+                awake.now();
+                autosave.urgent_pending |= urgent; // after this one, never beside it
+                return;
+            }
+            Some(result) => {
+                autosave.writing = None;
+                let result = result.map_err(Refusal::new).and_then(|r| r);
+                finish_write(&mut autosave, revision, result, now, &mut banner);
+            }
+        }
+    }
     let editor = &session.editor;
     if editor.revision != autosave.seen_revision {
         autosave.seen_revision = editor.revision;
@@ -153,17 +177,32 @@ fn autosave(
         .project_path
         .as_ref()
         .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()));
-    match recovery::write(
-        &autosave.path,
-        &editor.project(model),
-        project_path.as_deref(),
-    ) {
+    let project = editor.project(model);
+    let path = autosave.path.clone();
+    let write = move || recovery::write(&path, &project, project_path.as_deref());
+    if urgent {
+        // Asked for before something risky: on disk before that happens.
+        let result = write();
+        finish_write(&mut autosave, editor.revision, result, now, &mut banner);
+    } else {
+        autosave.writing = Some((editor.revision, Job::spawn("autosave", write)));
+    }
+}
+
+fn finish_write(
+    autosave: &mut Autosave,
+    revision: u64,
+    result: Result<(), Refusal>,
+    now: f64,
+    banner: &mut Banner,
+) {
+    match result {
         Ok(()) => {
-            autosave.written_revision = editor.revision;
+            autosave.written_revision = revision;
             autosave.unsaved_since = None;
             debug!("autosaved to {}", autosave.path.display());
             if autosave.adopted {
-                finish_adopting(&mut autosave); // the work is safe in this file now
+                finish_adopting(autosave); // the work is safe in this file now
             }
         }
         Err(e) => {
