@@ -69,17 +69,21 @@ fn killed_work_is_recovered_at_the_next_start_and_saving_clears_it() {
     .unwrap();
     let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
     let (_xvfb2, display2) = start_xvfb().expect("a second Xvfb starts");
+    let runs = std::cell::Cell::new(0);
     let start = |display: &str, args: &[&Path]| {
+        runs.set(runs.get() + 1);
+        let log = dir.join(format!("log-{}.txt", runs.get()));
         let app = bin()
             .args(args)
             .env("DISPLAY", display)
             .env("VRMA_MAKER_DATA_DIR", &data)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
             .unwrap();
         let window = wait_for_window(display);
-        std::thread::sleep(Duration::from_secs(5));
+        wait_for_log(&log, "model ready to pose", Duration::from_secs(120));
+        std::thread::sleep(Duration::from_secs(2));
         (app, window)
     };
 
@@ -144,17 +148,20 @@ fn killed_work_is_recovered_at_the_next_start_and_saving_clears_it() {
 
     // The next start restores it; Ctrl+S saves to the project and clears the recovery file.
     let saved = dir.join("at-exit.json");
+    let log = dir.join("log-recover.txt");
     let mut app = bin()
-        .args(["--recover", "--exit-after", "20", "--save-on-exit"])
+        .args(["--recover", "--exit-after", "30", "--save-on-exit"])
         .arg(&saved)
         .env("DISPLAY", &display)
         .env("VRMA_MAKER_DATA_DIR", &data)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .unwrap();
     let window = wait_for_window(&display);
-    std::thread::sleep(Duration::from_secs(6));
+    wait_for_log(&log, "model ready to pose", Duration::from_secs(120));
+    // The recovered work may follow the first model shown by a moment.
+    std::thread::sleep(Duration::from_secs(4));
     xdotool(&display, &["windowfocus", "--sync", &window]);
     ctrl_chord(&display, "s");
     let status = wait_with_timeout(&mut app, Duration::from_secs(60));

@@ -88,7 +88,8 @@ fn start_for(dir: &Path, opened: &Path, saved: &Path, seconds: u32) -> Session {
         .spawn()
         .unwrap();
     let window = wait_for_window(&display);
-    pause(6.0);
+    wait_for_log(&log, "model ready to pose", Duration::from_secs(120));
+    pause(2.0); // the first frames after it (layout, fonts)
     xdotool(&display, &["windowfocus", "--sync", &window]);
     // The pointer rests over the 3D view, clear of the avatar and its markers.
     xdotool(&display, &["mousemove", "--window", &window, "360", "560"]);

@@ -214,7 +214,8 @@ pub fn wait_for_window(display: &str) -> String {
         if let Some(id) = window_id(display) {
             return id;
         }
-        if start.elapsed() >= Duration::from_secs(60) {
+        // Generous: a loaded 2-core CI machine has taken over a minute to map a window.
+        if start.elapsed() >= Duration::from_secs(180) {
             let tree = Command::new("xwininfo")
                 .args(["-root", "-tree"])
                 .env("DISPLAY", display)
@@ -225,6 +226,20 @@ pub fn wait_for_window(display: &str) -> String {
         }
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// Waits (up to `limit`) until the app's log holds `needle` (its own readiness signal,
+/// e.g. "model ready to pose"), instead of a fixed sleep that a loaded machine outlasts.
+pub fn wait_for_log(log: &Path, needle: &str, limit: Duration) {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if std::fs::read_to_string(log).is_ok_and(|l| l.contains(needle)) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let said = std::fs::read_to_string(log).unwrap_or_default();
+    panic!("the app never logged '{needle}' within {limit:?}:\n{said}");
 }
 
 /// Waits (up to 20 s) until the X server accepts connections, then a second more.
