@@ -156,7 +156,7 @@ fn loader_child() {
     use bevy::asset::io::memory::{Dir, MemoryAssetReader};
     use bevy::asset::io::{AssetSourceBuilder, AssetSourceId};
     use bevy::asset::{LoadState, RenderAssetUsages};
-    use bevy::gltf::{GltfAssetLabel, GltfLoaderSettings};
+    use bevy::gltf::GltfAssetLabel;
     use bevy::prelude::*;
     use bevy::world_serialization::{WorldAsset, WorldAssetRoot, WorldSerializationPlugin};
 
@@ -189,13 +189,8 @@ fn loader_child() {
     ));
     app.finish();
     app.cleanup();
-    let settings = |s: &mut GltfLoaderSettings| {
-        s.load_meshes = RenderAssetUsages::MAIN_WORLD;
-        s.load_materials = RenderAssetUsages::MAIN_WORLD;
-        s.load_cameras = false;
-        s.load_lights = false;
-        s.load_animations = false;
-    };
+    // As the app asks, with meshes kept in the main world (there is no render world).
+    let settings = vrma_maker::app::avatar::loader_settings(RenderAssetUsages::MAIN_WORLD);
     let cases = number("VRMA_LOADER_FUZZ_CASES") as usize;
     for (case, bytes) in accepted_copies(seeds, cases, number("VRMA_LOADER_FUZZ_SEED")) {
         let name = format!("{case:05}.glb");

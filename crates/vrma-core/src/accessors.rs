@@ -33,7 +33,7 @@ fn get_index(value: &Value, key: &str, what: &str) -> Result<usize, Refusal> {
         .ok_or_else(|| Refusal::new(format!("{what}: '{key}' is missing or not an index")))
 }
 
-fn component_count(kind: &str) -> Option<usize> {
+pub(crate) fn component_count(kind: &str) -> Option<usize> {
     Some(match kind {
         "SCALAR" => 1,
         "VEC2" => 2,

@@ -51,20 +51,10 @@ fn accessor_shape(root: &Value, index: Option<usize>, what: &str) -> Result<(u64
     let count = accessor["count"]
         .as_u64()
         .ok_or_else(|| Refusal::new(format!("{what}: its accessor has no 'count'")))?;
-    let components = match accessor["type"].as_str().unwrap_or("") {
-        "SCALAR" => 1,
-        "VEC2" => 2,
-        "VEC3" => 3,
-        "VEC4" | "MAT2" => 4,
-        "MAT3" => 9,
-        "MAT4" => 16,
-        other => {
-            return Err(Refusal::new(format!(
-                "{what}: its accessor has unknown type '{other}'"
-            )));
-        }
-    };
-    Ok((count, components))
+    let kind = accessor["type"].as_str().unwrap_or("");
+    let components = crate::accessors::component_count(kind)
+        .ok_or_else(|| Refusal::new(format!("{what}: its accessor has unknown type '{kind}'")))?;
+    Ok((count, components as u64))
 }
 
 /// Bytes of an accessor once decoded (every component widened to 4 bytes, as Bevy does
@@ -192,6 +182,14 @@ fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
 
 fn read_u64(bytes: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?))
+}
+
+/// Width and height from a KTX2 header; `None` for anything else.
+pub fn ktx2_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    if !bytes.starts_with(KTX2_MAGIC) {
+        return None;
+    }
+    Some((read_u32(bytes, 20)?, read_u32(bytes, 24)?.max(1)))
 }
 
 /// The most bytes one zstd frame can inflate to, from its block headers (a raw or RLE

@@ -624,16 +624,24 @@ pub fn prepare(
             continue;
         };
         let encoded = &bin[offset..offset + length];
-        let Some((w, h)) = image_size(encoded) else {
-            continue;
-        };
         let side = limits.max_texture_side;
-        if w <= side && h <= side {
-            continue;
-        }
         let name = root["images"][i]["name"]
             .as_str()
             .map_or(format!("image {i}"), |n| format!("'{n}'"));
+        let Some((w, h)) = image_size(encoded) else {
+            // A KTX2 texture is block-compressed: it cannot be downscaled here.
+            if let Some((w, h)) = crate::budget::ktx2_size(encoded)
+                && (w > side || h > side)
+            {
+                return Err(Refusal::new(format!(
+                    "KTX2 texture {name} is {w}×{h}, larger than this GPU allows                      ({side}×{side}); the model cannot be drawn here"
+                )));
+            }
+            continue;
+        };
+        if w <= side && h <= side {
+            continue;
+        }
         if w as u64 * h as u64 > MAX_DOWNSCALE_PIXELS {
             return Err(Refusal::new(format!(
                 "texture {name} is {w}×{h}, larger than this GPU allows ({side}×{side}) and too \
@@ -838,6 +846,40 @@ mod tests {
             err.0.contains("'Crafted'") && err.0.contains("240 MB") && err.0.contains("134 MB"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_ktx2_texture_over_the_device_limit_is_refused_not_uploaded() {
+        let mut ktx2 = b"\xABKTX 20\xBB\r\n\x1A\n".to_vec();
+        for v in [37u32, 1, 4096, 4096, 0, 0, 1, 1, 0] {
+            ktx2.extend(v.to_le_bytes());
+        }
+        ktx2.resize(80, 0);
+        for v in [104u64, 16, 16] {
+            ktx2.extend(v.to_le_bytes()); // one level of 16 bytes, right after the index
+        }
+        ktx2.extend([0u8; 16]);
+        let bytes = crate::mannequin::build(MannequinVariant::Vrm1);
+        let split = glb::split(&bytes).unwrap();
+        let mut root: Value = serde_json::from_slice(split.json).unwrap();
+        let mut bin = split.bin.unwrap().to_vec();
+        root["bufferViews"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": ktx2.len()}));
+        root["images"] = json!([{"bufferView": root["bufferViews"].as_array().unwrap().len() - 1, "name": "Body"}]);
+        bin.extend_from_slice(&ktx2);
+        root["buffers"][0]["byteLength"] = json!(bin.len());
+        let model = glb::build(root.to_string().as_bytes(), &bin);
+        let small = DeviceLimits {
+            max_texture_side: 2048,
+            ..DeviceLimits::WGPU_DEFAULT
+        };
+        let e = prepare(&model, &small, &mut no_downscale)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("KTX2 texture 'Body' is 4096×4096"), "{e}");
+        assert!(prepare(&model, &DeviceLimits::WGPU_DEFAULT, &mut no_downscale).is_ok());
     }
 
     #[test]

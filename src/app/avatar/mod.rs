@@ -304,6 +304,18 @@ pub fn downscale_texture(encoded: &[u8], side: u32) -> Result<Vec<u8>, String> {
     Ok(out.into_inner())
 }
 
+/// What Bevy's glTF loader is asked to load of an avatar: meshes and materials kept in
+/// `usages`, no cameras, lights or animations. (The loader fuzz test loads with the same.)
+pub fn loader_settings(usages: RenderAssetUsages) -> impl Fn(&mut GltfLoaderSettings) + Copy {
+    move |s: &mut GltfLoaderSettings| {
+        s.load_meshes = usages;
+        s.load_materials = usages;
+        s.load_cameras = false;
+        s.load_lights = false;
+        s.load_animations = false;
+    }
+}
+
 /// Reads, checks and prepares a model for this device (on a worker thread).
 fn prepare_for_display(
     source: &ModelSource,
@@ -431,13 +443,7 @@ fn spawn_prepared(
     let url = format!("mem://{file}");
     // Meshes and textures live on the GPU only: nothing reads them back, and a CPU copy
     // of a VRoid avatar's textures and morphs is hundreds of megabytes.
-    let settings = |s: &mut GltfLoaderSettings| {
-        s.load_meshes = RenderAssetUsages::RENDER_WORLD;
-        s.load_materials = RenderAssetUsages::RENDER_WORLD;
-        s.load_cameras = false;
-        s.load_lights = false;
-        s.load_animations = false;
-    };
+    let settings = loader_settings(RenderAssetUsages::RENDER_WORLD);
     let gltf: Handle<Gltf> = loader
         .assets
         .load_builder()
