@@ -694,6 +694,23 @@ fn generate(model: &[u8], model0: &[u8], anim: &[u8]) -> Vec<Case> {
         Kind::Animation,
         with_first_value(anim, "translation", [f32::INFINITY, 0.0, 0.0, 0.0]),
     );
+    // A .gltf clip's external buffer must be a file inside the clip's folder.
+    let clip_json = |uri: &str| {
+        let split = glb::split(anim).unwrap();
+        let mut j: Value = serde_json::from_slice(split.json).unwrap();
+        j["buffers"][0]["uri"] = json!(uri);
+        j["buffers"][0]["byteLength"] = json!(split.bin.unwrap().len());
+        j.to_string().into_bytes()
+    };
+    for (name, uri) in [
+        ("clip-buffer-dev-zero.gltf", "/dev/zero"),
+        ("clip-buffer-outside.gltf", "../../../../etc/passwd"),
+        ("clip-buffer-escaped-outside.gltf", "..%2F..%2Fsecret.bin"),
+        ("clip-buffer-bad-escape.gltf", "clip%zz.bin"),
+        ("clip-buffer-missing.gltf", "not-there.bin"),
+    ] {
+        add(name, Kind::Animation, clip_json(uri));
+    }
     add(
         "anim-random.vrma",
         Kind::Animation,
@@ -824,6 +841,78 @@ fn every_malformed_input_is_refused_with_a_message_and_no_panic() {
             case.name
         );
     }
+    // Files that never end or never answer: a FIFO and a link to /dev/zero, given as a
+    // model and as a clip, are refused at once instead of read for ever.
+    let fifo = corpus.join("fifo.vrm");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let zero = corpus.join("zero.vrma");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let model = v1.to_str().unwrap();
+    let out = dir.join("never.json");
+    for args in [
+        vec!["inspect", fifo.to_str().unwrap()],
+        vec!["inspect", zero.to_str().unwrap()],
+        vec![
+            "import-anim",
+            "--model",
+            model,
+            "--anim",
+            fifo.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        vec![
+            "import-anim",
+            "--model",
+            model,
+            "--anim",
+            zero.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    ] {
+        let mut child = bin()
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let status = wait_with_timeout(&mut child, Duration::from_secs(10));
+        assert!(status.is_some(), "{args:?}: hung");
+        let stderr = std::io::read_to_string(child.stderr.take().unwrap()).unwrap();
+        assert_eq!(status.unwrap().code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("not a regular file"), "{args:?}: {stderr}");
+    }
+    // The same clip as a .gltf with its buffer beside it (a percent-escaped name) imports.
+    let split = glb::split(&anim).unwrap();
+    let mut j: Value = serde_json::from_slice(split.json).unwrap();
+    j["buffers"][0]["uri"] = json!("my%20clip.bin");
+    j["buffers"][0]["byteLength"] = json!(split.bin.unwrap().len());
+    let clip = dir.join("gltf-clip");
+    std::fs::create_dir_all(&clip).unwrap();
+    std::fs::write(clip.join("my clip.bin"), split.bin.unwrap()).unwrap();
+    std::fs::write(clip.join("walk.gltf"), j.to_string()).unwrap();
+    let walk = clip.join("walk.gltf");
+    let out = run(&[
+        "import-anim",
+        "--model",
+        model,
+        "--anim",
+        walk.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A real PNG, `w`×`h`, of one colour.
