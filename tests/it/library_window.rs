@@ -128,12 +128,13 @@ fn dragging_a_library_pose_onto_the_timeline_makes_a_key_there() {
         .env("DISPLAY", &display)
         .env("VRMA_MAKER_DATA_DIR", &data)
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::fs::File::create(dir.join("log.txt")).unwrap())
         .spawn()
         .unwrap();
     let xdo = |args: &[&str]| xdotool(&display, args);
     let window = wait_for_window(&display);
-    std::thread::sleep(Duration::from_secs(6));
+    wait_for_log(&dir.join("log.txt"), "model ready to pose", Duration::from_secs(120));
+    std::thread::sleep(Duration::from_secs(3)); // the library settles beside the view
     let pause = || std::thread::sleep(Duration::from_millis(350));
     // The library window opens at the bottom left of the 3D view (clear of the avatar);
     // its first thumbnail sits at about (333, 560). The ruler spans the window's width

@@ -254,6 +254,8 @@ fn run_window(
             }
         }
     };
+    // The app's own readiness line, not a guess at how long a loaded machine takes.
+    wait_for_log(&log, "model ready to pose", Duration::from_secs(120));
     act(&display, &window);
     let shot = grab_display(&display, &dir.join("window.png"));
     let status = wait_with_timeout(&mut child, Duration::from_secs(120));

@@ -45,7 +45,8 @@ fn keyboard_shortcuts_edit_keys_and_the_project_saves_at_exit() {
 
     // Wait for the window and the model, then give it the keyboard.
     let window = wait_for_window(&display);
-    std::thread::sleep(Duration::from_secs(5));
+    wait_for_log(&dir.join("log.txt"), "model ready to pose", Duration::from_secs(120));
+    std::thread::sleep(Duration::from_secs(2));
     xdotool(&display, &["windowfocus", "--sync", &window]);
     let press = |keys: &[&str]| {
         for key in keys {
@@ -139,7 +140,8 @@ fn g_moves_the_hand_by_ik_and_a_cancelled_r_changes_nothing() {
         .spawn()
         .unwrap();
     let window = wait_for_window(&display);
-    std::thread::sleep(Duration::from_secs(5));
+    wait_for_log(&dir.join("log.txt"), "model ready to pose", Duration::from_secs(120));
+    std::thread::sleep(Duration::from_secs(2));
     xdotool(&display, &["windowfocus", "--sync", &window]);
     let pause = || std::thread::sleep(Duration::from_millis(400));
     // Put the pointer in the empty view above the left arm, then G and drag down-right.
