@@ -133,7 +133,11 @@ fn dragging_a_library_pose_onto_the_timeline_makes_a_key_there() {
         .unwrap();
     let xdo = |args: &[&str]| xdotool(&display, args);
     let window = wait_for_window(&display);
-    wait_for_log(&dir.join("log.txt"), "model ready to pose", Duration::from_secs(120));
+    wait_for_log(
+        &dir.join("log.txt"),
+        "model ready to pose",
+        Duration::from_secs(120),
+    );
     std::thread::sleep(Duration::from_secs(3)); // the library settles beside the view
     let pause = || std::thread::sleep(Duration::from_millis(350));
     // The library window opens at the bottom left of the 3D view (clear of the avatar);

@@ -968,7 +968,7 @@ fn opening_a_project_over_unsaved_work_asks_and_each_answer_does_what_it_says() 
     std::fs::write(&b, project(&[0.5, 1.0, 2.0])).unwrap();
     let b_as_written = std::fs::read(&b).unwrap();
     let saved = dir.join("at-exit.json");
-    let s = start_for(&dir, &a, &saved, 75);
+    let s = start_for(&dir, &a, &saved, 95);
     let key_at_frame = |frames: usize| {
         for _ in 0..frames {
             xdotool(&s.display, &["key", "--delay", "150", "Right"]);
@@ -998,8 +998,35 @@ fn opening_a_project_over_unsaved_work_asks_and_each_answer_does_what_it_says() 
     pause(1.0);
     s.click(QUESTION_DONT_SAVE);
     pause(3.0);
+    // The same edits again in the newly opened project are autosaved: the autosave's
+    // count of revisions starts afresh with each project (it used to skip them).
+    key_at_frame(2);
+    let recovered = || -> Option<Vec<f64>> {
+        let files = std::fs::read_dir(dir.join("data/recovery")).ok()?;
+        files.flatten().find_map(|f| {
+            let v: Value = serde_json::from_slice(&std::fs::read(f.path()).ok()?).ok()?;
+            Some(key_times(&v["project"]))
+        })
+    };
+    let mut autosaved = None;
+    for _ in 0..60 {
+        autosaved = recovered();
+        if autosaved.as_ref().is_some_and(|k| k.len() == 3) {
+            break;
+        }
+        pause(0.25);
+    }
     let at_exit = s.finish(&saved);
-    assert_eq!(key_times(&at_exit), vec![0.1, 1.5], "a is open: {at_exit}");
+    assert_eq!(
+        autosaved.as_ref().map(Vec::len),
+        Some(3),
+        "autosaved: {autosaved:?}"
+    );
+    let times = key_times(&at_exit);
+    assert!(
+        times.len() == 3 && times.contains(&0.1) && times.contains(&1.5),
+        "a is open, with the new key: {at_exit}"
+    );
     assert_eq!(
         std::fs::read(&b).unwrap(),
         b_as_written,

@@ -45,7 +45,11 @@ fn keyboard_shortcuts_edit_keys_and_the_project_saves_at_exit() {
 
     // Wait for the window and the model, then give it the keyboard.
     let window = wait_for_window(&display);
-    wait_for_log(&dir.join("log.txt"), "model ready to pose", Duration::from_secs(120));
+    wait_for_log(
+        &dir.join("log.txt"),
+        "model ready to pose",
+        Duration::from_secs(120),
+    );
     std::thread::sleep(Duration::from_secs(2));
     xdotool(&display, &["windowfocus", "--sync", &window]);
     let press = |keys: &[&str]| {
@@ -140,7 +144,11 @@ fn g_moves_the_hand_by_ik_and_a_cancelled_r_changes_nothing() {
         .spawn()
         .unwrap();
     let window = wait_for_window(&display);
-    wait_for_log(&dir.join("log.txt"), "model ready to pose", Duration::from_secs(120));
+    wait_for_log(
+        &dir.join("log.txt"),
+        "model ready to pose",
+        Duration::from_secs(120),
+    );
     std::thread::sleep(Duration::from_secs(2));
     xdotool(&display, &["windowfocus", "--sync", &window]);
     let pause = || std::thread::sleep(Duration::from_millis(400));
