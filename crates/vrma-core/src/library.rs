@@ -334,11 +334,20 @@ mod tests {
             br#"{"bones": {"neck": [0, 0, 0, 0]}}"#,
         )
         .unwrap();
+        // A pose file past the pose size limit is not read at all.
+        let huge = std::fs::File::create(dir.join("huge.json")).unwrap();
+        huge.set_len(crate::MAX_POSE_FILE_BYTES + 1).unwrap();
         // Links are not followed: a pack with `a.json -> /dev/zero` would never end.
         std::os::unix::fs::symlink("/dev/zero", dir.join("endless.json")).unwrap();
         let reopened = Library::open(&dir).unwrap();
         assert_eq!(reopened.entries.len(), 2);
-        assert_eq!(reopened.warnings.len(), 3, "{:?}", reopened.warnings);
+        assert_eq!(reopened.warnings.len(), 4, "{:?}", reopened.warnings);
+        assert!(
+            reopened
+                .warnings
+                .iter()
+                .any(|w| w.contains("huge.json") && w.contains("at most 16 MB"))
+        );
         assert!(
             reopened
                 .warnings

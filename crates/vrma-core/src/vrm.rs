@@ -758,6 +758,18 @@ mod tests {
     }
 
     #[test]
+    fn a_title_is_cut_to_a_line() {
+        let long = "é".repeat(1_000_000);
+        let model = crate::mannequin::build(crate::mannequin::MannequinVariant::Vrm1);
+        let split = crate::glb::split(&model).unwrap();
+        let mut j: Value = serde_json::from_slice(split.json).unwrap();
+        j["extensions"]["VRMC_vrm"]["meta"]["name"] = json!(long);
+        let bytes = crate::glb::replace_json(&model, j.to_string().as_bytes()).unwrap();
+        let parsed = Model::from_bytes(&bytes).unwrap();
+        assert_eq!(parsed.title, "é".repeat(MAX_TITLE_CHARS));
+    }
+
+    #[test]
     fn plain_gltf_without_vrm_is_refused() {
         let err = Model::from_json(&json!({"asset": {"version": "2.0"}})).unwrap_err();
         assert!(err.to_string().contains("not a VRM"));
