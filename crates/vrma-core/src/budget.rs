@@ -8,7 +8,8 @@
 use serde_json::Value;
 
 use crate::Refusal;
-use crate::display::{MORPH_BYTES_PER_VERTEX_TARGET, image_size};
+use crate::display::{MORPH_BYTES_PER_VERTEX_TARGET, image_size, index_of, megabytes};
+use crate::glb::read_u32;
 
 /// Decoded vertex, index, morph, skin and animation data of the copy of a model that
 /// Bevy loads (targets that move nothing already dropped); past this it is refused.
@@ -33,14 +34,6 @@ pub const MAX_KTX2_SIDE: u32 = 8192;
 pub struct Budget {
     pub mesh_bytes: u64,
     pub texture_bytes: u64,
-}
-
-fn megabytes(bytes: u64) -> String {
-    format!("{:.0} MB", bytes as f64 / 1e6)
-}
-
-fn index_of(value: &Value) -> Option<usize> {
-    value.as_u64().and_then(|v| usize::try_from(v).ok())
 }
 
 /// An accessor's element count and components, or why it cannot be used.
@@ -175,10 +168,6 @@ fn mesh_bytes(root: &Value, limit: u64) -> Result<u64, Refusal> {
 }
 
 const KTX2_MAGIC: &[u8; 12] = b"\xABKTX 20\xBB\r\n\x1A\n";
-
-fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
-}
 
 fn read_u64(bytes: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?))

@@ -125,7 +125,7 @@ pub fn image_size(bytes: &[u8]) -> Option<(u32, u32)> {
     None
 }
 
-fn index_of(value: &Value) -> Option<usize> {
+pub(crate) fn index_of(value: &Value) -> Option<usize> {
     value.as_u64().map(|v| v as usize)
 }
 
@@ -482,7 +482,7 @@ fn split_by_targets(
     }
 }
 
-fn megabytes(bytes: u64) -> String {
+pub(crate) fn megabytes(bytes: u64) -> String {
     format!("{:.0} MB", bytes as f64 / 1e6)
 }
 

@@ -14,7 +14,7 @@ pub struct Glb<'a> {
     pub bin: Option<&'a [u8]>,
 }
 
-fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
+pub(crate) fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
     bytes
         .get(at..at.checked_add(4)?)
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
