@@ -281,23 +281,8 @@ fn project_model_paths_are_relative_to_the_project_and_survive_a_move() {
     std::fs::create_dir_all(work.join("out/deep")).unwrap();
     let (v1, _) = mannequins(&dir);
     std::fs::copy(&v1, work.join("models/a.vrm")).unwrap();
-    let project = dir.join("rich.json");
-    std::fs::write(&project, rich_project(&v1).to_string()).unwrap();
     let clip = work.join("clip.vrma");
-    let out = run(&[
-        "export-vrma",
-        "--model",
-        v1.to_str().unwrap(),
-        "--project",
-        project.to_str().unwrap(),
-        "-o",
-        clip.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    export_rich_animation(&v1, &dir.join("rich.json"), &clip);
     let out = bin()
         .current_dir(&work)
         .args([

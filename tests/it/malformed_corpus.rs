@@ -766,17 +766,8 @@ fn every_malformed_input_is_refused_with_a_message_and_no_panic() {
     let model = std::fs::read(&v1).unwrap();
     let model0 = std::fs::read(&v0).unwrap();
     let project = dir.join("p.json");
-    std::fs::write(&project, rich_project(&v1).to_string()).unwrap();
     let anim_path = dir.join("good.vrma");
-    json_stdout(&run(&[
-        "export-vrma",
-        "--model",
-        v1.to_str().unwrap(),
-        "--project",
-        project.to_str().unwrap(),
-        "-o",
-        anim_path.to_str().unwrap(),
-    ]));
+    export_rich_animation(&v1, &project, &anim_path);
     let anim = std::fs::read(&anim_path).unwrap();
     let cases = generate(&model, &model0, &anim);
     assert!(cases.len() >= 50, "{} cases", cases.len());

@@ -112,17 +112,8 @@ fn exported_vrma_plays_in_three_vrm_as_authored() {
     for model in &models {
         let name = model.file_name().unwrap().to_string_lossy().to_string();
         let project = dir.join(format!("{name}.json"));
-        std::fs::write(&project, rich_project(model).to_string()).unwrap();
         let anim = dir.join(format!("{name}.vrma"));
-        let stats = json_stdout(&run(&[
-            "export-vrma",
-            "--model",
-            model.to_str().unwrap(),
-            "--project",
-            project.to_str().unwrap(),
-            "-o",
-            anim.to_str().unwrap(),
-        ]));
+        let stats = export_rich_animation(model, &project, &anim);
         let validated = node("validate.mjs", &[&anim]);
         assert!(
             validated.status.success(),

@@ -24,18 +24,9 @@ fn exporting_then_importing_gives_the_same_animation() {
     let (v1, v0) = mannequins(&dir);
     for model in [&v1, &v0] {
         let project = dir.join("p.json");
-        std::fs::write(&project, rich_project(model).to_string()).unwrap();
         let out = dir.join("out.vrma");
         let m = model.to_str().unwrap();
-        let stats = json_stdout(&run(&[
-            "export-vrma",
-            "--model",
-            m,
-            "--project",
-            project.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ]));
+        let stats = export_rich_animation(model, &project, &out);
         assert!(
             stats["keyframes"].as_u64().unwrap() < stats["naive_keyframes"].as_u64().unwrap() / 3,
             "reduced: {stats}"
@@ -107,17 +98,8 @@ fn malformed_animations_are_refused_and_nothing_is_written() {
     let dir = scratch("vrma-bad");
     let (v1, _) = mannequins(&dir);
     let project = dir.join("p.json");
-    std::fs::write(&project, rich_project(&v1).to_string()).unwrap();
     let good_path = dir.join("good.vrma");
-    json_stdout(&run(&[
-        "export-vrma",
-        "--model",
-        v1.to_str().unwrap(),
-        "--project",
-        project.to_str().unwrap(),
-        "-o",
-        good_path.to_str().unwrap(),
-    ]));
+    export_rich_animation(&v1, &project, &good_path);
     let good = std::fs::read(&good_path).unwrap();
     let json_of = |bytes: &[u8]| -> Value {
         serde_json::from_slice(vrma_maker::core::glb::split(bytes).unwrap().json).unwrap()

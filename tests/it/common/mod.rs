@@ -176,6 +176,21 @@ pub fn have_display_stack() -> bool {
 /// A project exercising every ease, expressions, hips motion and a quaternion sign flip
 /// between keys (the same rotation written with opposite signs). It ends on a LINEAR
 /// segment: players are sampled just before the end, where a HOLD would be mid-jump.
+/// Writes [`rich_project`] for `model` to `project` and exports it with `export-vrma` to
+/// `out`; returns the export's statistics.
+pub fn export_rich_animation(model: &Path, project: &Path, out: &Path) -> serde_json::Value {
+    std::fs::write(project, rich_project(model).to_string()).unwrap();
+    json_stdout(&run(&[
+        "export-vrma",
+        "--model",
+        model.to_str().unwrap(),
+        "--project",
+        project.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]))
+}
+
 pub fn rich_project(model: &Path) -> serde_json::Value {
     use serde_json::json;
     let q = |x: f32, y: f32, z: f32, w: f32| {
