@@ -82,6 +82,10 @@ fn start_for(dir: &Path, opened: &Path, saved: &Path, seconds: u32) -> Session {
         .arg(saved)
         .env("DISPLAY", &display)
         .env("VRMA_MAKER_DATA_DIR", dir.join("data"))
+        // No desktop bus (and no portal): every file dialog is the window's built-in
+        // one, driven here like any other control.
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env("XDG_RUNTIME_DIR", dir)
         .stdout(file.try_clone().unwrap())
         .stderr(file)
         .stdin(Stdio::null())
@@ -1032,4 +1036,111 @@ fn opening_a_project_over_unsaved_work_asks_and_each_answer_does_what_it_says() 
         b_as_written,
         "b.json was not written"
     );
+}
+
+const FILE_MENU: (i32, i32) = (19, 11);
+const FILE_EXPORT_VRMA: (i32, i32) = (62, 129);
+const QUESTION_QUIT_WHEN_DONE: (i32, i32) = (527, 434);
+
+/// A take an hour long with 400 keys of 15 eased bones: it opens at once, and its
+/// export samples over 100,000 frames (seconds of work, on a worker thread).
+fn hour_long_take(model: &Path) -> Value {
+    let bones = [
+        "hips",
+        "spine",
+        "chest",
+        "neck",
+        "head",
+        "leftUpperArm",
+        "rightUpperArm",
+        "leftLowerArm",
+        "rightLowerArm",
+        "leftUpperLeg",
+        "rightUpperLeg",
+        "leftLowerLeg",
+        "rightLowerLeg",
+        "leftHand",
+        "rightHand",
+    ];
+    let keys: Vec<Value> = (0..400)
+        .map(|i| {
+            let pose: serde_json::Map<String, Value> = bones
+                .iter()
+                .enumerate()
+                .map(|(j, bone)| {
+                    let (x, y) = (
+                        0.3 * (i as f64 * 1.7 + j as f64).sin(),
+                        0.3 * (i as f64 * 0.9 + j as f64).cos(),
+                    );
+                    let n = (x * x + y * y + 1.0).sqrt();
+                    (bone.to_string(), json!([x / n, y / n, 0.0, 1.0 / n]))
+                })
+                .collect();
+            json!({"id": i + 1, "t": i * 9, "ease": "IN-OUT", "pose": {"bones": pose}})
+        })
+        .collect();
+    json!({"v": 1, "model": {"path": model}, "fps": 30, "keys": keys})
+}
+
+#[test]
+fn quitting_during_an_export_asks_then_waits_for_it_and_leaves_no_temporary_file() {
+    let Some((dir, model)) = prepare("window-quit-export") else {
+        return;
+    };
+    let project = dir.join("hour.json");
+    std::fs::write(&project, hour_long_take(&model).to_string()).unwrap();
+    let out = dir.join("exports").join("hour.vrma");
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    // --exit-after is far off: the exit below is the question's.
+    let mut s = start_for(&dir, &project, &dir.join("at-exit.json"), 300);
+    s.click(FILE_MENU);
+    s.click(FILE_EXPORT_VRMA);
+    pause(1.0);
+    // The built-in dialog has the keyboard: replace its default name, Enter exports.
+    ctrl_chord(&s.display, "a");
+    xdotool(
+        &s.display,
+        &["type", "--delay", "20", out.to_str().unwrap()],
+    );
+    pause(0.5);
+    xdotool(&s.display, &["key", "Return"]);
+    pause(0.4);
+    ctrl_chord(&s.display, "q");
+    pause(1.0);
+    assert!(
+        s.app.try_wait().unwrap().is_none(),
+        "Ctrl+Q during the export asks instead of quitting"
+    );
+    assert!(!out.exists(), "the export was still being written");
+    let asked_at = std::time::Instant::now();
+    s.click(QUESTION_QUIT_WHEN_DONE);
+    let status = wait_with_timeout(&mut s.app, Duration::from_secs(120));
+    let log = std::fs::read_to_string(&s.log).unwrap_or_default();
+    assert!(status.is_some_and(|s| s.success()), "{status:?}\n{log}");
+    assert!(
+        asked_at.elapsed() < Duration::from_secs(150),
+        "quit by the answer, not by --exit-after"
+    );
+    assert!(log.contains("Exported") || out.exists(), "{log}");
+    let bytes = std::fs::read(&out).expect("the export was written whole before quitting");
+    let glb = vrma_maker::core::glb::split(&bytes).expect("a whole GLB");
+    let gltf: Value = serde_json::from_slice(glb.json).unwrap();
+    let end = gltf["accessors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["max"].as_array().filter(|_| a["type"] == "SCALAR"))
+        .filter_map(|m| m[0].as_f64())
+        .fold(0.0, f64::max);
+    assert!(
+        (end - 399.0 * 9.0).abs() < 0.05,
+        "the whole hour was exported (to {end} s)"
+    );
+    let left: Vec<_> = std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|name| name != "hour.vrma")
+        .collect();
+    assert!(left.is_empty(), "nothing else was left beside it: {left:?}");
 }

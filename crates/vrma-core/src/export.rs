@@ -155,10 +155,14 @@ fn write_vrma(work: &ExportWork, progress: &mut dyn FnMut(f32)) -> Result<Writte
             "keyframes": stats.written_keys,
             "naive_keyframes": stats.naive_keys,
         }),
-        summary: format!(
-            "{:.2} s, {} keyframes instead of {}",
-            stats.duration, stats.written_keys, stats.naive_keys
-        ),
+        summary: if stats.written_keys < stats.naive_keys {
+            format!(
+                "{:.2} s, {} keyframes instead of {}",
+                stats.duration, stats.written_keys, stats.naive_keys
+            )
+        } else {
+            format!("{:.2} s, {} keyframes", stats.duration, stats.written_keys)
+        },
     })
 }
 

@@ -6,8 +6,10 @@
 mod autosave;
 mod close_guard;
 mod export;
+mod path_dialog;
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 
@@ -25,10 +27,16 @@ pub use close_guard::{CloseGuard, Question, Then};
 
 type Answer = (DialogPurpose, Option<PathBuf>);
 
-/// The native dialog open now (one at a time) and answers that need no dialog.
+/// The dialog open now (one at a time, native or built-in) and answers that need no
+/// dialog.
 #[derive(Resource, Default)]
 struct FileDialogs {
-    open: Option<Job<Answer>>,
+    /// The native dialog on its worker thread, and when it was asked for.
+    open: Option<(Job<Answer>, Instant)>,
+    /// The built-in dialog, where the desktop has no native one.
+    built_in: Option<path_dialog::PathDialog>,
+    /// The native dialog was found missing: the built-in one answers from now on.
+    native_missing: bool,
     /// Answers that need no dialog (typed paths, drops, tests).
     direct: Vec<Answer>,
     /// Quit once the pending save succeeds (the close guard's "Save").
@@ -39,20 +47,47 @@ struct FileDialogs {
     replace_unsaved: Option<PathBuf>,
 }
 
+/// A native dialog that answers sooner than this never showed: no person closes one so
+/// fast (rfd answers "no file" when neither the portal nor zenity can show it).
+const NATIVE_DIALOG_MISSING_WITHIN: Duration = Duration::from_millis(300);
+
 impl FileDialogs {
-    /// Shows a native dialog; its answer arrives in a later frame.
-    fn show(&mut self, purpose: DialogPurpose) {
-        if self.open.is_some() {
+    /// Shows a file dialog; its answer arrives in a later frame.
+    fn show(&mut self, purpose: DialogPurpose, session: &Session) {
+        if self.open.is_some() || self.built_in.is_some() {
             return; // one dialog at a time
         }
-        self.open = Some(Job::spawn("file-dialog", move || {
-            (purpose, native_dialog(purpose))
-        }));
+        if self.native_missing || !native_dialog_possible() {
+            self.native_missing = true;
+            self.built_in = Some(path_dialog::PathDialog::new(purpose, session));
+            return;
+        }
+        let folder = path_dialog::starting_folder(session);
+        self.open = Some((
+            Job::spawn("file-dialog", move || {
+                (purpose, native_dialog(purpose, &folder))
+            }),
+            Instant::now(),
+        ));
     }
 }
 
-fn native_dialog(purpose: DialogPurpose) -> Option<PathBuf> {
-    let dialog = rfd::FileDialog::new();
+/// Whether a native dialog can show at all: rfd asks the desktop portal over the D-Bus
+/// session bus, or else runs zenity.
+fn native_dialog_possible() -> bool {
+    if !cfg!(target_os = "linux") {
+        return true;
+    }
+    let bus = std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|a| !a.is_empty())
+        || std::env::var_os("XDG_RUNTIME_DIR")
+            .is_some_and(|dir| Path::new(&dir).join("bus").exists());
+    let zenity = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join("zenity").is_file()));
+    bus || zenity
+}
+
+fn native_dialog(purpose: DialogPurpose, folder: &Path) -> Option<PathBuf> {
+    let dialog = rfd::FileDialog::new().set_directory(folder);
     match purpose {
         DialogPurpose::OpenModel => dialog.add_filter("VRM model", &["vrm", "glb"]).pick_file(),
         DialogPurpose::LoadPose => dialog.add_filter("Pose", &["json"]).pick_file(),
@@ -107,6 +142,10 @@ pub(super) fn window_plugin(app: &mut App) {
     autosave::plugin(app);
     autosave::offer_plugin(app);
     close_guard::question_plugin(app);
+    app.add_systems(
+        bevy_egui::EguiPrimaryContextPass,
+        path_dialog::show.in_set(super::session::UiLayout::Windows),
+    );
     app.add_systems(Update, remember_recent.in_set(EditorSet::Drive));
 }
 
@@ -136,7 +175,7 @@ fn remember_recent(
 
 /// A dialog's answer arrives from another thread: look for it every frame meanwhile.
 fn stay_awake(dialogs: Res<FileDialogs>, mut awake: ResMut<KeepAwake>) {
-    if dialogs.open.is_some() || !dialogs.direct.is_empty() {
+    if dialogs.open.is_some() || dialogs.built_in.is_some() || !dialogs.direct.is_empty() {
         awake.now();
     }
 }
@@ -158,7 +197,7 @@ fn take_requests(
 ) {
     for request in requests.read() {
         match request {
-            FileRequest::Dialog(purpose) => dialogs.show(*purpose),
+            FileRequest::Dialog(purpose) => dialogs.show(*purpose, &session),
             FileRequest::OpenPath(path) => {
                 dialogs.direct.push((purpose_of(path), Some(path.clone())));
             }
@@ -171,7 +210,7 @@ fn take_requests(
                     Some(path) => {
                         finish_save(&mut session, &path, &mut dialogs, &mut banner, &mut exit)
                     }
-                    None => dialogs.show(DialogPurpose::SaveProjectAs),
+                    None => dialogs.show(DialogPurpose::SaveProjectAs, &session),
                 }
             }
         }
@@ -224,9 +263,18 @@ fn handle_answers(
     mut out: AnswerOutput,
 ) {
     let mut answers = Vec::new();
-    if let Some(answer) = dialogs.open.as_ref().and_then(Job::take) {
+    if let Some((answer, asked)) = dialogs
+        .open
+        .as_ref()
+        .and_then(|(job, asked)| job.take().map(|a| (a, *asked)))
+    {
         dialogs.open = None;
         match answer {
+            Ok((purpose, None)) if asked.elapsed() < NATIVE_DIALOG_MISSING_WITHIN => {
+                warn!("the native file dialog could not show: using the built-in one");
+                dialogs.native_missing = true;
+                dialogs.show(purpose, &session);
+            }
             Ok(answer) => answers.push(answer),
             Err(e) => banner.error(format!("The file dialog failed: {e}")),
         }

@@ -177,21 +177,34 @@ fn sync_thumbs(
     mut commands: Commands,
     mut contexts: EguiContexts,
 ) {
-    let keys = session.editor.timeline.keys();
+    if !session.is_changed() && !shared.is_changed() {
+        return;
+    }
+    // Only the keys the timeline has room to show get an image and a camera.
+    let wanted_ids: std::collections::HashSet<u64> = shared.wanted.iter().copied().collect();
+    let wanted: Vec<&crate::core::timeline::Key> = session
+        .editor
+        .timeline
+        .keys()
+        .iter()
+        .filter(|k| wanted_ids.contains(&k.id))
+        .map(|k| k.as_ref())
+        .collect();
     let gone: Vec<u64> = thumbs
         .by_key
         .keys()
         .copied()
-        .filter(|id| keys.iter().all(|k| k.id != *id))
+        .filter(|id| !wanted_ids.contains(id))
         .collect();
     for id in gone {
         if let Some(thumb) = thumbs.by_key.remove(&id) {
             commands.entity(thumb.camera).despawn();
             contexts.remove_image(&thumb.image);
+            images.remove(&thumb.image);
         }
         shared.textures.remove(&id);
     }
-    for key in keys {
+    for key in wanted {
         if thumbs.by_key.contains_key(&key.id) {
             continue;
         }

@@ -179,6 +179,9 @@ pub struct UpdatedThumbnails(pub Vec<PathBuf>);
 #[derive(Resource, Default, Debug)]
 pub struct Thumbnails {
     pub textures: HashMap<u64, bevy_egui::egui::TextureId>,
+    /// The keys the timeline has room to show a thumbnail for, in time order: only these
+    /// are rendered (one image and camera each, so never one per key of a long take).
+    pub wanted: Vec<u64>,
     pub paused: bool,
 }
 

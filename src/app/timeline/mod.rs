@@ -37,11 +37,11 @@ fn draw_panel(
     session: Res<Session>,
     mut ui_state: ResMut<TimelineUi>,
     mut edits: MessageWriter<EditRequest>,
-    thumbs: Res<Thumbnails>,
+    mut thumbs: ResMut<Thumbnails>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?.clone();
     space.show(&ctx, "timeline-space", |root| {
-        draw(root, &session, &mut ui_state, &mut edits, &thumbs);
+        draw(root, &session, &mut ui_state, &mut edits, &mut thumbs);
     });
     Ok(())
 }
@@ -50,6 +50,34 @@ const KEY_HIT_PX: f32 = 7.0;
 const RULER_HEIGHT: f32 = 96.0;
 /// Key thumbnails on the ruler (96×128 shown at this size).
 const KEY_THUMB: egui::Vec2 = egui::vec2(33.0, 44.0);
+
+/// The most thumbnails the ruler shows (a ruler as wide as eight 4K screens has room
+/// for fewer).
+const MAX_KEY_THUMBNAILS: usize = 1024;
+
+/// The keys whose thumbnails fit on the ruler side by side, in time order, plus the
+/// selected key's: a thumbnail covered by its neighbour's would cost an image and a
+/// render for nothing, and a take of 50,000 keys would cost gigabytes.
+fn keys_with_thumbnails(
+    keys: &[std::sync::Arc<crate::core::timeline::Key>],
+    scale: Scale,
+    selected: Option<u64>,
+) -> Vec<u64> {
+    let mut wanted = Vec::new();
+    let mut last_x = f32::NEG_INFINITY;
+    for key in keys {
+        let x = scale.x(key.t);
+        if x - last_x >= KEY_THUMB.x && wanted.len() < MAX_KEY_THUMBNAILS {
+            wanted.push(key.id);
+            last_x = x;
+        }
+    }
+    if let Some(id) = selected.filter(|id| !wanted.contains(id) && keys.iter().any(|k| k.id == *id))
+    {
+        wanted.push(id);
+    }
+    wanted
+}
 
 /// Maps time ↔ x across the ruler.
 #[derive(Clone, Copy)]
@@ -83,7 +111,7 @@ fn draw(
     session: &Session,
     ui_state: &mut TimelineUi,
     edits: &mut MessageWriter<EditRequest>,
-    thumbs: &Thumbnails,
+    thumbs: &mut Thumbnails,
 ) {
     let editor = &session.editor;
     let mut send = |edit: Edit| {
@@ -211,7 +239,7 @@ fn ruler(
     session: &Session,
     ui_state: &mut TimelineUi,
     send: &mut impl FnMut(Edit),
-    thumbs: &Thumbnails,
+    thumbs: &mut Thumbnails,
 ) {
     let editor = &session.editor;
     let width = ui.available_width();
@@ -265,6 +293,11 @@ fn ruler(
 
     // Keys as diamonds; the dragged key shows where it will land.
     let key_y = rect.bottom() - 16.0;
+    let wanted = keys_with_thumbnails(editor.timeline.keys(), scale, ui_state.selected);
+    if thumbs.wanted != wanted {
+        thumbs.wanted = wanted;
+    }
+    let showing: std::collections::HashSet<u64> = thumbs.wanted.iter().copied().collect();
     for key in editor.timeline.keys() {
         let dragging = ui_state.drag.filter(|d| (d.from - key.t).abs() < 1e-6);
         let t = dragging.map_or(key.t, |d| d.to);
@@ -276,7 +309,11 @@ fn ruler(
             egui::Color32::from_rgb(120, 190, 250)
         };
         let r = 6.0;
-        if let Some(&texture) = thumbs.textures.get(&key.id) {
+        if let Some(&texture) = thumbs
+            .textures
+            .get(&key.id)
+            .filter(|_| showing.contains(&key.id))
+        {
             let thumb = egui::Rect::from_center_size(
                 egui::pos2(x, key_y - r - 3.0 - KEY_THUMB.y / 2.0),
                 KEY_THUMB,
@@ -403,5 +440,58 @@ mod tests {
         assert_eq!(s.t(-100.0), 0.0);
         assert_eq!(s.t(1e6), 4.0);
         assert!(label_step(600.0 / 4.0) * 150.0 >= 60.0);
+    }
+
+    fn keys_at(
+        times: impl Iterator<Item = f32>,
+    ) -> Vec<std::sync::Arc<crate::core::timeline::Key>> {
+        times
+            .enumerate()
+            .map(|(i, t)| {
+                std::sync::Arc::new(crate::core::timeline::Key {
+                    id: i as u64 + 1,
+                    file_id: None,
+                    t,
+                    ease: Ease::default(),
+                    pose: Default::default(),
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_long_take_gets_only_the_thumbnails_the_ruler_has_room_for() {
+        let keys = keys_at((0..50_000).map(|f| f as f32 / FPS));
+        let scale = Scale {
+            left: 10.0,
+            width: 1000.0,
+            length: keys.last().unwrap().t,
+        };
+        let selected = keys[30_001].id;
+        let wanted = keys_with_thumbnails(&keys, scale, Some(selected));
+        let room = (scale.width / KEY_THUMB.x) as usize + 1;
+        assert!(wanted.len() <= room + 1, "{} thumbnails", wanted.len());
+        assert!(wanted.len() >= room - 1, "{} thumbnails", wanted.len());
+        assert_eq!(
+            wanted.last(),
+            Some(&selected),
+            "the selected key's is shown too"
+        );
+        let x = |id: u64| scale.x(keys[id as usize - 1].t);
+        for pair in wanted[..wanted.len() - 1].windows(2) {
+            assert!(x(pair[1]) - x(pair[0]) >= KEY_THUMB.x, "side by side");
+        }
+    }
+
+    #[test]
+    fn keys_far_apart_each_get_a_thumbnail() {
+        let keys = keys_at([0.0, 1.0, 2.0].into_iter());
+        let scale = Scale {
+            left: 10.0,
+            width: 1000.0,
+            length: 4.0,
+        };
+        assert_eq!(keys_with_thumbnails(&keys, scale, None), vec![1, 2, 3]);
+        assert_eq!(keys_with_thumbnails(&keys, scale, Some(2)), vec![1, 2, 3]);
     }
 }
