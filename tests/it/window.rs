@@ -241,16 +241,7 @@ fn keys_show_rendered_thumbnails_without_touching_the_pose_on_screen() {
         .ok();
     assert!(log.contains("key thumbnails: 3 regenerated"), "{log}");
     // The thumbnails' fixed background shows on the ruler, three times.
-    let band = (img.height() - 130)..(img.height() - 20);
-    let background = band
-        .flat_map(|y| (0..img.width()).map(move |x| (x, y)))
-        .filter(|&(x, y)| {
-            let p = img.get_pixel(x, y);
-            (p[0] as i32 - 56).abs() <= 4
-                && (p[1] as i32 - 61).abs() <= 4
-                && (p[2] as i32 - 71).abs() <= 4
-        })
-        .count();
+    let background = thumbnail_background(&img, 0, img.width());
     assert!(
         background > 3 * 33 * 44 / 3,
         "thumbnails on the ruler ({background} background pixels)"
@@ -267,4 +258,89 @@ fn keys_show_rendered_thumbnails_without_touching_the_pose_on_screen() {
         "0.5",
     ]));
     assert_eq!(saved["pose"]["bones"], sampled[0]["pose"]["bones"]);
+}
+
+/// Thumbnail background pixels (56, 61, 71) in a column range of the ruler's band.
+fn thumbnail_background(img: &image::RgbaImage, x0: u32, x1: u32) -> usize {
+    let band = (img.height() - 130)..(img.height() - 20);
+    band.flat_map(|y| (x0..x1).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let p = img.get_pixel(x, y);
+            (p[0] as i32 - 56).abs() <= 4
+                && (p[1] as i32 - 61).abs() <= 4
+                && (p[2] as i32 - 71).abs() <= 4
+        })
+        .count()
+}
+
+#[test]
+fn a_fifty_thousand_key_take_opens_in_bounded_memory_with_the_thumbnails_that_fit() {
+    if !required_or_skip(
+        "Xvfb, a Vulkan driver, GNU time and ImageMagick",
+        have_display_stack() && have_time_and_import(),
+    ) {
+        return;
+    }
+    let dir = scratch("window-long-take");
+    let (model, _) = mannequins(&dir);
+    // A key on every frame for 28 minutes (motion capture, say): one image and camera
+    // per key took 6 GB within half a minute and kept climbing.
+    let keys: Vec<serde_json::Value> = (0..50_000)
+        .map(|f| {
+            let a = (f as f64 * 0.01).sin() * 0.4;
+            serde_json::json!({"id": f + 1, "t": f as f64 / 30.0, "pose": {"bones": {
+                "spine": [0.0, a.sin(), 0.0, a.cos()]}}})
+        })
+        .collect();
+    let project = dir.join("take.json");
+    std::fs::write(
+        &project,
+        serde_json::json!({"v": 1, "fps": 30, "model": {"path": model}, "keys": keys}).to_string(),
+    )
+    .unwrap();
+    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let log = dir.join("log.txt");
+    let file = std::fs::File::create(&log).unwrap();
+    let mut app = bin();
+    app.arg(&project)
+        .args(["--exit-after", "240"])
+        .env("DISPLAY", &display)
+        .env("VRMA_MAKER_DATA_DIR", dir.join("data"));
+    let mut timed = under_time(&app)
+        .stdout(file.try_clone().unwrap())
+        .stderr(file)
+        .spawn()
+        .unwrap();
+    wait_for_log(&log, "key thumbnails:", Duration::from_secs(200));
+    std::thread::sleep(Duration::from_secs(1));
+    let img = grab_display(&display, &dir.join("shot.png"));
+    // Quit like a closed terminal would; GNU time still reports the peak.
+    std::process::Command::new("pkill")
+        .args(["-TERM", "-P", &timed.id().to_string()])
+        .status()
+        .unwrap();
+    wait_with_timeout(&mut timed, Duration::from_secs(60)).expect("the app exits");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let rendered: usize = text
+        .split("key thumbnails: ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    // The ruler is about 1,260 px wide and a thumbnail 33 px: some 38 fit side by side.
+    assert!(
+        (20..=48).contains(&rendered),
+        "{rendered} thumbnails rendered for 50,000 keys"
+    );
+    let peak = peak_memory(&text);
+    assert!(peak < 1_500_000_000, "peak {} MB", peak / 1_000_000);
+    let (w, h) = (img.width(), img.height());
+    assert!(w >= 1280 && h >= 800, "{w}×{h}");
+    // Thumbnails run the ruler's whole width, from the first key to the last.
+    let left = thumbnail_background(&img, 10, 320);
+    let right = thumbnail_background(&img, 960, 1270);
+    assert!(
+        left > 4 * 33 * 44 / 3 && right > 4 * 33 * 44 / 3,
+        "thumbnails left {left}, right {right} pixels"
+    );
 }

@@ -298,6 +298,10 @@ fn ruler(
         thumbs.wanted = wanted;
     }
     let showing: std::collections::HashSet<u64> = thumbs.wanted.iter().copied().collect();
+    // Keys closer than a pixel and a half draw as one diamond, and ease names only where
+    // they fit (the selected and the dragged key always draw): 50,000 overlapping
+    // diamonds and labels looked the same and took half a second a frame to rasterise.
+    let (mut last_diamond, mut last_label) = (f32::NEG_INFINITY, f32::NEG_INFINITY);
     for key in editor.timeline.keys() {
         let dragging = ui_state.drag.filter(|d| (d.from - key.t).abs() < 1e-6);
         let t = dragging.map_or(key.t, |d| d.to);
@@ -325,6 +329,11 @@ fn ruler(
                 egui::Color32::WHITE,
             );
         }
+        let always = selected || dragging.is_some();
+        if !always && x - last_diamond < 1.5 {
+            continue;
+        }
+        last_diamond = x;
         let diamond = vec![
             egui::pos2(x, key_y - r),
             egui::pos2(x + r, key_y),
@@ -336,7 +345,8 @@ fn ruler(
             fill,
             egui::Stroke::new(1.0, egui::Color32::BLACK),
         ));
-        if key.ease != Ease::Linear {
+        if key.ease != Ease::Linear && (always || x - last_label >= 32.0) {
+            last_label = x;
             painter.text(
                 egui::pos2(x + r + 1.0, key_y - r - 1.0),
                 egui::Align2::LEFT_BOTTOM,
