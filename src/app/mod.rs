@@ -98,6 +98,7 @@ pub fn build_app(launch: Launch) -> App {
     });
     app.add_plugins(EguiPlugin::default());
     add_editor(&mut app, memory);
+    avatar::materials_plugin(&mut app);
     app.add_plugins((
         session::ui_plugin,
         session::prefs_plugin,
@@ -174,6 +175,7 @@ pub fn render_still(
         ScheduleRunnerPlugin::run_loop(Duration::from_millis(2)),
     ));
     add_editor(&mut app, memory);
+    avatar::materials_plugin(&mut app);
     app.add_plugins(render::plugin);
     let outcome = render::StillOutcome::default();
     let request = StillRequest {

@@ -14,6 +14,7 @@ mod kill_saves;
 mod layout;
 mod library_window;
 mod malformed_corpus;
+mod mtoon;
 mod png;
 mod posing_cli;
 mod real_avatars;

@@ -89,6 +89,9 @@ pub struct DisplayModel {
     pub routes: MorphRoutes,
     /// Nodes in the display copy (split meshes add some after the model's own).
     pub node_count: usize,
+    /// Per glTF material, its complete VRM 1.0 MToon (VRM 0.x ones converted), or
+    /// `None` where the material is not MToon ([`crate::mtoon`]).
+    pub mtoon: Vec<Option<Value>>,
 }
 
 /// Downscales an encoded image to fit `max_side` on its longer side; returns PNG bytes.
@@ -501,6 +504,9 @@ pub fn prepare(
     // What follows reads every primitive and target: bounded by the same budget.
     crate::budget::check(&root, bin)?;
     let own_bin = root["buffers"][0].get("uri").is_none() && split.bin.is_some();
+    // One kind of MToon for the renderer, written into the copy's materials.
+    let mtoon = crate::mtoon::normalize(&mut root);
+    let materials_rewritten = mtoon.iter().any(Option::is_some);
     let mut out = BufferBuilder {
         bin: bin.to_vec(),
         views: root["bufferViews"].as_array().cloned().unwrap_or_default(),
@@ -634,7 +640,7 @@ pub fn prepare(
                 && (w > side || h > side)
             {
                 return Err(Refusal::new(format!(
-                    "KTX2 texture {name} is {w}×{h}, larger than this GPU allows                      ({side}×{side}); the model cannot be drawn here"
+                    "KTX2 texture {name} is {w}×{h}, larger than this GPU allows ({side}×{side}); the model cannot be drawn here"
                 )));
             }
             continue;
@@ -666,12 +672,19 @@ pub fn prepare(
     let node_count = root["nodes"].as_array().map_or(0, Vec::len);
     if report.primitives_compacted == 0 && report.textures_downscaled == 0 && routes.is_empty() {
         crate::budget::check_display(&root, bin)?;
+        let bytes = if materials_rewritten {
+            let json = serde_json::to_vec(&root).map_err(|e| Refusal::new(e.to_string()))?;
+            glb::build(&json, bin)
+        } else {
+            bytes.to_vec()
+        };
         return Ok(DisplayModel {
-            bytes: bytes.to_vec(),
+            bytes,
             warnings,
             report,
             routes,
             node_count,
+            mtoon,
         });
     }
     while !out.bin.len().is_multiple_of(4) {
@@ -688,6 +701,7 @@ pub fn prepare(
         report,
         routes,
         node_count,
+        mtoon,
     })
 }
 

@@ -16,6 +16,7 @@ pub mod ik;
 pub mod library;
 pub mod mannequin;
 pub mod math;
+pub mod mtoon;
 pub mod pose;
 pub mod prefs;
 pub mod project;

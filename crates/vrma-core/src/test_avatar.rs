@@ -213,7 +213,20 @@ impl Streams {
                 let b = base + r * cols + (c + 1) % cols;
                 let d = a + cols;
                 let e = b + cols;
-                self.indices[part].extend_from_slice(&[a, d, b, b, d, e]);
+                // Counter-clockwise seen from the side the normals face, as glTF's front
+                // faces are (culling and MToon's outline hull rely on it), whichever
+                // way `at` runs around.
+                let p = |i: u32| self.positions[i as usize];
+                let n = |i: u32| self.normals[i as usize];
+                // The quad's normal from its diagonals (an edge may be a pole point).
+                let facing = (p(e) - p(a))
+                    .cross(p(d) - p(b))
+                    .dot(n(a) + n(b) + n(d) + n(e));
+                if facing < 0.0 {
+                    self.indices[part].extend_from_slice(&[a, d, b, b, d, e]);
+                } else {
+                    self.indices[part].extend_from_slice(&[a, b, d, b, e, d]);
+                }
             }
         }
     }
@@ -575,28 +588,35 @@ fn mtoon_material(name: &str, base: usize, shade: usize, shade_color: [f32; 3]) 
     })
 }
 
+/// The same look as [`mtoon_material`] in VRM 0.x terms: the values three-vrm's
+/// conversion (`core::mtoon`) turns back into that material's, as UniVRM's migration
+/// would write them (colours in gamma space; toony 0.9 and shift 0 convert to 0.95 and
+/// -0.05; a mixed outline colour keeps its lighting mix of 1).
 fn mtoon_properties(name: &str, base: usize, shade: usize, shade_color: [f32; 3]) -> Value {
+    let gamma = |c: f32| c.powf(1.0 / 2.2);
+    let outline = [0.25f32, 0.15, 0.15].map(gamma);
     json!({
         "name": name, "shader": "VRM/MToon", "renderQueue": 2000,
         "floatProperties": {
-            "_Cutoff": 0.5, "_BumpScale": 1.0, "_ShadeShift": -0.05, "_ShadeToony": 0.95,
+            "_Cutoff": 0.5, "_BumpScale": 1.0, "_ShadeShift": 0.0, "_ShadeToony": 0.9,
             "_ReceiveShadowRate": 1.0, "_ShadingGradeRate": 1.0, "_LightColorAttenuation": 0.0,
             "_IndirectLightIntensity": 0.1, "_RimLightingMix": 1.0, "_RimFresnelPower": 5.0,
             "_RimLift": 0.0, "_OutlineWidth": 0.2, "_OutlineScaledMaxDistance": 1.0,
             "_OutlineLightingMix": 1.0, "_UvAnimScrollX": 0.0, "_UvAnimScrollY": 0.0,
             "_UvAnimRotation": 0.0, "_MToonVersion": 38.0, "_DebugMode": 0.0, "_BlendMode": 0.0,
-            "_OutlineWidthMode": 1.0, "_OutlineColorMode": 0.0, "_CullMode": 2.0,
+            "_OutlineWidthMode": 1.0, "_OutlineColorMode": 1.0, "_CullMode": 2.0,
             "_OutlineCullMode": 1.0, "_SrcBlend": 1.0, "_DstBlend": 0.0, "_ZWrite": 1.0
         },
         "vectorProperties": {
             "_Color": [1.0, 1.0, 1.0, 1.0],
-            "_ShadeColor": [shade_color[0], shade_color[1], shade_color[2], 1.0],
+            "_ShadeColor": [gamma(shade_color[0]), gamma(shade_color[1]), gamma(shade_color[2]), 1.0],
             "_MainTex": [0.0, 0.0, 1.0, 1.0], "_ShadeTexture": [0.0, 0.0, 1.0, 1.0],
-            "_EmissionColor": [0.0, 0.0, 0.0, 1.0], "_OutlineColor": [0.25, 0.15, 0.15, 1.0],
+            "_EmissionColor": [0.0, 0.0, 0.0, 1.0],
+            "_OutlineColor": [outline[0], outline[1], outline[2], 1.0],
             "_RimColor": [0.0, 0.0, 0.0, 1.0]
         },
         "textureProperties": {"_MainTex": base, "_ShadeTexture": shade},
-        "keywordMap": {"MTOON_OUTLINE_WIDTH_WORLD": true, "MTOON_OUTLINE_COLOR_FIXED": true},
+        "keywordMap": {"MTOON_OUTLINE_WIDTH_WORLD": true, "MTOON_OUTLINE_COLOR_MIXED": true},
         "tagMap": {"RenderType": "Opaque"}
     })
 }

@@ -35,6 +35,9 @@ use crate::core::mannequin::{self, MannequinVariant};
 use crate::core::project::{Project, is_project_file};
 use crate::core::vrm::VrmVersion;
 
+mod mtoon;
+pub(in crate::app) use mtoon::plugin as materials_plugin;
+
 /// Registers the `mem://` asset source; must run before the AssetPlugin is added.
 /// Models (and the generated mannequin) reach Bevy's glTF loader from bytes the core has
 /// already validated.
@@ -449,6 +452,7 @@ fn spawn_prepared(
         .load_builder()
         .with_settings(settings)
         .load(url.clone());
+    let materials = mtoon::registry(&display.mtoon, &url, &loader.assets, settings);
     let scene: Handle<WorldAsset> = loader
         .assets
         .load_builder()
@@ -461,7 +465,11 @@ fn spawn_prepared(
         Quat::IDENTITY
     };
     let first = *counter == 1;
-    commands.spawn((
+    let mut avatar = commands.spawn_empty();
+    if let Some((registry, sources)) = materials {
+        avatar.insert((registry, sources));
+    }
+    avatar.insert((
         WorldAssetRoot(scene),
         Transform::from_rotation(turn),
         Visibility::Hidden,

@@ -105,7 +105,12 @@ fn take_file_requests(
 
 fn spawn_hidden_avatar(
     mut shown: MessageReader<AvatarShown>,
-    avatars: Query<(&WorldAssetRoot, &Transform, &Avatar)>,
+    avatars: Query<(
+        &WorldAssetRoot,
+        &Transform,
+        &Avatar,
+        Option<&bevy_vrm1::prelude::VrmcMaterialRegistry>,
+    )>,
     old: Query<Entity, With<ThumbnailAvatar>>,
     mut thumbs: ResMut<KeyThumbnails>,
     mut commands: Commands,
@@ -119,8 +124,16 @@ fn spawn_hidden_avatar(
     for thumb in thumbs.by_key.values_mut() {
         thumb.rendered = None; // a new model: every key is re-rendered
     }
-    if let Ok((root, transform, avatar)) = avatars.single() {
-        commands.spawn((
+    if let Ok((root, transform, avatar, materials)) = avatars.single() {
+        // The same MToon materials as on screen (a thumbnail shows the outline too).
+        let mut hidden = commands.spawn_empty();
+        if let Some(materials) = materials {
+            hidden.insert(bevy_vrm1::prelude::VrmcMaterialRegistry {
+                images: materials.images.clone(),
+                materials: materials.materials.clone(),
+            });
+        }
+        hidden.insert((
             WorldAssetRoot(root.0.clone()),
             *transform,
             Visibility::Hidden,

@@ -1,0 +1,605 @@
+//! MToon for the renderer. In the display copy every MToon material carries one
+//! complete VRM 1.0 `VRMC_materials_mtoon` object: a VRM 1.0 model's own, with the
+//! schema's defaults filled in, or a VRM 0.x `materialProperties` entry converted as
+//! three-vrm 3.5.5 converts it (`VRMMaterialsV0CompatPlugin`), the glTF core fields
+//! (base colour, emission, normal map, alpha, culling) included. The renderer then has
+//! one kind of MToon to draw, and draws it as three-vrm does.
+
+use serde_json::{Map, Value, json};
+
+/// The defaults of `VRMC_materials_mtoon.schema.json` (vrm-specification). Texture
+/// references have none: absent means unused.
+fn defaults() -> Value {
+    json!({
+        "specVersion": "1.0",
+        "transparentWithZWrite": false,
+        "renderQueueOffsetNumber": 0,
+        "shadeColorFactor": [1.0, 1.0, 1.0],
+        "shadingShiftFactor": 0.0,
+        "shadingToonyFactor": 0.9,
+        "giEqualizationFactor": 0.9,
+        "matcapFactor": [1.0, 1.0, 1.0],
+        "parametricRimColorFactor": [0.0, 0.0, 0.0],
+        "rimLightingMixFactor": 1.0,
+        "parametricRimFresnelPowerFactor": 5.0,
+        "parametricRimLiftFactor": 0.0,
+        "outlineWidthMode": "none",
+        "outlineWidthFactor": 0.0,
+        "outlineColorFactor": [0.0, 0.0, 0.0],
+        "outlineLightingMixFactor": 1.0,
+        "uvAnimationScrollXSpeedFactor": 0.0,
+        "uvAnimationScrollYSpeedFactor": 0.0,
+        "uvAnimationRotationSpeedFactor": 0.0
+    })
+}
+
+const TEXTURES: [&str; 7] = [
+    "shadeMultiplyTexture",
+    "shadingShiftTexture",
+    "matcapTexture",
+    "rimMultiplyTexture",
+    "outlineWidthMultiplyTexture",
+    "uvAnimationMaskTexture",
+    "emissiveTexture",
+];
+
+/// Makes every MToon material of a display copy complete (VRM 0.x ones converted
+/// first). Returns, per glTF material, its complete `VRMC_materials_mtoon` or `None`.
+pub fn normalize(root: &mut Value) -> Vec<Option<Value>> {
+    if root["extensions"]["VRM"].is_object() {
+        convert_v0(root);
+    }
+    let count = root["materials"].as_array().map_or(0, Vec::len);
+    let textures = root["textures"].as_array().map_or(0, Vec::len);
+    (0..count)
+        .map(|m| {
+            let given = root["materials"][m]["extensions"]["VRMC_materials_mtoon"].as_object()?;
+            let mut full = defaults();
+            for (key, value) in given {
+                full[key] = value.clone();
+            }
+            complete(&mut full, textures);
+            root["materials"][m]["extensions"]["VRMC_materials_mtoon"] = full.clone();
+            Some(full)
+        })
+        .collect()
+}
+
+/// Every colour has three parts, every number is a number, every texture reference is
+/// whole (texCoord, scale and a texture transform): the renderer reads no optional part.
+fn complete(mtoon: &mut Value, texture_count: usize) {
+    let defaults = defaults();
+    for (key, default) in defaults.as_object().into_iter().flatten() {
+        match default {
+            Value::Array(parts) => {
+                let given = mtoon[key].as_array().cloned().unwrap_or_default();
+                let whole: Vec<Value> = (0..parts.len())
+                    .map(|i| {
+                        json!(
+                            given
+                                .get(i)
+                                .and_then(Value::as_f64)
+                                .filter(|v| v.is_finite())
+                                .unwrap_or_else(|| parts[i].as_f64().unwrap_or(0.0))
+                        )
+                    })
+                    .collect();
+                mtoon[key] = json!(whole);
+            }
+            Value::Number(_) if !mtoon[key].as_f64().is_some_and(f64::is_finite) => {
+                mtoon[key] = default.clone();
+            }
+            Value::Bool(_) if !mtoon[key].is_boolean() => mtoon[key] = default.clone(),
+            Value::String(_) if !mtoon[key].is_string() => mtoon[key] = default.clone(),
+            _ => {}
+        }
+    }
+    for key in TEXTURES {
+        let Some(index) = mtoon[key]["index"]
+            .as_u64()
+            .map(|i| i as usize)
+            .filter(|i| *i < texture_count)
+        else {
+            if let Some(fields) = mtoon.as_object_mut() {
+                fields.remove(key);
+            }
+            continue;
+        };
+        let transform = &mtoon[key]["extensions"]["KHR_texture_transform"];
+        let pair = |name: &str, default: f64| {
+            let given = transform[name].as_array();
+            [0, 1].map(|i| {
+                given
+                    .and_then(|a| a.get(i))
+                    .and_then(Value::as_f64)
+                    .unwrap_or(default)
+            })
+        };
+        let (offset, scale) = (pair("offset", 0.0), pair("scale", 1.0));
+        let strength = mtoon[key]["scale"].as_f64().unwrap_or(1.0);
+        let tex_coord = mtoon[key]["texCoord"].as_u64().unwrap_or(0);
+        mtoon[key] = json!({
+            "index": index,
+            "texCoord": tex_coord,
+            "scale": strength,
+            "extensions": {"KHR_texture_transform": {"offset": offset, "scale": scale}}
+        });
+    }
+}
+
+/// three-vrm's `gammaEOTF`: a plain 2.2 power, not the sRGB curve.
+fn gamma_eotf(v: f64) -> f64 {
+    v.max(0.0).powf(2.2)
+}
+
+/// VRM 0.x `materialProperties` to VRM 1.0 MToon, as three-vrm 3.5.5's
+/// `VRMMaterialsV0CompatPlugin` converts them (`materialProperties[i]` is material `i`).
+fn convert_v0(root: &mut Value) {
+    let properties = root["extensions"]["VRM"]["materialProperties"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let count = root["materials"].as_array().map_or(0, Vec::len);
+    let offsets = render_queue_offsets(&properties);
+    for (m, props) in properties.iter().enumerate().take(count) {
+        let shader = props["shader"].as_str().unwrap_or("");
+        let converted = match shader {
+            "VRM/MToon" => Some(v0_mtoon(props, offsets[m])),
+            s if s.starts_with("VRM/Unlit") => Some(v0_unlit(props, shader, offsets[m])),
+            _ => None, // VRM_USE_GLTFSHADER, Standard: the glTF material as it is
+        };
+        let Some((core, mtoon)) = converted else {
+            continue;
+        };
+        let material = &mut root["materials"][m];
+        for (key, value) in core {
+            if value.is_null() {
+                if let Some(fields) = material.as_object_mut() {
+                    fields.remove(&key);
+                }
+            } else {
+                material[&key] = value;
+            }
+        }
+        // three-vrm replaces the extensions (KHR_materials_unlit goes): MToon is lit.
+        material["extensions"] = json!({"VRMC_materials_mtoon": mtoon});
+    }
+}
+
+type Converted = (Map<String, Value>, Value);
+
+struct V0<'a>(&'a Value);
+
+impl V0<'_> {
+    fn float(&self, name: &str) -> Option<f64> {
+        self.0["floatProperties"][name]
+            .as_f64()
+            .filter(|v| v.is_finite())
+    }
+    fn vector(&self, name: &str) -> Option<Vec<f64>> {
+        let v = self.0["vectorProperties"][name].as_array()?;
+        Some(v.iter().map(|x| x.as_f64().unwrap_or(0.0)).collect())
+    }
+    fn texture(&self, name: &str) -> Option<u64> {
+        self.0["textureProperties"][name].as_u64()
+    }
+    fn keyword(&self, name: &str) -> bool {
+        self.0["keywordMap"][name].as_bool().unwrap_or(false)
+    }
+    /// `_MainTex`'s tiling and offset as a `KHR_texture_transform` (v0 flips V).
+    fn transform(&self) -> Value {
+        let Some(st) = self.vector("_MainTex") else {
+            return json!({});
+        };
+        let get = |i: usize, default: f64| st.get(i).copied().unwrap_or(default);
+        let (scale, offset_x, offset_y) = ([get(2, 1.0), get(3, 1.0)], get(0, 0.0), get(1, 0.0));
+        json!({"KHR_texture_transform": {
+            "offset": [offset_x, 1.0 - scale[1] - offset_y], "scale": scale}})
+    }
+    fn texture_ref(&self, name: &str) -> Value {
+        match self.texture(name) {
+            Some(index) => json!({"index": index, "extensions": self.transform()}),
+            None => Value::Null,
+        }
+    }
+    fn colour(&self, name: &str, default: [f64; 4], alpha_too: bool) -> Vec<f64> {
+        let v = self.vector(name).unwrap_or_else(|| default.to_vec());
+        (0..4)
+            .map(|i| {
+                let x = v.get(i).copied().unwrap_or(default[i]);
+                if i == 3 && !alpha_too {
+                    x
+                } else {
+                    gamma_eotf(x)
+                }
+            })
+            .collect()
+    }
+}
+
+fn rgb(v: &[f64]) -> Value {
+    json!(&v[..3])
+}
+
+fn v0_mtoon(props: &Value, queue_offset: i64) -> Converted {
+    let p = V0(props);
+    let transparent = p.keyword("_ALPHABLEND_ON");
+    let z_write = p.float("_ZWrite") == Some(1.0);
+    let cutoff = p.keyword("_ALPHATEST_ON");
+    let alpha_mode = if transparent {
+        "BLEND"
+    } else if cutoff {
+        "MASK"
+    } else {
+        "OPAQUE"
+    };
+    let cull = p.float("_CullMode").unwrap_or(2.0);
+    let base = p.colour("_Color", [1.0; 4], false);
+    let shade = p.colour("_ShadeColor", [0.97, 0.81, 0.86, 1.0], true);
+    let emission = p.colour("_EmissionColor", [0.0, 0.0, 0.0, 1.0], true);
+    let rim = p.colour("_RimColor", [0.0, 0.0, 0.0, 1.0], true);
+    let outline = p.colour("_OutlineColor", [0.0, 0.0, 0.0, 1.0], true);
+    let shift = p.float("_ShadeShift").unwrap_or(0.0);
+    let toony = p.float("_ShadeToony").unwrap_or(0.9);
+    let toony = toony + (1.0 - toony) * (0.5 + 0.5 * shift);
+    let shift = -shift - (1.0 - toony);
+    let gi_intensity = p.float("_IndirectLightIntensity").unwrap_or(0.1);
+    let outline_mode = match p.float("_OutlineWidthMode").unwrap_or(0.0) as i64 {
+        1 => "worldCoordinates",
+        2 => "screenCoordinates",
+        _ => "none",
+    };
+    let outline_mixed = p.float("_OutlineColorMode").unwrap_or(0.0) as i64 == 1;
+    let mut core = Map::new();
+    core.insert(
+        "pbrMetallicRoughness".into(),
+        json!({"baseColorFactor": base, "baseColorTexture": p.texture_ref("_MainTex")}),
+    );
+    if p.texture("_MainTex").is_none() {
+        core["pbrMetallicRoughness"]
+            .as_object_mut()
+            .map(|o| o.remove("baseColorTexture"));
+    }
+    core.insert(
+        "normalTexture".into(),
+        match p.texture("_BumpMap") {
+            Some(index) => json!({"index": index, "scale": p.float("_BumpScale").unwrap_or(1.0),
+                "extensions": p.transform()}),
+            None => Value::Null,
+        },
+    );
+    core.insert("emissiveFactor".into(), rgb(&emission));
+    core.insert("emissiveTexture".into(), p.texture_ref("_EmissionMap"));
+    core.insert("alphaMode".into(), json!(alpha_mode));
+    core.insert(
+        "alphaCutoff".into(),
+        if cutoff {
+            json!(p.float("_Cutoff").unwrap_or(0.5))
+        } else {
+            Value::Null
+        },
+    );
+    core.insert("doubleSided".into(), json!(cull == 0.0));
+    let mut mtoon = json!({
+        "specVersion": "1.0",
+        "transparentWithZWrite": z_write && transparent,
+        "renderQueueOffsetNumber": queue_offset,
+        "shadeColorFactor": rgb(&shade),
+        "shadingShiftFactor": shift,
+        "shadingToonyFactor": toony,
+        "parametricRimColorFactor": rgb(&rim),
+        "rimLightingMixFactor": p.float("_RimLightingMix").unwrap_or(0.0),
+        "parametricRimFresnelPowerFactor": p.float("_RimFresnelPower").unwrap_or(1.0),
+        "parametricRimLiftFactor": p.float("_RimLift").unwrap_or(0.0),
+        "outlineWidthMode": outline_mode,
+        // v0 widths are in centimetres, in both modes.
+        "outlineWidthFactor": 0.01 * p.float("_OutlineWidth").unwrap_or(0.0),
+        "outlineColorFactor": rgb(&outline),
+        "outlineLightingMixFactor": if outline_mixed {
+            p.float("_OutlineLightingMix").unwrap_or(1.0)
+        } else {
+            0.0
+        },
+        "uvAnimationScrollXSpeedFactor": p.float("_UvAnimScrollX").unwrap_or(0.0),
+        // V runs the other way in VRM 1.0.
+        "uvAnimationScrollYSpeedFactor": -p.float("_UvAnimScrollY").unwrap_or(0.0),
+        "uvAnimationRotationSpeedFactor": p.float("_UvAnimRotation").unwrap_or(0.0),
+    });
+    // An intensity of 0 leaves the default (three-vrm tests it for truth).
+    if gi_intensity != 0.0 {
+        mtoon["giEqualizationFactor"] = json!(1.0 - gi_intensity);
+    }
+    for (field, property) in [
+        ("shadeMultiplyTexture", "_ShadeTexture"),
+        ("rimMultiplyTexture", "_RimTexture"),
+        ("outlineWidthMultiplyTexture", "_OutlineWidthTexture"),
+        ("uvAnimationMaskTexture", "_UvAnimMaskTexture"),
+    ] {
+        let reference = p.texture_ref(property);
+        if !reference.is_null() {
+            mtoon[field] = reference;
+        }
+    }
+    if let Some(index) = p.texture("_SphereAdd") {
+        mtoon["matcapFactor"] = json!([1.0, 1.0, 1.0]);
+        mtoon["matcapTexture"] = json!({"index": index}); // no texture transform
+    } else {
+        mtoon["matcapFactor"] = json!([0.0, 0.0, 0.0]);
+    }
+    (core, mtoon)
+}
+
+/// `VRM/Unlit*` becomes MToon shaded with its own colour (three-vrm: "there might be
+/// VRM0.0 specific features that are not supported by gltf").
+fn v0_unlit(props: &Value, shader: &str, queue_offset: i64) -> Converted {
+    let p = V0(props);
+    let transparent = matches!(
+        shader,
+        "VRM/UnlitTransparent" | "VRM/UnlitTransparentZWrite"
+    );
+    let cutout = shader == "VRM/UnlitCutout";
+    let base = p.colour("_Color", [1.0; 4], true);
+    let mut core = Map::new();
+    let texture = p.texture_ref("_MainTex");
+    let mut pbr = json!({"baseColorFactor": base});
+    if !texture.is_null() {
+        pbr["baseColorTexture"] = texture.clone();
+    }
+    core.insert("pbrMetallicRoughness".into(), pbr);
+    core.insert(
+        "alphaMode".into(),
+        json!(if transparent {
+            "BLEND"
+        } else if cutout {
+            "MASK"
+        } else {
+            "OPAQUE"
+        }),
+    );
+    if cutout {
+        core.insert(
+            "alphaCutoff".into(),
+            json!(p.float("_Cutoff").unwrap_or(0.5)),
+        );
+    }
+    let mut mtoon = json!({
+        "specVersion": "1.0",
+        "transparentWithZWrite": shader == "VRM/UnlitTransparentZWrite",
+        "renderQueueOffsetNumber": queue_offset,
+        "shadeColorFactor": rgb(&base),
+    });
+    if !texture.is_null() {
+        mtoon["shadeMultiplyTexture"] = texture;
+    }
+    (core, mtoon)
+}
+
+/// three-vrm's render queue offsets: the distinct queues of the transparent materials
+/// map to -9..=0 (the highest is 0), those of the z-writing ones to 0..=9; opaque and
+/// cutout materials get 0. Queues sort as strings, as JavaScript's default sort does.
+fn render_queue_offsets(properties: &[Value]) -> Vec<i64> {
+    let kind = |p: &Value| {
+        let shader = p["shader"].as_str().unwrap_or("");
+        let z_write = p["floatProperties"]["_ZWrite"].as_f64() == Some(1.0)
+            || shader == "VRM/UnlitTransparentZWrite";
+        let transparent = !p["keywordMap"]["_ALPHABLEND_ON"].is_null()
+            || shader == "VRM/UnlitTransparent"
+            || z_write;
+        (transparent, z_write)
+    };
+    let queue = |p: &Value| p["renderQueue"].as_i64();
+    let mut transparent: Vec<String> = Vec::new();
+    let mut z_writing: Vec<String> = Vec::new();
+    for p in properties {
+        let (is_transparent, z_write) = kind(p);
+        let Some(q) = queue(p) else { continue };
+        let set = if z_write {
+            &mut z_writing
+        } else if is_transparent {
+            &mut transparent
+        } else {
+            continue;
+        };
+        if !set.contains(&q.to_string()) {
+            set.push(q.to_string());
+        }
+    }
+    transparent.sort();
+    z_writing.sort();
+    properties
+        .iter()
+        .map(|p| {
+            let (is_transparent, z_write) = kind(p);
+            let Some(q) = queue(p).map(|q| q.to_string()) else {
+                return 0;
+            };
+            if z_write {
+                let i = z_writing.iter().position(|s| *s == q).unwrap_or(0) as i64;
+                i.clamp(0, 9)
+            } else if is_transparent {
+                let i = transparent.iter().position(|s| *s == q).unwrap_or(0) as i64;
+                (i - transparent.len() as i64 + 1).clamp(-9, 0)
+            } else {
+                0
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v0_model(properties: Vec<Value>) -> Value {
+        let materials: Vec<Value> = properties
+            .iter()
+            .map(|_| json!({"extensions": {"KHR_materials_unlit": {}}}))
+            .collect();
+        json!({
+            "materials": materials,
+            "textures": [{"source": 0}, {"source": 0}, {"source": 0}],
+            "extensions": {"VRM": {"materialProperties": properties}}
+        })
+    }
+
+    #[test]
+    fn a_vrm0_mtoon_converts_as_three_vrm_does() {
+        let mut root = v0_model(vec![json!({
+            "shader": "VRM/MToon", "renderQueue": 2000,
+            "floatProperties": {"_ShadeShift": -0.2, "_ShadeToony": 0.8, "_OutlineWidth": 0.25,
+                "_OutlineWidthMode": 1.0, "_OutlineColorMode": 0.0, "_CullMode": 2.0,
+                "_IndirectLightIntensity": 0.3, "_UvAnimScrollY": 0.5},
+            "vectorProperties": {"_Color": [0.5, 1.0, 1.0, 0.8], "_ShadeColor": [0.5, 0.5, 0.5, 1.0],
+                "_MainTex": [0.0, 0.0, 1.0, 1.0]},
+            "textureProperties": {"_MainTex": 0, "_ShadeTexture": 1},
+            "keywordMap": {}
+        })]);
+        let mtoon = normalize(&mut root)[0].clone().expect("MToon");
+        let material = &root["materials"][0];
+        let close = |a: &Value, b: f64| (a.as_f64().unwrap() - b).abs() < 1e-9;
+        // Colours are 2.2-power linear; the base alpha stays.
+        let base = &material["pbrMetallicRoughness"]["baseColorFactor"];
+        assert!(close(&base[0], 0.5f64.powf(2.2)) && close(&base[3], 0.8));
+        assert!(close(&mtoon["shadeColorFactor"][0], 0.5f64.powf(2.2)));
+        // toony' = toony + (1 - toony)(0.5 + 0.5 shift); shift' = -shift - (1 - toony').
+        let toony = 0.8 + 0.2 * (0.5 - 0.1);
+        assert!(close(&mtoon["shadingToonyFactor"], toony));
+        assert!(close(&mtoon["shadingShiftFactor"], 0.2 - (1.0 - toony)));
+        assert!(close(&mtoon["giEqualizationFactor"], 0.7));
+        assert_eq!(mtoon["outlineWidthMode"], "worldCoordinates");
+        assert!(close(&mtoon["outlineWidthFactor"], 0.0025), "centimetres");
+        assert!(
+            close(&mtoon["outlineLightingMixFactor"], 0.0),
+            "fixed colour"
+        );
+        assert!(close(&mtoon["uvAnimationScrollYSpeedFactor"], -0.5));
+        assert_eq!(mtoon["shadeMultiplyTexture"]["index"], 1);
+        // V is flipped into glTF's convention: offset.y = 1 - scale.y - offset.y.
+        assert_eq!(
+            mtoon["shadeMultiplyTexture"]["extensions"]["KHR_texture_transform"]["offset"],
+            json!([0.0, 0.0])
+        );
+        assert_eq!(material["alphaMode"], "OPAQUE");
+        assert_eq!(material["doubleSided"], false);
+        assert!(material["extensions"]["KHR_materials_unlit"].is_null());
+        assert_eq!(material["extensions"]["VRMC_materials_mtoon"], mtoon);
+        // Everything the schema defaults is present.
+        for key in defaults().as_object().unwrap().keys() {
+            assert!(!mtoon[key].is_null(), "{key}");
+        }
+    }
+
+    #[test]
+    fn transparent_queues_count_down_to_zero_and_z_writing_ones_up_from_it() {
+        let transparent = |queue: i64| {
+            json!({"shader": "VRM/MToon", "renderQueue": queue,
+                "keywordMap": {"_ALPHABLEND_ON": true}, "floatProperties": {"_ZWrite": 0.0}})
+        };
+        let z_write = |queue: i64| {
+            json!({"shader": "VRM/MToon", "renderQueue": queue,
+                "keywordMap": {"_ALPHABLEND_ON": true}, "floatProperties": {"_ZWrite": 1.0}})
+        };
+        let opaque = json!({"shader": "VRM/MToon", "renderQueue": 2000, "keywordMap": {}});
+        let offsets = render_queue_offsets(&[
+            transparent(3000),
+            transparent(3002),
+            z_write(2501),
+            z_write(2502),
+            opaque,
+        ]);
+        assert_eq!(offsets, vec![-1, 0, 0, 1, 0]);
+        let mut root = v0_model(vec![transparent(3000), z_write(2502)]);
+        let mtoon = normalize(&mut root);
+        assert_eq!(root["materials"][0]["alphaMode"], "BLEND");
+        assert_eq!(mtoon[0].as_ref().unwrap()["transparentWithZWrite"], false);
+        assert_eq!(mtoon[1].as_ref().unwrap()["transparentWithZWrite"], true);
+    }
+
+    #[test]
+    fn unlit_vrm0_shaders_become_mtoon_shaded_with_their_own_colour() {
+        let mut root = v0_model(vec![json!({
+            "shader": "VRM/UnlitCutout", "renderQueue": 2450,
+            "floatProperties": {"_Cutoff": 0.3},
+            "vectorProperties": {"_Color": [1.0, 0.5, 0.5, 1.0]},
+            "textureProperties": {"_MainTex": 2}
+        })]);
+        let mtoon = normalize(&mut root)[0].clone().unwrap();
+        assert_eq!(root["materials"][0]["alphaMode"], "MASK");
+        assert_eq!(root["materials"][0]["alphaCutoff"], 0.3);
+        assert_eq!(
+            mtoon["shadeColorFactor"],
+            root["materials"][0]["pbrMetallicRoughness"]["baseColorFactor"]
+                .as_array()
+                .map(|c| json!(&c[..3]))
+                .unwrap()
+        );
+        assert_eq!(mtoon["shadeMultiplyTexture"]["index"], 2);
+    }
+
+    #[test]
+    fn a_vrm1_mtoon_gets_the_schema_defaults_and_bad_parts_are_replaced() {
+        let mut root = json!({
+            "textures": [{"source": 0}],
+            "materials": [
+                {"extensions": {"VRMC_materials_mtoon": {"specVersion": "1.0",
+                    "shadeColorFactor": [0.2, "x"], "outlineWidthFactor": "wide",
+                    "matcapTexture": {"index": 7}, "rimMultiplyTexture": {"index": 0}}}},
+                {"pbrMetallicRoughness": {}}
+            ]
+        });
+        let mtoon = normalize(&mut root);
+        let first = mtoon[0].as_ref().unwrap();
+        assert_eq!(first["shadeColorFactor"], json!([0.2, 1.0, 1.0]));
+        assert_eq!(first["outlineWidthFactor"], json!(0.0));
+        assert_eq!(first["shadingToonyFactor"], json!(0.9));
+        assert!(
+            first["matcapTexture"].is_null(),
+            "a texture that is not there"
+        );
+        assert_eq!(
+            first["rimMultiplyTexture"]["extensions"]["KHR_texture_transform"]["scale"],
+            json!([1.0, 1.0])
+        );
+        assert!(mtoon[1].is_none(), "not MToon");
+    }
+
+    #[test]
+    fn the_test_avatars_vrm0_materials_convert_to_its_vrm1_ones() {
+        use crate::mannequin::MannequinVariant;
+        use crate::test_avatar::{TestAvatarSpec, build};
+        let mtoon_of = |variant| {
+            let bytes = build(&TestAvatarSpec {
+                texture_size: 8,
+                ..TestAvatarSpec::vroid(variant)
+            });
+            let split = crate::glb::split(&bytes).unwrap();
+            let mut root: Value = serde_json::from_slice(split.json).unwrap();
+            normalize(&mut root)
+        };
+        let (v0, v1) = (
+            mtoon_of(MannequinVariant::Vrm0),
+            mtoon_of(MannequinVariant::Vrm1),
+        );
+        assert_eq!(v0.len(), v1.len());
+        assert!(v1.iter().all(Option::is_some));
+        for (a, b) in v0.iter().zip(&v1) {
+            let (a, b) = (a.as_ref().unwrap(), b.as_ref().unwrap());
+            for (key, value) in b.as_object().unwrap() {
+                match (value.as_f64(), value.as_array()) {
+                    (Some(x), _) => assert!(
+                        (a[key].as_f64().unwrap() - x).abs() < 1e-4,
+                        "{key}: {} vs {x}",
+                        a[key]
+                    ),
+                    (_, Some(parts)) => {
+                        for (i, part) in parts.iter().enumerate() {
+                            let (p, q) = (a[key][i].as_f64().unwrap(), part.as_f64().unwrap());
+                            assert!((p - q).abs() < 1e-4, "{key}[{i}]: {p} vs {q}");
+                        }
+                    }
+                    _ => assert_eq!(&a[key], value, "{key}"),
+                }
+            }
+        }
+    }
+}
