@@ -26,7 +26,7 @@ use bevy::window::{ExitCondition, WindowResolution};
 use bevy::winit::WinitPlugin;
 use bevy_egui::EguiPlugin;
 
-use crate::core::framing::CameraPreset;
+use crate::core::framing::StillCamera;
 use crate::core::pose::Pose;
 pub use session::Launch;
 use session::{StillRequest, StillView};
@@ -141,13 +141,15 @@ pub fn build_headless(launch: Launch) -> App {
     app
 }
 
-/// Renders one transparent still without a window (`vrma-maker render-png`): the model
-/// file, a pose (or the rest pose), the size, the camera preset and the PNG to write.
+/// Renders one still without a window (`vrma-maker render-png`): the model file, a pose
+/// (or the rest pose), the size, the camera, the background (transparent when `None`)
+/// and the PNG to write.
 pub fn render_still(
     model: PathBuf,
     pose: Option<Pose>,
     size: UVec2,
-    camera: CameraPreset,
+    camera: StillCamera,
+    background: Option<[u8; 3]>,
     output: PathBuf,
 ) -> Result<(), String> {
     install_friendly_panic_hook();
@@ -180,7 +182,8 @@ pub fn render_still(
     let outcome = render::StillOutcome::default();
     let request = StillRequest {
         size,
-        view: StillView::Preset(camera),
+        view: StillView::Fixed(camera),
+        background,
         output,
     };
     render::one_still_plugin(&mut app, pose, request, outcome.clone());

@@ -135,9 +135,16 @@ pub enum Command {
         /// Image size in pixels.
         #[arg(long, default_value = "1024x1365")]
         size: String,
-        /// front, side or three-quarter.
-        #[arg(long, default_value = "front")]
+        /// front, side or three-quarter: framed to fit the posed figure.
+        #[arg(long, default_value = "front", conflicts_with = "camera_json")]
         camera: String,
+        /// A fixed camera, {"position": [x,y,z], "target": [x,y,z], "fov": degrees} in
+        /// model space (metres, vertical field of view): stills of several poses line up.
+        #[arg(long)]
+        camera_json: Option<PathBuf>,
+        /// transparent, or a colour such as #ffffff.
+        #[arg(long, default_value = "transparent")]
+        background: String,
     },
     /// Write the built-in mannequin as a VRM file.
     Mannequin {
@@ -204,6 +211,8 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, Refusal> {
             output,
             size,
             camera,
+            camera_json,
+            background,
         } => render_png::run(
             &model,
             pose.as_deref(),
@@ -211,7 +220,11 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, Refusal> {
             time,
             &output,
             &size,
-            &camera,
+            render_png::View {
+                preset: &camera,
+                camera_json: camera_json.as_deref(),
+                background: &background,
+            },
         )
         .map(Some),
         Command::Mannequin { output, vrm0 } => mannequin::run(&output, vrm0).map(|()| None),

@@ -1,5 +1,7 @@
 //! `vrma-maker render-png --model M (--pose POSE.json | --project P --time T) -o OUT.png
-//! [--size WxH] [--camera front|side|three-quarter]`: a transparent still, no window.
+//! [--size WxH] [--camera front|side|three-quarter | --camera-json CAMERA.json]
+//! [--background transparent|#rrggbb]`: a still, no window. The camera it used is
+//! printed as `camera` in the same JSON `--camera-json` reads.
 
 use std::path::Path;
 
@@ -7,7 +9,7 @@ use bevy::math::UVec2;
 use serde_json::{Value, json};
 
 use crate::core::Refusal;
-use crate::core::framing::CameraPreset;
+use crate::core::framing::{CameraPreset, StillCamera};
 use crate::core::pose::Pose;
 
 /// Parses `1024x1365`: 1 to 8192 pixels each way.
@@ -28,6 +30,16 @@ pub fn parse_size(text: &str) -> Result<UVec2, Refusal> {
     Ok(UVec2::new(w, h))
 }
 
+/// Vertical field of view of the preset cameras (the window's stills use the same).
+const PRESET_FOV: f32 = 30.0;
+
+/// Where a still is seen from, and on what.
+pub struct View<'a> {
+    pub preset: &'a str,
+    pub camera_json: Option<&'a Path>,
+    pub background: &'a str,
+}
+
 pub fn run(
     model: &Path,
     pose: Option<&Path>,
@@ -35,14 +47,24 @@ pub fn run(
     time: Option<f32>,
     output: &Path,
     size: &str,
-    camera: &str,
+    view: View,
 ) -> Result<Value, Refusal> {
     let size = parse_size(size)?;
-    let preset = CameraPreset::from_name(camera).ok_or_else(|| {
+    let preset = CameraPreset::from_name(view.preset).ok_or_else(|| {
         Refusal::new(format!(
-            "--camera: '{camera}' is not front, side or three-quarter"
+            "--camera: '{}' is not front, side or three-quarter",
+            view.preset
         ))
     })?;
+    let fixed = match view.camera_json {
+        Some(path) => Some(
+            StillCamera::from_json(&super::read_json(path)?)
+                .map_err(|e| e.context(path.display()))?,
+        ),
+        None => None,
+    };
+    let background = crate::core::still::parse_background(view.background)
+        .map_err(|e| e.context("--background"))?;
     // Everything is validated before any rendering starts.
     let editor = super::open_editor(model, project)?;
     let still_pose = match (pose, project, time) {
@@ -73,15 +95,28 @@ pub fn run(
             ));
         }
     };
+    let camera = fixed.unwrap_or_else(|| {
+        StillCamera::framing(
+            &editor.rig,
+            &still_pose,
+            preset,
+            PRESET_FOV,
+            size.x as f32 / size.y as f32,
+        )
+    });
     crate::app::render_still(
         model.to_path_buf(),
         Some(still_pose),
         size,
-        preset,
+        camera,
+        background,
         output.to_path_buf(),
     )
     .map_err(Refusal::new)?;
-    Ok(
-        json!({"output": output.display().to_string(), "width": size.x, "height": size.y, "camera": camera}),
-    )
+    Ok(json!({
+        "output": output.display().to_string(),
+        "width": size.x,
+        "height": size.y,
+        "camera": camera.to_json(),
+    }))
 }

@@ -3,7 +3,7 @@
 //! silhouette, VRM 0.x MToon converted to the same look as VRM 1.0's, and emission-only
 //! MToon that glows instead of coming out black.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
 
@@ -11,21 +11,6 @@ use crate::common::*;
 
 fn have_vulkan() -> bool {
     Path::new("/usr/share/vulkan/icd.d").is_dir()
-}
-
-/// A copy of a GLB model with its JSON changed.
-fn edited(model: &Path, out: PathBuf, change: impl FnOnce(&mut Value)) -> PathBuf {
-    let bytes = std::fs::read(model).unwrap();
-    let glb = vrma_maker::core::glb::split(&bytes).unwrap();
-    let mut root: Value = serde_json::from_slice(glb.json).unwrap();
-    change(&mut root);
-    let json = serde_json::to_vec(&root).unwrap();
-    std::fs::write(
-        &out,
-        vrma_maker::core::glb::build(&json, glb.bin.unwrap_or(&[])),
-    )
-    .unwrap();
-    out
 }
 
 fn still(model: &Path, size: &str, dir: &Path) -> image::RgbaImage {
@@ -89,13 +74,13 @@ fn mtoon_draws_shade_on_the_unlit_side_and_an_outline_around_the_figure() {
         m["shadeColorFactor"] = json!([0.0, 0.0, 1.0]);
         m.as_object_mut().unwrap().remove("shadeMultiplyTexture");
     };
-    let plain = edited(&model, dir.join("plain.vrm"), |root| {
+    let plain = edited_glb(&model, dir.join("plain.vrm"), |root| {
         each_mtoon(root, |m| {
             blue_shade(m);
             m["outlineWidthMode"] = json!("none");
         })
     });
-    let outlined = edited(&model, dir.join("outlined.vrm"), |root| {
+    let outlined = edited_glb(&model, dir.join("outlined.vrm"), |root| {
         each_mtoon(root, |m| {
             blue_shade(m);
             m["outlineWidthMode"] = json!("worldCoordinates");
@@ -185,14 +170,14 @@ fn a_vrm0_mtoon_avatar_looks_like_its_vrm1_twin() {
     let v1 = test_avatar(&dir, "a1.vrm", false, &["--texture-size", "64"]);
     let v0 = test_avatar(&dir, "a0.vrm", true, &["--texture-size", "64"]);
     // Outlines wide enough to show, set in each version's own terms (1 cm, red).
-    let v1 = edited(&v1, dir.join("w1.vrm"), |root| {
+    let v1 = edited_glb(&v1, dir.join("w1.vrm"), |root| {
         each_mtoon(root, |m| {
             m["outlineWidthFactor"] = json!(0.01);
             m["outlineColorFactor"] = json!([1.0, 0.0, 0.0]);
             m["outlineLightingMixFactor"] = json!(0.0);
         })
     });
-    let v0 = edited(&v0, dir.join("w0.vrm"), |root| {
+    let v0 = edited_glb(&v0, dir.join("w0.vrm"), |root| {
         each_v0_mtoon(root, |p| {
             p["floatProperties"]["_OutlineWidth"] = json!(1.0); // centimetres
             p["floatProperties"]["_OutlineColorMode"] = json!(0.0); // fixed colour
@@ -234,7 +219,7 @@ fn emission_only_mtoon_glows_instead_of_coming_out_black() {
     // EmissionMigration_v0.106.0.vrm: two MToon spheres whose colour is black and whose
     // emission is 0.5 and 2.0. A red outline marks where each is drawn.
     let source = fixtures.join("vrm0/EmissionMigration_v0.106.0.vrm");
-    let model = edited(&source, dir.join("marked.vrm"), |root| {
+    let model = edited_glb(&source, dir.join("marked.vrm"), |root| {
         each_v0_mtoon(root, |p| {
             if p["shader"] == "VRM/MToon" {
                 p["floatProperties"]["_OutlineWidthMode"] = json!(1.0);

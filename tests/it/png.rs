@@ -60,6 +60,53 @@ fn opaque_fraction(img: &image::RgbaImage, x0: f32, x1: f32, y0: f32, y1: f32) -
     hit as f64 / total.max(1) as f64
 }
 
+/// Anti-aliased edges with straight alpha: the silhouette has partial alpha, and edge
+/// pixels carry the colour of the surface next to them, not one faded towards black
+/// (premultiplied colour left undivided) or white: on an unlit (flat-coloured) figure,
+/// within 8/255 of their nearest fully covered neighbour on average, the faintest ones
+/// included, so the still composites over black or white without a rim.
+fn assert_edges_are_clean(img: &image::RgbaImage, what: &str) {
+    let (w, h) = img.dimensions();
+    let mut signed = [(0u64, 0f64); 2]; // [faint (alpha < 96), all]
+    for y in 1..h - 1 {
+        for x in 1..w - 1 {
+            let p = img.get_pixel(x, y);
+            if p[3] == 0 || p[3] == 255 {
+                continue;
+            }
+            let inner = (-2i32..=2)
+                .flat_map(|dy| (-2i32..=2).map(move |dx| (dx, dy)))
+                .filter_map(|(dx, dy)| {
+                    let (nx, ny) = (x as i32 + dx, y as i32 + dy);
+                    (nx >= 0 && ny >= 0 && nx < w as i32 && ny < h as i32)
+                        .then(|| (dx * dx + dy * dy, *img.get_pixel(nx as u32, ny as u32)))
+                })
+                .filter(|(_, q)| q[3] == 255)
+                .min_by_key(|(d, _)| *d);
+            let Some((_, q)) = inner else { continue };
+            let d = (0..3).map(|c| p[c] as f64 - q[c] as f64).sum::<f64>() / 3.0;
+            for (i, bin) in signed.iter_mut().enumerate() {
+                if i == 1 || p[3] < 96 {
+                    bin.0 += 1;
+                    bin.1 += d;
+                }
+            }
+        }
+    }
+    let (edges, faint) = (signed[1].0, signed[0].0);
+    assert!(
+        edges > 50,
+        "{what}: anti-aliased edges ({edges} partial pixels)"
+    );
+    for (n, sum, which) in [(faint, signed[0].1, "faint"), (edges, signed[1].1, "all")] {
+        let mean = sum / n.max(1) as f64;
+        assert!(
+            mean.abs() <= 8.0,
+            "{what}: {which} edge pixels ({n}) are {mean:+.1}/255 from the surface on average"
+        );
+    }
+}
+
 #[test]
 fn a_still_has_a_transparent_background_and_an_opaque_avatar() {
     if !required_or_skip("a Vulkan driver (mesa-vulkan-drivers)", have_vulkan()) {
@@ -86,15 +133,25 @@ fn a_still_has_a_transparent_background_and_an_opaque_avatar() {
             "{camera}: the body is opaque"
         );
         let partial = img.pixels().filter(|p| p[3] != 0 && p[3] != 255).count();
-        assert_eq!(
-            partial, 0,
-            "{camera}: straight alpha, no half-transparent fringe"
+        assert!(
+            partial > 50,
+            "{camera}: anti-aliased edges ({partial} partial pixels)"
         );
         let coloured = img
             .pixels()
             .filter(|p| p[3] == 0 && (p[0] | p[1] | p[2]) != 0)
             .count();
         assert_eq!(coloured, 0, "{camera}: transparent pixels carry no colour");
+    }
+    // Flat colour (every material unlit), so that shading cannot hide a rim.
+    for (model, camera) in [(&v1, "front"), (&v0, "three-quarter")] {
+        let unlit = edited_glb(model, dir.join(format!("unlit-{camera}.vrm")), |root| {
+            for material in root["materials"].as_array_mut().unwrap() {
+                material["extensions"]["KHR_materials_unlit"] = json!({});
+            }
+        });
+        let img = render(&unlit, json!({"v": 1}), "240x320", camera, &dir, "unlit");
+        assert_edges_are_clean(&img, camera);
     }
 }
 
@@ -198,4 +255,138 @@ fn render_png_refuses_bad_requests() {
         );
         assert!(!out.exists());
     }
+}
+
+/// `render-png` with extra arguments; returns its JSON report and the still.
+fn render_with(
+    model: &std::path::Path,
+    pose: serde_json::Value,
+    extra: &[&str],
+    dir: &std::path::Path,
+    name: &str,
+) -> (serde_json::Value, image::RgbaImage) {
+    let pose_path = dir.join(format!("{name}.json"));
+    std::fs::write(&pose_path, pose.to_string()).unwrap();
+    let out = dir.join(format!("{name}.png"));
+    let result = bin()
+        .args(["render-png", "--model", model.to_str().unwrap()])
+        .args(["--pose", pose_path.to_str().unwrap()])
+        .args(["-o", out.to_str().unwrap(), "--size", "200x260"])
+        .args(extra)
+        .env_remove("DISPLAY")
+        .output()
+        .unwrap();
+    assert!(
+        result.status.success(),
+        "render-png {extra:?}: {}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    (json_stdout(&result), image::open(&out).unwrap().to_rgba8())
+}
+
+#[test]
+fn one_camera_json_gives_the_same_still_whatever_was_rendered_before() {
+    if !required_or_skip("a Vulkan driver (mesa-vulkan-drivers)", have_vulkan()) {
+        return;
+    }
+    let dir = scratch("png-camera-json");
+    let (v1, v0) = mannequins(&dir);
+    let rest = json!({"v": 1});
+    let arm_up = json!({"v": 1, "bones": {"leftUpperArm": [0.0, 0.0, 0.5, 0.866]}});
+    // The preset's framing is printed as a camera; given back, it frames the same still.
+    let (report, framed) = render_with(&v1, rest.clone(), &[], &dir, "framed");
+    let camera = report["camera"].clone();
+    assert!(
+        camera["position"].is_array() && camera["fov"] == 30.0,
+        "{report}"
+    );
+    let camera_file = dir.join("camera.json");
+    std::fs::write(&camera_file, camera.to_string()).unwrap();
+    let fixed = ["--camera-json", camera_file.to_str().unwrap()];
+    let (again, first) = render_with(&v1, rest.clone(), &fixed, &dir, "first");
+    assert_eq!(again["camera"], camera, "the camera used is the one given");
+    assert_eq!(
+        framed.as_raw(),
+        first.as_raw(),
+        "the preset's camera, given back"
+    );
+    // Another pose with the same camera is seen from the same place (a preset would
+    // reframe it), and the rest pose after it is pixel-identical to the first.
+    let (moved, posed) = render_with(&v1, arm_up.clone(), &fixed, &dir, "posed");
+    assert_eq!(moved["camera"], camera);
+    let (reframed, _) = render_with(&v1, arm_up, &[], &dir, "reframed");
+    assert_ne!(
+        reframed["camera"], camera,
+        "a preset reframes the raised arm"
+    );
+    assert_ne!(posed.as_raw(), first.as_raw(), "the arm moved");
+    let (_, after) = render_with(&v1, rest.clone(), &fixed, &dir, "after");
+    assert_eq!(after.as_raw(), first.as_raw(), "the same still again");
+    // The same camera puts a VRM 0.x mannequin (the same figure) in the same place.
+    let (_, vrm0) = render_with(&v0, rest.clone(), &fixed, &dir, "vrm0");
+    let covered = |img: &image::RgbaImage| img.pixels().filter(|p| p[3] > 127).count() as f64;
+    let both = first
+        .pixels()
+        .zip(vrm0.pixels())
+        .filter(|(p, q)| p[3] > 127 && q[3] > 127)
+        .count() as f64;
+    assert!(
+        both / covered(&first).max(covered(&vrm0)) > 0.9,
+        "VRM 0.x and 1.0 line up under one camera"
+    );
+
+    // A background colour: every pixel opaque, corners that colour, edges in between.
+    let (_, on_white) = render_with(&v1, rest, &["--background", "#ffffff"], &dir, "white");
+    assert!(on_white.pixels().all(|p| p[3] == 255));
+    assert_eq!(on_white.get_pixel(0, 0).0, [255, 255, 255, 255]);
+    let blended = first
+        .pixels()
+        .zip(on_white.pixels())
+        .filter(|(p, _)| p[3] > 0 && p[3] < 255)
+        .all(|(p, q)| {
+            let a = p[3] as f64 / 255.0;
+            // Between the surface colour and white, weighted by coverage (in light).
+            (0..3).all(|c| q[c] as f64 + 1.0 >= p[c] as f64 * a.min(1.0) - 1.0)
+        });
+    assert!(blended, "edges blend into the background");
+
+    for (extra, needle) in [
+        (vec!["--background", "reddish"], "background"),
+        (
+            vec!["--camera-json", "/nonexistent/camera.json"],
+            "camera.json",
+        ),
+    ] {
+        let out = bin()
+            .args(["render-png", "--model", v1.to_str().unwrap(), "--pose"])
+            .arg(dir.join("first.json"))
+            .args(["-o", dir.join("bad.png").to_str().unwrap()])
+            .args(&extra)
+            .env_remove("DISPLAY")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && stderr.contains(needle),
+            "{extra:?}: {stderr}"
+        );
+        assert!(!dir.join("bad.png").exists());
+    }
+    std::fs::write(
+        &camera_file,
+        r#"{"position": [0, 1, 3], "target": [0, 1, 3], "fov": 30}"#,
+    )
+    .unwrap();
+    let out = bin()
+        .args(["render-png", "--model", v1.to_str().unwrap(), "--pose"])
+        .arg(dir.join("first.json"))
+        .args(["-o", dir.join("bad.png").to_str().unwrap()])
+        .args(["--camera-json", camera_file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("same point"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -2,7 +2,9 @@
 //! distance where every point of the figure fits the frame.
 
 use glam::Vec3;
+use serde_json::{Value, json};
 
+use super::Refusal;
 use super::humanoid::ALL_BONES;
 use super::pose::Pose;
 use super::rig::Rig;
@@ -99,9 +101,110 @@ pub fn fit(points: &[Vec3], direction: Vec3, fov_y: f32, aspect: f32) -> (Vec3, 
     (centre + back * distance, centre)
 }
 
+/// A still's camera in model space (metres; the avatar faces +Z with its feet at
+/// y = 0): where it stands, the point it looks at, and its vertical field of view in
+/// degrees. Stills of several poses with one camera line up (`render-png
+/// --camera-json`), where a preset reframes each pose.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StillCamera {
+    pub position: Vec3,
+    pub target: Vec3,
+    pub fov: f32,
+}
+
+impl StillCamera {
+    /// The preset's camera for this pose: every point of the figure in the frame.
+    pub fn framing(
+        rig: &Rig,
+        pose: &Pose,
+        preset: CameraPreset,
+        fov_degrees: f32,
+        aspect: f32,
+    ) -> StillCamera {
+        let (position, target) = fit(
+            &figure_points(rig, pose),
+            preset.direction(),
+            fov_degrees.to_radians(),
+            aspect,
+        );
+        StillCamera {
+            position,
+            target,
+            fov: fov_degrees,
+        }
+    }
+
+    /// `{"position": [x, y, z], "target": [x, y, z], "fov": degrees}`.
+    pub fn from_json(value: &Value) -> Result<StillCamera, Refusal> {
+        let point = |name: &str| -> Result<Vec3, Refusal> {
+            let parts = value[name]
+                .as_array()
+                .filter(|a| a.len() == 3)
+                .ok_or_else(|| Refusal::new(format!("camera: '{name}' is not [x, y, z]")))?;
+            let mut v = [0.0f32; 3];
+            for (slot, part) in v.iter_mut().zip(parts) {
+                *slot = part
+                    .as_f64()
+                    .filter(|x| x.is_finite() && x.abs() <= 1e4)
+                    .ok_or_else(|| {
+                        Refusal::new(format!(
+                            "camera: '{name}' holds {part}, not a number of metres (at most 10 km)"
+                        ))
+                    })? as f32;
+            }
+            Ok(Vec3::from_array(v))
+        };
+        let (position, target) = (point("position")?, point("target")?);
+        if position.distance(target) < 1e-3 {
+            return Err(Refusal::new(
+                "camera: the position and the target are the same point",
+            ));
+        }
+        let fov = value["fov"]
+            .as_f64()
+            .filter(|f| (1.0..=170.0).contains(f))
+            .ok_or_else(|| {
+                Refusal::new("camera: 'fov' must be a vertical field of view of 1 to 170 degrees")
+            })? as f32;
+        Ok(StillCamera {
+            position,
+            target,
+            fov,
+        })
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "position": self.position.to_array(),
+            "target": self.target.to_array(),
+            "fov": self.fov,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_still_camera_reads_back_what_it_writes_and_refuses_nonsense() {
+        let camera = StillCamera {
+            position: Vec3::new(0.5, 1.2, 3.0),
+            target: Vec3::new(0.0, 0.9, 0.0),
+            fov: 30.0,
+        };
+        assert_eq!(StillCamera::from_json(&camera.to_json()).unwrap(), camera);
+        for bad in [
+            json!({"position": [0, 1, 3], "target": [0, 1, 3], "fov": 30}),
+            json!({"position": [0, 1], "target": [0, 1, 0], "fov": 30}),
+            json!({"position": [0, 1e9, 3], "target": [0, 1, 0], "fov": 30}),
+            json!({"position": [0, 1, 3], "target": [0, 1, 0], "fov": 0}),
+            json!({"position": [0, "x", 3], "target": [0, 1, 0], "fov": 30}),
+            json!({"position": [0, 1, 3], "target": [0, 1, 0]}),
+        ] {
+            assert!(StillCamera::from_json(&bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn every_point_lands_inside_the_frame() {

@@ -94,6 +94,24 @@ fn complete(mtoon: &mut Value, texture_count: usize) {
             _ => {}
         }
     }
+    // The schema's ranges (and an outline of at most a metre: a hostile width would
+    // inflate the hull over the whole view).
+    for (key, low, high) in [
+        ("renderQueueOffsetNumber", -9.0, 9.0),
+        ("shadingToonyFactor", 0.0, 1.0),
+        ("giEqualizationFactor", 0.0, 1.0),
+        ("rimLightingMixFactor", 0.0, 1.0),
+        ("outlineLightingMixFactor", 0.0, 1.0),
+        ("parametricRimFresnelPowerFactor", 0.0, 1e3),
+        ("outlineWidthFactor", 0.0, 1.0),
+    ] {
+        let value = mtoon[key].as_f64().unwrap_or(low).clamp(low, high);
+        mtoon[key] = if key == "renderQueueOffsetNumber" {
+            json!(value.round() as i64)
+        } else {
+            json!(value)
+        };
+    }
     for key in TEXTURES {
         let Some(index) = mtoon[key]["index"]
             .as_u64()
@@ -127,9 +145,10 @@ fn complete(mtoon: &mut Value, texture_count: usize) {
     }
 }
 
-/// three-vrm's `gammaEOTF`: a plain 2.2 power, not the sRGB curve.
+/// three-vrm's `gammaEOTF`: a plain 2.2 power, not the sRGB curve (bounded, so that a
+/// hostile factor stays a finite number).
 fn gamma_eotf(v: f64) -> f64 {
-    v.max(0.0).powf(2.2)
+    v.clamp(0.0, 1e4).powf(2.2)
 }
 
 /// VRM 0.x `materialProperties` to VRM 1.0 MToon, as three-vrm 3.5.5's
@@ -140,9 +159,12 @@ fn convert_v0(root: &mut Value) {
         .cloned()
         .unwrap_or_default();
     let count = root["materials"].as_array().map_or(0, Vec::len);
-    let offsets = render_queue_offsets(&properties);
-    for (m, props) in properties.iter().enumerate().take(count) {
+    let textures = root["textures"].as_array().map_or(0, Vec::len);
+    let properties = &properties[..properties.len().min(count)];
+    let offsets = render_queue_offsets(properties);
+    for (m, props) in properties.iter().enumerate() {
         let shader = props["shader"].as_str().unwrap_or("");
+        let props = &V0 { props, textures };
         let converted = match shader {
             "VRM/MToon" => Some(v0_mtoon(props, offsets[m])),
             s if s.starts_with("VRM/Unlit") => Some(v0_unlit(props, shader, offsets[m])),
@@ -168,23 +190,35 @@ fn convert_v0(root: &mut Value) {
 
 type Converted = (Map<String, Value>, Value);
 
-struct V0<'a>(&'a Value);
+/// One VRM 0.x material's properties, and how many textures the model has.
+struct V0<'a> {
+    props: &'a Value,
+    textures: usize,
+}
 
 impl V0<'_> {
     fn float(&self, name: &str) -> Option<f64> {
-        self.0["floatProperties"][name]
+        self.props["floatProperties"][name]
             .as_f64()
             .filter(|v| v.is_finite())
     }
     fn vector(&self, name: &str) -> Option<Vec<f64>> {
-        let v = self.0["vectorProperties"][name].as_array()?;
-        Some(v.iter().map(|x| x.as_f64().unwrap_or(0.0)).collect())
+        let v = self.props["vectorProperties"][name].as_array()?;
+        Some(
+            v.iter()
+                .take(4)
+                .map(|x| x.as_f64().filter(|x| x.is_finite()).unwrap_or(0.0))
+                .collect(),
+        )
     }
+    /// A texture the model has (a reference to none would fail the loader).
     fn texture(&self, name: &str) -> Option<u64> {
-        self.0["textureProperties"][name].as_u64()
+        self.props["textureProperties"][name]
+            .as_u64()
+            .filter(|i| (*i as usize) < self.textures)
     }
     fn keyword(&self, name: &str) -> bool {
-        self.0["keywordMap"][name].as_bool().unwrap_or(false)
+        self.props["keywordMap"][name].as_bool().unwrap_or(false)
     }
     /// `_MainTex`'s tiling and offset as a `KHR_texture_transform` (v0 flips V).
     fn transform(&self) -> Value {
@@ -221,8 +255,7 @@ fn rgb(v: &[f64]) -> Value {
     json!(&v[..3])
 }
 
-fn v0_mtoon(props: &Value, queue_offset: i64) -> Converted {
-    let p = V0(props);
+fn v0_mtoon(p: &V0, queue_offset: i64) -> Converted {
     let transparent = p.keyword("_ALPHABLEND_ON");
     let z_write = p.float("_ZWrite") == Some(1.0);
     let cutoff = p.keyword("_ALPHATEST_ON");
@@ -331,8 +364,7 @@ fn v0_mtoon(props: &Value, queue_offset: i64) -> Converted {
 
 /// `VRM/Unlit*` becomes MToon shaded with its own colour (three-vrm: "there might be
 /// VRM0.0 specific features that are not supported by gltf").
-fn v0_unlit(props: &Value, shader: &str, queue_offset: i64) -> Converted {
-    let p = V0(props);
+fn v0_unlit(p: &V0, shader: &str, queue_offset: i64) -> Converted {
     let transparent = matches!(
         shader,
         "VRM/UnlitTransparent" | "VRM/UnlitTransparentZWrite"
@@ -387,38 +419,38 @@ fn render_queue_offsets(properties: &[Value]) -> Vec<i64> {
             || z_write;
         (transparent, z_write)
     };
-    let queue = |p: &Value| p["renderQueue"].as_i64();
-    let mut transparent: Vec<String> = Vec::new();
-    let mut z_writing: Vec<String> = Vec::new();
+    let queue = |p: &Value| p["renderQueue"].as_i64().map(|q| q.to_string());
+    // BTreeSets of strings: distinct, in JavaScript's default (string) order.
+    let mut transparent = std::collections::BTreeSet::new();
+    let mut z_writing = std::collections::BTreeSet::new();
     for p in properties {
         let (is_transparent, z_write) = kind(p);
         let Some(q) = queue(p) else { continue };
-        let set = if z_write {
-            &mut z_writing
+        if z_write {
+            z_writing.insert(q);
         } else if is_transparent {
-            &mut transparent
-        } else {
-            continue;
-        };
-        if !set.contains(&q.to_string()) {
-            set.push(q.to_string());
+            transparent.insert(q);
         }
     }
-    transparent.sort();
-    z_writing.sort();
+    let ranks =
+        |set: &std::collections::BTreeSet<String>| -> std::collections::HashMap<String, i64> {
+            set.iter()
+                .enumerate()
+                .map(|(i, q)| (q.clone(), i as i64))
+                .collect()
+        };
+    let (transparent_rank, z_writing_rank) = (ranks(&transparent), ranks(&z_writing));
     properties
         .iter()
         .map(|p| {
             let (is_transparent, z_write) = kind(p);
-            let Some(q) = queue(p).map(|q| q.to_string()) else {
+            let Some(q) = queue(p) else {
                 return 0;
             };
             if z_write {
-                let i = z_writing.iter().position(|s| *s == q).unwrap_or(0) as i64;
-                i.clamp(0, 9)
+                z_writing_rank[&q].clamp(0, 9)
             } else if is_transparent {
-                let i = transparent.iter().position(|s| *s == q).unwrap_or(0) as i64;
-                (i - transparent.len() as i64 + 1).clamp(-9, 0)
+                (transparent_rank[&q] - transparent.len() as i64 + 1).clamp(-9, 0)
             } else {
                 0
             }
@@ -600,6 +632,35 @@ mod tests {
                     _ => assert_eq!(&a[key], value, "{key}"),
                 }
             }
+        }
+    }
+
+    #[test]
+    fn hostile_vrm0_properties_reference_only_real_textures_and_finite_numbers() {
+        let properties: Vec<Value> = (0..50_000)
+            .map(|i| {
+                json!({"shader": "VRM/MToon", "renderQueue": 3000 + i,
+                    "keywordMap": {"_ALPHABLEND_ON": true},
+                    "vectorProperties": {"_Color": [1e308, -1, "x"]},
+                    "textureProperties": {"_MainTex": 9999, "_ShadeTexture": 0}})
+            })
+            .collect();
+        let mut root = v0_model(properties);
+        let mtoon = normalize(&mut root);
+        let material = &root["materials"][0];
+        assert!(material["pbrMetallicRoughness"]["baseColorTexture"].is_null());
+        assert_eq!(
+            mtoon[0].as_ref().unwrap()["shadeMultiplyTexture"]["index"],
+            0
+        );
+        // Queues order as strings, as three-vrm's sort does: "9999" is the highest.
+        assert_eq!(mtoon[6999].as_ref().unwrap()["renderQueueOffsetNumber"], 0);
+        assert_eq!(mtoon[0].as_ref().unwrap()["renderQueueOffsetNumber"], -9);
+        for c in material["pbrMetallicRoughness"]["baseColorFactor"]
+            .as_array()
+            .unwrap()
+        {
+            assert!(c.as_f64().is_some_and(f64::is_finite), "{c}");
         }
     }
 }

@@ -44,6 +44,8 @@ pub struct Preferences {
     /// Export PNG: size and camera ("front", "side", "three-quarter", "current").
     pub png_size: (u32, u32),
     pub png_view: String,
+    /// The still's background: `None` transparent, else an opaque colour.
+    pub png_background: Option<[u8; 3]>,
     /// Newest first.
     pub recent: Vec<RecentFile>,
 }
@@ -60,6 +62,7 @@ impl Default for Preferences {
             import_rate: 0.0,
             png_size: (1024, 1365),
             png_view: "front".into(),
+            png_background: None,
             recent: Vec::new(),
         }
     }
@@ -176,6 +179,10 @@ impl Preferences {
                 .as_str()
                 .filter(|s| ["front", "side", "three-quarter", "current"].contains(s))
                 .map_or(d.png_view, str::to_string),
+            png_background: png["background"]
+                .as_str()
+                .and_then(|b| crate::still::parse_background(b).ok())
+                .unwrap_or(d.png_background),
             recent,
         }
     }
@@ -205,7 +212,11 @@ impl Preferences {
         v.insert("import_rate".into(), json!(self.import_rate));
         v.insert(
             "png".into(),
-            json!({"size": [self.png_size.0, self.png_size.1], "view": self.png_view}),
+            json!({"size": [self.png_size.0, self.png_size.1], "view": self.png_view,
+            "background": match self.png_background {
+                Some([r, g, b]) => format!("#{r:02x}{g:02x}{b:02x}"),
+                None => "transparent".into(),
+            }}),
         );
         let recent: Vec<Value> = self
             .recent
@@ -269,6 +280,7 @@ mod tests {
             import_rate: 5.0,
             png_size: (512, 512),
             png_view: "side".into(),
+            png_background: Some([16, 32, 255]),
             recent: Vec::new(),
         };
         p.add_recent(Path::new("/a/model.vrm"), RecentKind::Model);

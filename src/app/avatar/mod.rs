@@ -156,6 +156,7 @@ pub(super) fn plugin(app: &mut App) {
             (
                 start_loading,
                 spawn_prepared,
+                mtoon::attach_registry,
                 watch_failures,
                 finish_loading,
                 take_back_undrawable_model,
@@ -452,7 +453,6 @@ fn spawn_prepared(
         .load_builder()
         .with_settings(settings)
         .load(url.clone());
-    let materials = mtoon::registry(&display.mtoon, &url, &loader.assets, settings);
     let scene: Handle<WorldAsset> = loader
         .assets
         .load_builder()
@@ -466,8 +466,11 @@ fn spawn_prepared(
     };
     let first = *counter == 1;
     let mut avatar = commands.spawn_empty();
-    if let Some((registry, sources)) = materials {
-        avatar.insert((registry, sources));
+    if display.mtoon.iter().any(Option::is_some) {
+        avatar.insert(mtoon::MToonPending {
+            mtoon: std::mem::take(&mut display.mtoon),
+            gltf: gltf.clone(),
+        });
     }
     avatar.insert((
         WorldAssetRoot(scene),

@@ -5,8 +5,7 @@
 //! ones converted as three-vrm converts them), so nothing here reads the glTF again:
 //! bevy_vrm1's own loader would parse it a second time and knows no VRM 0.x.
 
-use bevy::asset::AssetPath;
-use bevy::gltf::{GltfAssetLabel, GltfLoaderSettings};
+use bevy::gltf::{Gltf, GltfAssetLabel};
 use bevy::prelude::*;
 use bevy_vrm1::prelude::{MtoonMaterialPlugin, VrmcMaterialRegistry};
 use serde_json::Value;
@@ -27,67 +26,83 @@ const TEXTURE_FIELDS: [&str; 7] = [
     "emissiveTexture",
 ];
 
-/// The MToon materials' `StandardMaterial` handles, held on the avatar's root: the
-/// registry names them by id only, and an id whose last handle went before the loader
-/// filled it is handed out anew (the meshes then had materials the registry did not
-/// know, and stayed PBR).
+/// A model whose MToon waits for Bevy's glTF loader: the registry is made from the
+/// loaded glTF's own handles, before its scene is spawned.
 #[derive(Component)]
-pub(super) struct MToonSources(#[allow(dead_code)] Vec<Handle<StandardMaterial>>);
+pub(super) struct MToonPending {
+    pub mtoon: Vec<Option<Value>>,
+    pub gltf: Handle<Gltf>,
+}
 
-/// What bevy_vrm1 converts by: on the avatar's root, each MToon material's Bevy
-/// `StandardMaterial` (by asset id) with its MToon, and the model's textures by glTF
-/// index. Its conversion then swaps the material of every mesh spawned under the root.
-pub(super) fn registry(
-    mtoon: &[Option<Value>],
-    url: &str,
-    assets: &AssetServer,
-    settings: impl Fn(&mut GltfLoaderSettings) + Copy + Send + Sync + 'static,
-) -> Option<(VrmcMaterialRegistry, MToonSources)> {
-    let textures = mtoon
-        .iter()
-        .flatten()
-        .flat_map(|m| TEXTURE_FIELDS.map(|field| m[field]["index"].as_u64()))
-        .flatten()
-        .max()
-        .map_or(0, |max| max as usize + 1);
-    let images = (0..textures)
-        .map(|i| {
-            assets
-                .load_builder()
-                .with_settings(settings)
-                .load(GltfAssetLabel::Texture(i).from_asset(url.to_string()))
-        })
-        .collect();
-    let mut sources = Vec::new();
-    let materials: std::collections::HashMap<_, _> = mtoon
-        .iter()
-        .enumerate()
-        .filter_map(|(index, m)| {
-            let m = m.clone()?;
-            let label = GltfAssetLabel::Material {
-                index,
-                is_scale_inverted: false,
+/// The MToon materials' `StandardMaterial` handles, held on the avatar's root: the
+/// registry names them by id only.
+#[derive(Component)]
+struct MToonSources(#[allow(dead_code)] Vec<Handle<StandardMaterial>>);
+
+/// Once the glTF has loaded (its scene spawns after `Update`), puts on the avatar's root
+/// what bevy_vrm1 converts by: each MToon material's Bevy `StandardMaterial` (by asset
+/// id) with its MToon, and the model's textures by glTF index. Its conversion then swaps
+/// the material of every mesh spawned under the root. Handles are looked up, never
+/// loaded: a load by path with settings would read the whole model again.
+pub(super) fn attach_registry(
+    pending: Query<(Entity, &MToonPending)>,
+    gltfs: Res<Assets<Gltf>>,
+    assets: Res<AssetServer>,
+    mut commands: Commands,
+) {
+    for (entity, p) in &pending {
+        let Some(gltf) = gltfs.get(&p.gltf) else {
+            continue;
+        };
+        let mut avatar = commands.entity(entity);
+        avatar.remove::<MToonPending>();
+        let Some(root) = p.gltf.path().cloned() else {
+            continue;
+        };
+        let textures = p
+            .mtoon
+            .iter()
+            .flatten()
+            .flat_map(|m| TEXTURE_FIELDS.map(|field| m[field]["index"].as_u64()))
+            .flatten()
+            .max()
+            .map_or(0, |max| max as usize + 1);
+        let images = (0..textures)
+            .map(|i| {
+                let path = root
+                    .clone()
+                    .with_label(GltfAssetLabel::Texture(i).to_string());
+                assets.get_handle::<Image>(&path).unwrap_or_default()
+            })
+            .collect();
+        let mut sources = Vec::new();
+        let mut materials = std::collections::HashMap::new();
+        for (index, m) in p.mtoon.iter().enumerate() {
+            let (Some(m), Some(material)) = (m, gltf.materials.get(index)) else {
+                continue;
             };
-            let path = AssetPath::parse(url)
-                .clone_owned()
-                .with_label(format!("{label}/std"));
-            let standard: Handle<StandardMaterial> =
-                assets.load_builder().with_settings(settings).load(path);
+            let Some(label) = material.path().and_then(|path| path.label()) else {
+                continue;
+            };
+            let path = root.clone().with_label(format!("{label}/std"));
+            let Some(standard) = assets.get_handle::<StandardMaterial>(&path) else {
+                continue;
+            };
             // The core made it complete; a value bevy_vrm1 still cannot read leaves the
             // material as Bevy's PBR one rather than failing the model.
-            let id = standard.id();
-            sources.push(standard);
-            match serde_json::from_value(m) {
-                Ok(parsed) => Some((id, parsed)),
-                Err(e) => {
-                    warn!("material {index}: MToon not drawn: {e}");
-                    None
+            match serde_json::from_value(m.clone()) {
+                Ok(parsed) => {
+                    materials.insert(standard.id(), parsed);
+                    sources.push(standard);
                 }
+                Err(e) => warn!("material {index}: MToon not drawn: {e}"),
             }
-        })
-        .collect();
-    (!materials.is_empty()).then_some((
-        VrmcMaterialRegistry { images, materials },
-        MToonSources(sources),
-    ))
+        }
+        if !materials.is_empty() {
+            avatar.insert((
+                VrmcMaterialRegistry { images, materials },
+                MToonSources(sources),
+            ));
+        }
+    }
 }

@@ -71,6 +71,7 @@ fn export_at_start(
     stills.write(RenderStill(StillRequest {
         size: UVec2::new(240, 320),
         view: StillView::Preset(CameraPreset::Front),
+        background: None,
         output: path,
     }));
 }

@@ -69,6 +69,7 @@ impl Exports<'_> {
                 self.stills.write(RenderStill(StillRequest {
                     size: settings.png.size,
                     view: settings.png.view,
+                    background: settings.png.background,
                     output: with_extension(&path, format.extension),
                 }));
                 banner.notice = Some("Rendering the PNG…".into());

@@ -128,6 +128,9 @@ pub enum StillView {
     Preset(CameraPreset),
     /// The editor's current camera, as it is when the still renders.
     CurrentCamera,
+    /// A camera given in model space (`render-png --camera-json`): the same for every
+    /// pose, so stills of several keys line up.
+    Fixed(crate::core::framing::StillCamera),
 }
 
 impl Default for StillView {
@@ -141,6 +144,8 @@ impl Default for StillView {
 pub struct PngSettings {
     pub size: UVec2,
     pub view: StillView,
+    /// An opaque background colour; `None` is transparent.
+    pub background: Option<[u8; 3]>,
 }
 
 impl Default for PngSettings {
@@ -148,6 +153,7 @@ impl Default for PngSettings {
         PngSettings {
             size: UVec2::new(1024, 1365),
             view: StillView::default(),
+            background: None,
         }
     }
 }
@@ -157,6 +163,8 @@ impl Default for PngSettings {
 pub struct StillRequest {
     pub size: UVec2,
     pub view: StillView,
+    /// An opaque background colour; `None` leaves it transparent.
+    pub background: Option<[u8; 3]>,
     pub output: PathBuf,
 }
 

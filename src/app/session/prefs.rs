@@ -53,7 +53,8 @@ fn still_view_name(view: StillView) -> &'static str {
         StillView::Preset(CameraPreset::Front) => "front",
         StillView::Preset(CameraPreset::Side) => "side",
         StillView::Preset(CameraPreset::ThreeQuarter) => "three-quarter",
-        StillView::CurrentCamera => "current",
+        // Not offered in the window: remembered as the default.
+        StillView::CurrentCamera | StillView::Fixed(_) => "current",
     }
 }
 
@@ -77,6 +78,7 @@ fn apply_remembered(
     files.import_rate = p.import_rate;
     files.png.size = UVec2::new(p.png_size.0, p.png_size.1);
     files.png.view = still_view_named(&p.png_view);
+    files.png.background = p.png_background;
     markers.0 = p.markers_visible;
     windows.library = p.library_open;
     if let Some(warning) = prefs.load_warning.take() {
@@ -96,6 +98,7 @@ fn remember_shared_state(
     next.import_rate = files.import_rate;
     next.png_size = (files.png.size.x, files.png.size.y);
     next.png_view = still_view_name(files.png.view).to_string();
+    next.png_background = files.png.background;
     next.markers_visible = markers.0;
     next.library_open = windows.library;
     if let Some(window) = window {

@@ -23,7 +23,7 @@ pub(super) fn draw(
         .open(&mut open)
         .collapsible(false)
         .show(&ctx, |ui| {
-            ui.label("The avatar alone on a transparent background.");
+            ui.label("The avatar alone, anti-aliased, with straight alpha.");
             ui.horizontal(|ui| {
                 ui.label("Size");
                 ui.add(
@@ -39,7 +39,7 @@ pub(super) fn draw(
                 );
             });
             let label = |v: StillView| match v {
-                StillView::CurrentCamera => "Current view",
+                StillView::CurrentCamera | StillView::Fixed(_) => "Current view",
                 StillView::Preset(CameraPreset::Front) => "Front",
                 StillView::Preset(CameraPreset::Side) => "Side",
                 StillView::Preset(CameraPreset::ThreeQuarter) => "Three-quarter",
@@ -56,6 +56,20 @@ pub(super) fn draw(
                         ui.selectable_value(&mut png.view, view, label(view));
                     }
                 });
+            ui.horizontal(|ui| {
+                let mut transparent = png.background.is_none();
+                ui.checkbox(&mut transparent, "Transparent background");
+                match (transparent, png.background) {
+                    (true, Some(_)) => png.background = None,
+                    (false, None) => png.background = Some([255, 255, 255]),
+                    (false, Some(mut colour)) => {
+                        if ui.color_edit_button_srgb(&mut colour).changed() {
+                            png.background = Some(colour);
+                        }
+                    }
+                    (true, None) => {}
+                }
+            });
             if ui.button("Export…").clicked() {
                 files.write(FileRequest::Dialog(DialogPurpose::Export(ExportKind::Png)));
             }

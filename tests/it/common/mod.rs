@@ -450,3 +450,22 @@ pub fn world_of(
     ]))["world"]
         .clone()
 }
+
+/// A copy of a GLB model with its JSON changed.
+pub fn edited_glb(
+    model: &Path,
+    out: PathBuf,
+    change: impl FnOnce(&mut serde_json::Value),
+) -> PathBuf {
+    let bytes = std::fs::read(model).unwrap();
+    let glb = vrma_maker::core::glb::split(&bytes).unwrap();
+    let mut root: serde_json::Value = serde_json::from_slice(glb.json).unwrap();
+    change(&mut root);
+    let json = serde_json::to_vec(&root).unwrap();
+    std::fs::write(
+        &out,
+        vrma_maker::core::glb::build(&json, glb.bin.unwrap_or(&[])),
+    )
+    .unwrap();
+    out
+}
