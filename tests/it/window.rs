@@ -344,3 +344,55 @@ fn a_fifty_thousand_key_take_opens_in_bounded_memory_with_the_thumbnails_that_fi
         "thumbnails left {left}, right {right} pixels"
     );
 }
+
+#[test]
+fn key_thumbnails_draw_the_avatars_mtoon_outline_too() {
+    if !required_or_skip(
+        "Xvfb and a Vulkan driver (mesa-vulkan-drivers)",
+        have_display_stack(),
+    ) {
+        return;
+    }
+    let dir = scratch("window-mtoon-thumbs");
+    let model = test_avatar(&dir, "a.vrm", false, &["--texture-size", "64"]);
+    // A red outline 2 cm wide: a few pixels even at thumbnail size.
+    let model = edited_glb(&model, dir.join("outlined.vrm"), |root| {
+        for material in root["materials"].as_array_mut().unwrap() {
+            let mtoon = &mut material["extensions"]["VRMC_materials_mtoon"];
+            mtoon["outlineWidthFactor"] = serde_json::json!(0.02);
+            mtoon["outlineColorFactor"] = serde_json::json!([1.0, 0.0, 0.0]);
+            mtoon["outlineLightingMixFactor"] = serde_json::json!(0.0);
+        }
+    });
+    let project = dir.join("p.json");
+    std::fs::write(
+        &project,
+        serde_json::json!({"v": 1, "fps": 30, "model": {"path": model}, "keys": [
+            {"id": 1, "t": 1, "pose": {"bones": {}}}]})
+        .to_string(),
+    )
+    .unwrap();
+    let (img, log) = screenshot_and_log(&[project.to_str().unwrap()], "window-mtoon-thumbs-shot");
+    assert!(log.contains("key thumbnails: 1 regenerated"), "{log}");
+    let reddish = |x: u32, y: u32| {
+        let p = img.get_pixel(x, y);
+        p[0] > 150 && p[0] as i32 > p[1] as i32 + 70 && p[0] as i32 > p[2] as i32 + 70
+    };
+    let h = img.height();
+    let view = (40..600)
+        .flat_map(|y| (280..1100).map(move |x| (x, y)))
+        .filter(|&(x, y)| reddish(x, y))
+        .count();
+    // The 3D view has the outline; so does the thumbnail on the ruler (shown smaller,
+    // so blended). The playhead is red too, but a line down the whole ruler: columns
+    // that are red most of the way down are left out.
+    assert!(view > 200, "the outline in the view ({view} px)");
+    let in_thumbnail: usize = (0..img.width())
+        .map(|x| (h - 130..h - 20).filter(|&y| reddish(x, y)).count())
+        .filter(|&n| n < 50)
+        .sum();
+    assert!(
+        in_thumbnail > 10,
+        "the outline in the key's thumbnail ({in_thumbnail} px)"
+    );
+}

@@ -34,9 +34,18 @@ const STILL_FOV: f32 = 30.0;
 /// enough that no stair step shows on a silhouette.
 const SUPERSAMPLE: u32 = 3;
 
-/// The most a still can be supersampled within the device's texture size.
+/// The most pixels a supersampled still renders (72 MP: 288 MB of target and as much
+/// read back): a 4096 × 4096 still gets 2 × 2 samples, not a gigabyte of target.
+const MAX_SUPERSAMPLED_PIXELS: f64 = 72e6;
+
+/// The most a still can be supersampled within the device's texture size and the
+/// pixel budget.
 fn supersample_for(size: UVec2, max_side: u32) -> u32 {
-    (max_side / size.max_element().max(1)).clamp(1, SUPERSAMPLE)
+    let by_side = max_side / size.max_element().max(1);
+    let by_budget = (MAX_SUPERSAMPLED_PIXELS / (size.x as f64 * size.y as f64).max(1.0))
+        .sqrt()
+        .floor() as u32;
+    by_side.min(by_budget).clamp(1, SUPERSAMPLE)
 }
 
 /// Stills waiting to be rendered (one at a time).
@@ -285,6 +294,30 @@ fn report_stills(mut queue: ResMut<StillQueue>, mut banner: ResMut<Banner>) {
         match result {
             Ok(path) => banner.notice = Some(format!("Saved {}", path.display())),
             Err(e) => banner.error(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn big_stills_take_fewer_samples_within_the_device_and_the_budget() {
+        assert_eq!(supersample_for(UVec2::new(1024, 1365), 16384), 3);
+        assert_eq!(supersample_for(UVec2::new(4096, 4096), 16384), 2);
+        assert_eq!(supersample_for(UVec2::new(8192, 8192), 16384), 1);
+        assert_eq!(
+            supersample_for(UVec2::new(3000, 100), 8192),
+            2,
+            "the device's side"
+        );
+        for side in [1u32, 100, 1000, 4096, 8192] {
+            let n = supersample_for(UVec2::splat(side), 16384);
+            assert!(
+                (side * n) as f64 * (side * n) as f64
+                    <= MAX_SUPERSAMPLED_PIXELS.max((side as f64).powi(2))
+            );
         }
     }
 }
