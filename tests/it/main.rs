@@ -19,6 +19,7 @@ mod png;
 mod posing_cli;
 mod real_avatars;
 mod recovery_window;
+mod springs;
 mod timeline_cli;
 mod vr;
 mod vrma_interop;

@@ -22,6 +22,7 @@ pub mod prefs;
 pub mod project;
 pub mod recovery;
 pub mod rig;
+pub mod spring;
 pub mod still;
 pub mod test_avatar;
 pub mod timeline;

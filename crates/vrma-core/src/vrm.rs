@@ -256,6 +256,8 @@ pub struct Model {
     pub expressions: Vec<ExpressionDef>,
     /// Morph target count of each glTF mesh.
     pub mesh_morph_counts: Vec<usize>,
+    /// Hair, skirts and accessories that swing (`core::spring`).
+    pub springs: crate::spring::Springs,
 }
 
 fn field<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
@@ -703,6 +705,7 @@ impl Model {
                 }
             }
         }
+        let springs = crate::spring::Springs::read(root, &nodes);
         Ok(Model {
             version,
             // Every still, project and pose names the model: a title is a line, not a book.
@@ -711,6 +714,7 @@ impl Model {
             humanoid,
             expressions,
             mesh_morph_counts: mesh_counts,
+            springs,
         })
     }
 

@@ -26,8 +26,8 @@ use bevy::world_serialization::WorldInstanceReady;
 
 use super::session::{
     Avatar, AvatarShown, Banner, EditorSet, GltfNodeIndex, Job, KeepAwake, Launch, LoadModel,
-    ModelSource, OpenFailed, SaveRecoveryNow, Selection, Session, StartupSet, node_entities,
-    pose_instance,
+    ModelSource, OpenFailed, SaveRecoveryNow, Selection, Session, SpringBones, StartupSet,
+    node_entities, pose_instance, set_node_rotations,
 };
 use crate::core::display::{self, DeviceLimits, DisplayModel, MorphRoutes};
 use crate::core::edit::Editor;
@@ -150,6 +150,8 @@ impl GltfExtensionHandler for NodeIndexHook {
 pub(super) fn plugin(app: &mut App) {
     contain_render_errors(app);
     app.init_resource::<OpeningJob>()
+        .init_resource::<LiveSprings>()
+        .add_systems(Update, restart_springs)
         .add_systems(Startup, load_initial_model.in_set(StartupSet::OpenModel))
         .add_systems(
             Update,
@@ -764,10 +766,17 @@ fn drive_skeleton(
     avatars: Query<&Avatar>,
     mut transforms: Query<&mut Transform>,
     mut morphs: Query<&mut MorphWeights>,
+    (springs, mut live, time, mut awake): (
+        Res<SpringBones>,
+        ResMut<LiveSprings>,
+        Res<Time<Real>>,
+        ResMut<KeepAwake>,
+    ),
 ) {
+    let rig = &session.editor.rig;
     for avatar in &avatars {
         pose_instance(
-            &session.editor.rig,
+            rig,
             &session.editor.pose,
             &avatar.nodes,
             &avatar.routes,
@@ -775,5 +784,67 @@ fn drive_skeleton(
             &mut morphs,
             false,
         );
+        let rotations = match (&springs.held, springs.live) {
+            // A still holds its settled springs while it renders.
+            (Some(held), _) => held.clone(),
+            (None, true) => {
+                if live.step(rig, &session.editor.pose, time.delta_secs()) {
+                    awake.now(); // hair still swinging: keep the frames coming
+                }
+                live.rotations(rig)
+            }
+            (None, false) => continue,
+        };
+        set_node_rotations(&avatar.nodes, &rotations, &mut transforms);
+    }
+}
+
+/// The live spring simulation of the avatar on screen (started afresh for each model).
+#[derive(Resource, Default)]
+struct LiveSprings {
+    running: Option<(
+        crate::core::spring::NodeWorlds,
+        crate::core::spring::SpringState,
+    )>,
+    /// The last step's largest tail movement (metres).
+    moved: f32,
+}
+
+impl LiveSprings {
+    /// One step with the pose as it is; whether anything still moves visibly.
+    fn step(
+        &mut self,
+        rig: &crate::core::rig::Rig,
+        pose: &crate::core::pose::Pose,
+        dt: f32,
+    ) -> bool {
+        use crate::core::spring::{NodeWorlds, SpringState};
+        let springs = &rig.model.springs;
+        if springs.chains.is_empty() {
+            return false;
+        }
+        let (worlds, state) = self.running.get_or_insert_with(|| {
+            let mut worlds = NodeWorlds::new(rig);
+            worlds.pose(rig, pose);
+            let state = SpringState::reset(springs, &worlds);
+            (worlds, state)
+        });
+        worlds.pose(rig, pose);
+        self.moved = state.step(springs, rig, worlds, dt);
+        self.moved > 1e-4
+    }
+
+    fn rotations(&self, rig: &crate::core::rig::Rig) -> Vec<(usize, Quat)> {
+        self.running
+            .as_ref()
+            .map(|(worlds, _)| crate::core::spring::joint_rotations(&rig.model.springs, worlds))
+            .unwrap_or_default()
+    }
+}
+
+/// A new model's springs start from rest.
+fn restart_springs(mut shown: MessageReader<AvatarShown>, mut live: ResMut<LiveSprings>) {
+    if shown.read().count() > 0 {
+        live.running = None;
     }
 }

@@ -18,8 +18,9 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::render::{Render, RenderApp, RenderSystems};
 
 use super::session::{
-    Avatar, Banner, EditorCamera, EditorSet, KeepAwake, RenderStill, Session, StillRequest,
-    StillView, captured_rgba, framed_view, render_target, save_png,
+    Avatar, Banner, EditorCamera, EditorSet, KeepAwake, RenderStill, SPRING_SETTLE_SECONDS,
+    Session, SpringBones, StillRequest, StillView, captured_rgba, framed_view, render_target,
+    save_png,
 };
 
 pub(super) use headless::{StillOutcome, one_still_plugin};
@@ -159,12 +160,24 @@ fn start_still(
     mut images: ResMut<Assets<Image>>,
     mut commands: Commands,
     editor_camera: Query<(&Transform, &Projection), With<EditorCamera>>,
-    device: Option<Res<bevy::render::renderer::RenderDevice>>,
+    (device, mut springs): (
+        Option<Res<bevy::render::renderer::RenderDevice>>,
+        ResMut<SpringBones>,
+    ),
 ) {
     if queue.active.is_some() || queue.pending.is_empty() || avatars.is_empty() {
         return;
     }
     let request = queue.pending.remove(0);
+    // Hair and skirts as they hang after holding this pose, whatever moved before: the
+    // same pose gives the same still.
+    let editor = &session.editor;
+    springs.held = Some(crate::core::spring::settle(
+        &editor.rig.model.springs,
+        &editor.rig,
+        &editor.pose,
+        SPRING_SETTLE_SECONDS,
+    ));
     let size = request.size.max(UVec2::ONE);
     let current = editor_camera.iter().next();
     let fov = match (request.view, current) {
@@ -217,9 +230,12 @@ fn finish_still(
     cameras: Query<&StillCamera>,
     compiling: Res<PipelinesCompiling>,
     mut commands: Commands,
-    mut exit: MessageWriter<AppExit>,
+    (mut exit, mut springs): (MessageWriter<AppExit>, ResMut<SpringBones>),
 ) {
     let Some(active) = queue.active.as_mut() else {
+        if springs.held.is_some() {
+            springs.held = None; // the live simulation takes over again
+        }
         if queue.exit_when_done && queue.pending.is_empty() && !queue.finished.is_empty() {
             let failed = queue.finished.iter().any(|r| r.is_err());
             exit.write(if failed {

@@ -13,9 +13,10 @@ use bevy::world_serialization::WorldAssetRoot;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, EguiTextureHandle};
 
 use crate::app::session::{
-    Avatar, AvatarShown, EditorSet, GltfNodeIndex, KeepAwake, RenderPoseThumbnail, Session,
-    THUMBNAIL, THUMBNAIL_LAYER, Thumbnails, UpdatedThumbnails, captured_rgba, framed_view,
-    node_entities, pose_instance, render_target, save_png,
+    Avatar, AvatarShown, EditorSet, GltfNodeIndex, KeepAwake, RenderPoseThumbnail,
+    SPRING_SETTLE_SECONDS, Session, THUMBNAIL, THUMBNAIL_LAYER, Thumbnails, UpdatedThumbnails,
+    captured_rgba, framed_view, node_entities, pose_instance, render_target, save_png,
+    set_node_rotations,
 };
 use crate::core::framing::CameraPreset;
 use crate::core::pose::Pose;
@@ -340,9 +341,12 @@ fn drive_hidden_avatar(
     let Some(pose) = thumbs.pose.as_ref() else {
         return;
     };
+    let rig = &session.editor.rig;
+    // The springs as they hang after holding the pose (as a still shows them).
+    let springs = crate::core::spring::settle(&rig.model.springs, rig, pose, SPRING_SETTLE_SECONDS);
     for avatar in hidden.iter().filter(|a| a.ready) {
         pose_instance(
-            &session.editor.rig,
+            rig,
             pose,
             &avatar.nodes,
             &avatar.routes,
@@ -350,6 +354,7 @@ fn drive_hidden_avatar(
             &mut morphs,
             true,
         );
+        set_node_rotations(&avatar.nodes, &springs, &mut transforms);
     }
 }
 

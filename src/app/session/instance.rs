@@ -94,3 +94,19 @@ pub fn pose_instance(
         }
     }
 }
+
+/// Sets the local rotations of some nodes of one instance (spring joints).
+pub fn set_node_rotations(
+    nodes: &[Option<Entity>],
+    rotations: &[(usize, Quat)],
+    transforms: &mut Query<&mut Transform>,
+) {
+    for &(node, rotation) in rotations {
+        if let Some(Some(entity)) = nodes.get(node)
+            && let Ok(mut t) = transforms.get_mut(*entity)
+            && t.rotation != rotation
+        {
+            t.rotation = rotation;
+        }
+    }
+}

@@ -221,6 +221,28 @@ pub struct VrStatus {
     pub runtime: Option<String>,
 }
 
+/// Spring bones (hair, skirts): simulated live on screen (View ▸ Spring bones), and the
+/// joint rotations a still holds while it renders (its pose settled from rest, so the
+/// same pose always gives the same still), which pause the live simulation.
+#[derive(Resource, Debug, Clone)]
+pub struct SpringBones {
+    pub live: bool,
+    pub held: Option<Vec<(usize, Quat)>>,
+}
+
+impl Default for SpringBones {
+    fn default() -> Self {
+        SpringBones {
+            live: true,
+            held: None,
+        }
+    }
+}
+
+/// How long a still or thumbnail holds its pose for the springs to settle (three-vrm
+/// players show hair that has hung for a while).
+pub const SPRING_SETTLE_SECONDS: f32 = 1.5;
+
 /// Whether bone markers and the gizmo are shown (hidden in VR).
 #[derive(Resource, Debug, Clone, Copy)]
 pub struct MarkersVisible(pub bool);

@@ -21,7 +21,7 @@ use crate::core::humanoid::Bone;
 use crate::core::mannequin::{self, MannequinVariant};
 
 pub use images::{captured_rgba, framed_view, render_target, save_png, spawn_lights};
-pub use instance::{Avatar, GltfNodeIndex, node_entities, pose_instance};
+pub use instance::{Avatar, GltfNodeIndex, node_entities, pose_instance, set_node_rotations};
 pub use job::{Job, Progress};
 pub use messages::*;
 pub use prefs::{Prefs, prefs_plugin};
@@ -236,6 +236,7 @@ pub fn plugin(app: &mut App) {
         .init_resource::<KeepAwake>()
         .add_message::<bevy::window::RequestRedraw>()
         .insert_resource(MarkersVisible(true))
+        .init_resource::<SpringBones>()
         .add_message::<EditRequest>()
         .add_message::<SaveRecoveryNow>()
         .add_message::<LoadModel>()

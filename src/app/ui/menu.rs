@@ -8,7 +8,7 @@ use super::Requests;
 use crate::app::session::keymap::{Action, menu_label};
 use crate::app::session::{
     DialogPurpose, EditRequest, FileRequest, FileSettings, LoadModel, ModelSource, Prefs,
-    QuitRequested, Session, UiSpace, VrStatus, Windows,
+    QuitRequested, Session, SpringBones, UiSpace, VrStatus, Windows,
 };
 use crate::core::edit::{Edit, PoseEdit};
 use crate::core::export::{EXPORT_FORMATS, Writer};
@@ -25,6 +25,7 @@ pub(super) struct MenuState<'w> {
     prefs: ResMut<'w, Prefs>,
     windows: ResMut<'w, Windows>,
     vr: ResMut<'w, VrStatus>,
+    springs: ResMut<'w, SpringBones>,
 }
 
 pub(super) fn draw(
@@ -40,6 +41,7 @@ pub(super) fn draw(
         prefs,
         windows,
         vr,
+        springs,
     } = &mut state;
     let ctx = contexts.ctx_mut()?.clone();
     space.show(&ctx, "menu-bar", |root| {
@@ -48,7 +50,7 @@ pub(super) fn draw(
                 file_menu(ui, settings, prefs, windows, &mut typed, &mut out);
                 edit_menu(ui, &session, &mut out);
                 pose_menu(ui, &mut out);
-                view_menu(ui, windows, vr);
+                view_menu(ui, windows, vr, springs);
                 ui.menu_button("Help", |ui| {
                     if ui.button(menu_label("Controls", Action::Help)).clicked() {
                         windows.help = true;
@@ -239,9 +241,18 @@ fn pose_menu(ui: &mut egui::Ui, out: &mut Requests) {
     });
 }
 
-fn view_menu(ui: &mut egui::Ui, windows: &mut Windows, vr: &mut VrStatus) {
+fn view_menu(
+    ui: &mut egui::Ui,
+    windows: &mut Windows,
+    vr: &mut VrStatus,
+    springs: &mut SpringBones,
+) {
     ui.menu_button("View", |ui| {
         ui.checkbox(&mut windows.library, "Pose library");
+        ui.checkbox(&mut springs.live, "Spring bones (live)")
+            .on_hover_text(
+                "Hair and skirts swing as you pose and play; stills always show them settled",
+            );
         ui.separator();
         match (&vr.unavailable, vr.wanted) {
             (Some(reason), _) => {

@@ -1,0 +1,692 @@
+//! Spring bones: hair, skirts and accessories that swing and hang as VRM players move
+//! them. Read from VRM 1.0 `VRMC_springBone` (joints, sphere and capsule colliders,
+//! collider groups, a center) or VRM 0.x `secondaryAnimation` (bone groups whose every
+//! descendant swings), and simulated as the VRM specification describes and three-vrm
+//! implements it: Verlet integration of each joint's tail with inertia, stiffness back
+//! towards the rest direction, gravity and drag, the length kept, pushed out of
+//! colliders. Everything is in the model's own frame on its raw nodes, so a still can
+//! settle a pose from rest deterministically, with no renderer involved.
+
+use glam::{Affine3A, Quat, Vec3};
+use serde_json::Value;
+
+use crate::rig::Rig;
+
+/// A collider's shape in its node's space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape {
+    Sphere {
+        offset: Vec3,
+        radius: f32,
+    },
+    Capsule {
+        offset: Vec3,
+        radius: f32,
+        tail: Vec3,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Collider {
+    pub node: usize,
+    pub shape: Shape,
+}
+
+/// One simulated joint: its node swings so that its tail (the next joint, or a point
+/// past a leaf) trails behind.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Joint {
+    pub node: usize,
+    /// The tail's position in the joint's space at rest.
+    pub tail: Vec3,
+    pub hit_radius: f32,
+    pub stiffness: f32,
+    pub gravity_power: f32,
+    pub gravity_dir: Vec3,
+    pub drag: f32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chain {
+    pub joints: Vec<Joint>,
+    /// Indices into [`Springs::colliders`].
+    pub colliders: Vec<usize>,
+    /// Inertia is reckoned in this node's space (it moving carries the chain along).
+    pub center: Option<usize>,
+}
+
+/// A model's spring chains and colliders.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Springs {
+    pub chains: Vec<Chain>,
+    pub colliders: Vec<Collider>,
+}
+
+/// Most simulated joints read (a hostile file cannot make each frame unbounded).
+pub const MAX_JOINTS: usize = 4096;
+pub const MAX_COLLIDERS: usize = 1024;
+
+fn vec3(v: &Value, default: Vec3) -> Vec3 {
+    let part = |i: usize, d: f32| {
+        v.get(i)
+            .and_then(Value::as_f64)
+            .filter(|x| x.is_finite() && x.abs() < 1e4)
+            .map_or(d, |x| x as f32)
+    };
+    match v {
+        Value::Array(_) => Vec3::new(part(0, default.x), part(1, default.y), part(2, default.z)),
+        // VRM 0.x writes vectors as {x, y, z}.
+        Value::Object(o) => {
+            let get = |k: &str, d: f32| {
+                o.get(k)
+                    .and_then(Value::as_f64)
+                    .filter(|x| x.is_finite() && x.abs() < 1e4)
+                    .map_or(d, |x| x as f32)
+            };
+            Vec3::new(
+                get("x", default.x),
+                get("y", default.y),
+                get("z", default.z),
+            )
+        }
+        _ => default,
+    }
+}
+
+fn number(v: &Value, default: f32, low: f32, high: f32) -> f32 {
+    v.as_f64()
+        .filter(|x| x.is_finite())
+        .map_or(default, |x| (x as f32).clamp(low, high))
+}
+
+fn node_index(v: &Value, nodes: usize) -> Option<usize> {
+    v.as_u64().map(|i| i as usize).filter(|i| *i < nodes)
+}
+
+impl Springs {
+    /// Reads a model's springs; entries that do not make sense are skipped.
+    pub fn read(root: &Value, nodes: &[crate::vrm::RawNode]) -> Springs {
+        let n = nodes.len();
+        if root["extensions"]["VRMC_springBone"].is_object() {
+            read_v1(&root["extensions"]["VRMC_springBone"], nodes, n)
+        } else if root["extensions"]["VRM"]["secondaryAnimation"].is_object() {
+            read_v0(&root["extensions"]["VRM"]["secondaryAnimation"], nodes, n)
+        } else {
+            Springs::default()
+        }
+    }
+
+    pub fn joint_count(&self) -> usize {
+        self.chains.iter().map(|c| c.joints.len()).sum()
+    }
+}
+
+fn read_v1(ext: &Value, nodes: &[crate::vrm::RawNode], n: usize) -> Springs {
+    let mut springs = Springs::default();
+    let mut collider_ids = Vec::new();
+    for c in ext["colliders"].as_array().into_iter().flatten() {
+        if springs.colliders.len() >= MAX_COLLIDERS {
+            break;
+        }
+        let Some(node) = node_index(&c["node"], n) else {
+            collider_ids.push(None);
+            continue;
+        };
+        let shape = &c["shape"];
+        let shape = if shape["sphere"].is_object() {
+            let s = &shape["sphere"];
+            Shape::Sphere {
+                offset: vec3(&s["offset"], Vec3::ZERO),
+                radius: number(&s["radius"], 0.0, 0.0, 100.0),
+            }
+        } else if shape["capsule"].is_object() {
+            let s = &shape["capsule"];
+            Shape::Capsule {
+                offset: vec3(&s["offset"], Vec3::ZERO),
+                radius: number(&s["radius"], 0.0, 0.0, 100.0),
+                tail: vec3(&s["tail"], Vec3::ZERO),
+            }
+        } else {
+            collider_ids.push(None);
+            continue;
+        };
+        collider_ids.push(Some(springs.colliders.len()));
+        springs.colliders.push(Collider { node, shape });
+    }
+    let groups: Vec<Vec<usize>> = ext["colliderGroups"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|g| {
+            g["colliders"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| {
+                    c.as_u64()
+                        .and_then(|i| collider_ids.get(i as usize))
+                        .copied()
+                })
+                .flatten()
+                .collect()
+        })
+        .collect();
+    let mut total = 0;
+    for spring in ext["springs"].as_array().into_iter().flatten() {
+        let joints: Vec<&Value> = spring["joints"].as_array().into_iter().flatten().collect();
+        let mut chain = Chain {
+            joints: Vec::new(),
+            colliders: colliders_of(&spring["colliderGroups"], &groups),
+            center: node_index(&spring["center"], n),
+        };
+        for (i, joint) in joints.iter().enumerate() {
+            let Some(node) = node_index(&joint["node"], n) else {
+                break;
+            };
+            // Each joint swings towards the next; the last is only a tail.
+            let next = joints.get(i + 1).and_then(|j| node_index(&j["node"], n));
+            let tail = match next {
+                Some(t) if nodes[t].parent == Some(node) => nodes[t].translation,
+                // Not a parent and its child, or the last joint (only a tail): the chain
+                // ends here.
+                _ => break,
+            };
+            if total >= MAX_JOINTS {
+                break;
+            }
+            total += 1;
+            chain.joints.push(Joint {
+                node,
+                tail,
+                hit_radius: number(&joint["hitRadius"], 0.0, 0.0, 100.0),
+                stiffness: number(&joint["stiffness"], 1.0, 0.0, 1e4),
+                gravity_power: number(&joint["gravityPower"], 0.0, 0.0, 1e4),
+                gravity_dir: vec3(&joint["gravityDir"], Vec3::NEG_Y).normalize_or(Vec3::NEG_Y),
+                drag: number(&joint["dragForce"], 0.5, 0.0, 1.0),
+            });
+        }
+        if !chain.joints.is_empty() {
+            springs.chains.push(chain);
+        }
+    }
+    springs
+}
+
+fn colliders_of(groups_used: &Value, groups: &[Vec<usize>]) -> Vec<usize> {
+    let mut out: Vec<usize> = groups_used
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|g| g.as_u64().and_then(|i| groups.get(i as usize)))
+        .flatten()
+        .copied()
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Past a leaf: 7 cm on along the bone's own direction (three-vrm's virtual tail).
+fn leaf_tail(nodes: &[crate::vrm::RawNode], node: usize) -> Vec3 {
+    let along = nodes[node].translation.normalize_or(Vec3::Y);
+    nodes[node].rotation.inverse() * along * 0.07
+}
+
+fn read_v0(ext: &Value, nodes: &[crate::vrm::RawNode], n: usize) -> Springs {
+    let mut springs = Springs::default();
+    let mut groups = Vec::new();
+    for g in ext["colliderGroups"].as_array().into_iter().flatten() {
+        let mut ids = Vec::new();
+        if let Some(node) = node_index(&g["node"], n) {
+            for c in g["colliders"].as_array().into_iter().flatten() {
+                if springs.colliders.len() >= MAX_COLLIDERS {
+                    break;
+                }
+                ids.push(springs.colliders.len());
+                springs.colliders.push(Collider {
+                    node,
+                    shape: Shape::Sphere {
+                        // VRM 0.x offsets are in Unity's frame: x mirrored.
+                        offset: vec3(&c["offset"], Vec3::ZERO) * Vec3::new(-1.0, 1.0, 1.0),
+                        radius: number(&c["radius"], 0.0, 0.0, 100.0),
+                    },
+                });
+            }
+        }
+        groups.push(ids);
+    }
+    let mut total = 0;
+    for group in ext["boneGroups"].as_array().into_iter().flatten() {
+        let colliders = colliders_of(&group["colliderGroups"], &groups);
+        let center = node_index(&group["center"], n);
+        let props = |tail| Joint {
+            node: 0,
+            tail,
+            hit_radius: number(&group["hitRadius"], 0.02, 0.0, 100.0),
+            stiffness: number(&group["stiffiness"], 1.0, 0.0, 1e4),
+            gravity_power: number(&group["gravityPower"], 0.0, 0.0, 1e4),
+            gravity_dir: vec3(&group["gravityDir"], Vec3::NEG_Y).normalize_or(Vec3::NEG_Y),
+            drag: number(&group["dragForce"], 0.4, 0.0, 1.0),
+        };
+        // Every root's descendants swing, each a chain of its own along the first child.
+        for root in group["bones"].as_array().into_iter().flatten() {
+            let Some(root) = node_index(root, n) else {
+                continue;
+            };
+            let mut stack = vec![root];
+            let mut seen = 0;
+            while let Some(node) = stack.pop() {
+                seen += 1;
+                if seen > n || total >= MAX_JOINTS {
+                    break;
+                }
+                let mut chain = Chain {
+                    joints: Vec::new(),
+                    colliders: colliders.clone(),
+                    center,
+                };
+                let mut at = node;
+                loop {
+                    let children = &nodes[at].children;
+                    let tail = match children.first() {
+                        Some(&child) => nodes[child].translation,
+                        None => leaf_tail(nodes, at),
+                    };
+                    total += 1;
+                    chain.joints.push(Joint {
+                        node: at,
+                        ..props(tail)
+                    });
+                    // Other children start chains of their own.
+                    stack.extend(children.iter().skip(1).copied());
+                    match children.first() {
+                        Some(&child) if total < MAX_JOINTS && chain.joints.len() < n => at = child,
+                        _ => break,
+                    }
+                }
+                springs.chains.push(chain);
+            }
+        }
+    }
+    springs
+}
+
+/// World transforms (model frame) of every raw node for a pose: the rig's raw locals on
+/// the humanoid bones, rest transforms elsewhere, and `overrides` (spring rotations).
+pub struct NodeWorlds {
+    order: Vec<usize>,
+    pub locals: Vec<(Vec3, Quat, Vec3)>,
+    pub worlds: Vec<Affine3A>,
+}
+
+impl NodeWorlds {
+    pub fn new(rig: &Rig) -> NodeWorlds {
+        let nodes = &rig.model.nodes;
+        // Parents before children (the core checked that the hierarchy is a forest).
+        let mut order = Vec::with_capacity(nodes.len());
+        let mut stack: Vec<usize> = (0..nodes.len())
+            .filter(|&i| nodes[i].parent.is_none())
+            .collect();
+        while let Some(i) = stack.pop() {
+            order.push(i);
+            stack.extend(nodes[i].children.iter().copied());
+        }
+        NodeWorlds {
+            order,
+            locals: nodes
+                .iter()
+                .map(|n| (n.translation, n.rotation, n.scale))
+                .collect(),
+            worlds: vec![Affine3A::IDENTITY; nodes.len()],
+        }
+    }
+
+    /// Sets the pose's raw locals (spring joints back at rest) and recomputes the worlds.
+    pub fn pose(&mut self, rig: &Rig, pose: &crate::pose::Pose) {
+        for (i, n) in rig.model.nodes.iter().enumerate() {
+            self.locals[i] = (n.translation, n.rotation, n.scale);
+        }
+        for raw in rig.raw_locals(pose) {
+            self.locals[raw.node] = (raw.translation, raw.rotation, raw.scale);
+        }
+        self.propagate(rig);
+    }
+
+    fn local(&self, i: usize) -> Affine3A {
+        let (t, r, s) = self.locals[i];
+        Affine3A::from_scale_rotation_translation(s, r, t)
+    }
+
+    fn propagate(&mut self, rig: &Rig) {
+        for &i in &self.order {
+            let parent = rig.model.nodes[i]
+                .parent
+                .map_or(Affine3A::IDENTITY, |p| self.worlds[p]);
+            self.worlds[i] = parent * self.local(i);
+        }
+    }
+
+    /// Recomputes one node's world from its parent's (its descendants are not).
+    fn refresh(&mut self, rig: &Rig, i: usize) {
+        let parent = rig.model.nodes[i]
+            .parent
+            .map_or(Affine3A::IDENTITY, |p| self.worlds[p]);
+        self.worlds[i] = parent * self.local(i);
+    }
+}
+
+/// The running simulation: each joint's tail now and a step ago (in its chain's center
+/// space, or the model's).
+#[derive(Clone, Debug)]
+pub struct SpringState {
+    tails: Vec<Vec<(Vec3, Vec3)>>,
+}
+
+/// The rotation taking unit vector `from` onto unit vector `to`.
+fn from_to(from: Vec3, to: Vec3) -> Quat {
+    Quat::from_rotation_arc(from.normalize_or(Vec3::Y), to.normalize_or(Vec3::Y))
+}
+
+impl SpringState {
+    /// Every tail at rest for the current worlds (velocity zero).
+    pub fn reset(springs: &Springs, worlds: &NodeWorlds) -> SpringState {
+        let tails = springs
+            .chains
+            .iter()
+            .map(|chain| {
+                let center = chain.center.map(|c| worlds.worlds[c].inverse());
+                chain
+                    .joints
+                    .iter()
+                    .map(|j| {
+                        let tail = worlds.worlds[j.node].transform_point3(j.tail);
+                        let local = center.map_or(tail, |c| c.transform_point3(tail));
+                        (local, local)
+                    })
+                    .collect()
+            })
+            .collect();
+        SpringState { tails }
+    }
+
+    /// One step of `dt` seconds: moves each tail, turns each joint to follow it, and
+    /// writes the joints' rotations into `worlds.locals` (and their worlds). Returns the
+    /// largest distance a tail moved (metres): near zero once the springs are at rest.
+    pub fn step(&mut self, springs: &Springs, rig: &Rig, worlds: &mut NodeWorlds, dt: f32) -> f32 {
+        let dt = dt.clamp(0.0, 0.1);
+        let mut moved = 0f32;
+        for (chain, tails) in springs.chains.iter().zip(&mut self.tails) {
+            let center = chain.center.map(|c| worlds.worlds[c]);
+            for (joint, (current, previous)) in chain.joints.iter().zip(tails.iter_mut()) {
+                let node = &rig.model.nodes[joint.node];
+                let rest_rotation = node.rotation;
+                // The joint's head follows its (already updated) parent.
+                worlds.locals[joint.node].1 = rest_rotation;
+                worlds.refresh(rig, joint.node);
+                let head_world = worlds.worlds[joint.node];
+                let head: Vec3 = head_world.translation.into();
+                let parent = node.parent.map_or(Affine3A::IDENTITY, |p| worlds.worlds[p]);
+                let parent_rotation = parent.to_scale_rotation_translation().1.normalize();
+                let to_world = |p: Vec3| center.map_or(p, |c| c.transform_point3(p));
+                let (now, before) = (to_world(*current), to_world(*previous));
+                let length = head_world.transform_vector3(joint.tail).length();
+                let axis = joint.tail.normalize_or(Vec3::Y);
+                let mut next = now
+                    + (now - before) * (1.0 - joint.drag)
+                    + parent_rotation * rest_rotation * axis * (joint.stiffness * dt)
+                    + joint.gravity_dir * (joint.gravity_power * dt);
+                next = head + (next - head).normalize_or(axis) * length;
+                for &c in &chain.colliders {
+                    if let Some(collider) = springs.colliders.get(c) {
+                        next = push_out(next, head, length, joint.hit_radius, collider, worlds);
+                    }
+                }
+                let from_center = |p: Vec3| center.map_or(p, |c| c.inverse().transform_point3(p));
+                *previous = *current;
+                *current = from_center(next);
+                moved = moved.max(current.distance(*previous));
+                // Turn the joint so its rest tail points at the new tail.
+                let rest_dir = parent_rotation * rest_rotation * axis;
+                let turned = from_to(rest_dir, next - head) * parent_rotation * rest_rotation;
+                let local = (parent_rotation.inverse() * turned).normalize();
+                if local.is_finite() {
+                    worlds.locals[joint.node].1 = local;
+                    worlds.refresh(rig, joint.node);
+                }
+            }
+        }
+        moved
+    }
+}
+
+/// Keeps a tail out of a collider (and at its length from the head).
+fn push_out(
+    tail: Vec3,
+    head: Vec3,
+    length: f32,
+    hit_radius: f32,
+    collider: &Collider,
+    worlds: &NodeWorlds,
+) -> Vec3 {
+    let world = worlds.worlds[collider.node];
+    let scale = world.transform_vector3(Vec3::X).length().max(1e-6);
+    let (centre, radius) = match collider.shape {
+        Shape::Sphere { offset, radius } => (world.transform_point3(offset), radius * scale),
+        Shape::Capsule {
+            offset,
+            radius,
+            tail: end,
+        } => {
+            let (a, b) = (world.transform_point3(offset), world.transform_point3(end));
+            let ab = b - a;
+            let t = ((tail - a).dot(ab) / ab.length_squared().max(1e-12)).clamp(0.0, 1.0);
+            (a + ab * t, radius * scale)
+        }
+    };
+    let reach = radius + hit_radius;
+    let away = tail - centre;
+    let distance = away.length();
+    if distance >= reach || distance < 1e-9 {
+        return tail;
+    }
+    let pushed = centre + away / distance * reach;
+    head + (pushed - head).normalize_or(away) * length
+}
+
+/// A pose's spring joint rotations after holding it for `seconds` from rest at 60 Hz:
+/// what a still shows (hair hanging as it would in a player), the same every time.
+pub fn settle(
+    springs: &Springs,
+    rig: &Rig,
+    pose: &crate::pose::Pose,
+    seconds: f32,
+) -> Vec<(usize, Quat)> {
+    let mut worlds = NodeWorlds::new(rig);
+    worlds.pose(rig, pose);
+    let mut state = SpringState::reset(springs, &worlds);
+    let steps = (seconds.clamp(0.0, 10.0) * 60.0).round() as usize;
+    for _ in 0..steps {
+        state.step(springs, rig, &mut worlds, 1.0 / 60.0);
+    }
+    joint_rotations(springs, &worlds)
+}
+
+/// The spring joints' local rotations as they stand.
+pub fn joint_rotations(springs: &Springs, worlds: &NodeWorlds) -> Vec<(usize, Quat)> {
+    springs
+        .chains
+        .iter()
+        .flat_map(|c| c.joints.iter())
+        .map(|j| (j.node, worlds.locals[j.node].1))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mannequin::MannequinVariant;
+    use crate::pose::Pose;
+    use crate::test_avatar::{TestAvatarSpec, build};
+    use crate::vrm::Model;
+
+    /// The generated avatar, its springs' JSON changed first.
+    fn avatar(variant: MannequinVariant, change: impl Fn(&mut Value)) -> Rig {
+        let bytes = build(&TestAvatarSpec {
+            texture_size: 8,
+            ..TestAvatarSpec::vroid(variant)
+        });
+        let split = crate::glb::split(&bytes).unwrap();
+        let mut root: Value = serde_json::from_slice(split.json).unwrap();
+        change(&mut root);
+        Rig::new(Model::from_json(&root).unwrap()).unwrap()
+    }
+
+    /// Soft hair that gravity pulls on, in each version's own terms.
+    fn soft(root: &mut Value) {
+        let extensions = root["extensions"].as_object_mut().unwrap();
+        if let Some(v1) = extensions.get_mut("VRMC_springBone") {
+            soften_v1(v1);
+        }
+        if let Some(v0) = extensions.get_mut("VRM") {
+            soften_v0(&mut v0["secondaryAnimation"]);
+        }
+    }
+
+    fn soften_v1(ext: &mut Value) {
+        for spring in ext["springs"].as_array_mut().into_iter().flatten() {
+            for joint in spring["joints"].as_array_mut().unwrap() {
+                joint["stiffness"] = serde_json::json!(0.05);
+                joint["gravityPower"] = serde_json::json!(1.0);
+            }
+        }
+    }
+
+    fn soften_v0(ext: &mut Value) {
+        for group in ext["boneGroups"].as_array_mut().into_iter().flatten() {
+            group["stiffiness"] = serde_json::json!(0.05);
+            group["gravityPower"] = serde_json::json!(1.0);
+        }
+    }
+
+    /// Each chain's last tail in the model frame.
+    fn tips(rig: &Rig, pose: &Pose, rotations: &[(usize, Quat)]) -> Vec<Vec3> {
+        let mut worlds = NodeWorlds::new(rig);
+        worlds.pose(rig, pose);
+        for &(node, r) in rotations {
+            worlds.locals[node].1 = r;
+        }
+        worlds.propagate(rig);
+        rig.model
+            .springs
+            .chains
+            .iter()
+            .map(|c| {
+                let last = c.joints.last().unwrap();
+                worlds.worlds[last.node].transform_point3(last.tail)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn both_versions_read_the_hair_chains() {
+        for variant in [MannequinVariant::Vrm1, MannequinVariant::Vrm0] {
+            let rig = avatar(variant, |_| {});
+            let springs = &rig.model.springs;
+            assert!(
+                springs.chains.len() >= 8,
+                "{variant:?}: {} chains",
+                springs.chains.len()
+            );
+            assert!(springs.joint_count() >= 2 * springs.chains.len());
+            assert_eq!(springs.colliders.len(), 1, "the head's sphere");
+            assert!(springs.chains.iter().all(|c| c.colliders == vec![0]));
+        }
+    }
+
+    #[test]
+    fn stiff_hair_stays_at_rest_and_soft_hair_hangs_the_same_way_every_time() {
+        for variant in [MannequinVariant::Vrm1, MannequinVariant::Vrm0] {
+            // (The generated hair starts inside the head's collider, which pushes it out
+            // at once, as players do: the stiff case goes without it.)
+            let mut stiff = avatar(variant, |_| {});
+            for chain in &mut stiff.model.springs.chains {
+                chain.colliders.clear();
+            }
+            let rest_pose = Pose::default();
+            let rest = tips(&stiff, &rest_pose, &[]);
+            let held = settle(&stiff.model.springs, &stiff, &rest_pose, 2.0);
+            for (a, b) in rest.iter().zip(tips(&stiff, &rest_pose, &held)) {
+                assert!(
+                    a.distance(b) < 0.005,
+                    "{variant:?}: stiff hair moved {a} → {b}"
+                );
+            }
+            // Bowing the head turns the hair forward: stiff hair keeps that direction,
+            // soft hair hangs down from it under gravity.
+            let mut bow = Pose::default();
+            bow.set_rotation(crate::humanoid::Bone::Head, Quat::from_rotation_x(1.2));
+            let stiff = avatar(variant, |_| {});
+            let soft = avatar(variant, soft);
+            let kept = settle(&stiff.model.springs, &stiff, &bow, 2.0);
+            let hung = settle(&soft.model.springs, &soft, &bow, 2.0);
+            let again = settle(&soft.model.springs, &soft, &bow, 2.0);
+            assert_eq!(hung, again, "deterministic");
+            let mean_y = |p: Vec<Vec3>| p.iter().map(|v| v.y).sum::<f32>() / p.len() as f32;
+            let (kept_y, hung_y) = (
+                mean_y(tips(&stiff, &bow, &kept)),
+                mean_y(tips(&soft, &bow, &hung)),
+            );
+            assert!(
+                hung_y < kept_y - 0.02,
+                "{variant:?}: soft tips hang at {hung_y:.3} m, stiff ones stay at {kept_y:.3} m"
+            );
+            // No tail ends up inside the head's sphere (its radius plus the hit radius).
+            let mut worlds = NodeWorlds::new(&soft);
+            worlds.pose(&soft, &bow);
+            let collider = soft.model.springs.colliders[0];
+            let Shape::Sphere { offset, radius } = collider.shape else {
+                panic!("a sphere")
+            };
+            let centre = worlds.worlds[collider.node].transform_point3(offset);
+            for &(node, r) in &hung {
+                worlds.locals[node].1 = r;
+            }
+            worlds.propagate(&soft);
+            for chain in &soft.model.springs.chains {
+                for joint in &chain.joints {
+                    let tail = worlds.worlds[joint.node].transform_point3(joint.tail);
+                    assert!(
+                        tail.distance(centre) >= radius + joint.hit_radius - 0.01,
+                        "{variant:?}: a tail inside the head"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hostile_springs_are_bounded_and_skipped() {
+        let joints: Vec<Value> = (0..100_000)
+            .map(|_| serde_json::json!({"node": 0, "stiffness": "x", "gravityDir": [1e30, 0, 0]}))
+            .collect();
+        let root = serde_json::json!({"extensions": {"VRMC_springBone": {
+            "colliders": [{"node": 99, "shape": {"sphere": {"radius": 1}}}],
+            "springs": [{"joints": joints, "colliderGroups": [7]}]}}});
+        let nodes = vec![
+            crate::vrm::RawNode {
+                name: "a".into(),
+                parent: None,
+                children: vec![],
+                translation: Vec3::ZERO,
+                rotation: Quat::IDENTITY,
+                scale: Vec3::ONE,
+                mesh: None,
+            };
+            2
+        ];
+        let springs = Springs::read(&root, &nodes);
+        assert!(springs.colliders.is_empty(), "a collider on no node");
+        assert!(springs.joint_count() <= MAX_JOINTS);
+        assert!(springs.chains.is_empty(), "node 0 is not its own child");
+    }
+}
