@@ -341,8 +341,16 @@ impl NodeWorlds {
         }
     }
 
+    /// Whether these worlds are this rig's (as many nodes).
+    pub fn fits(&self, rig: &Rig) -> bool {
+        self.locals.len() == rig.model.nodes.len()
+    }
+
     /// Sets the pose's raw locals (spring joints back at rest) and recomputes the worlds.
     pub fn pose(&mut self, rig: &Rig, pose: &crate::pose::Pose) {
+        if !self.fits(rig) {
+            *self = NodeWorlds::new(rig);
+        }
         for (i, n) in rig.model.nodes.iter().enumerate() {
             self.locals[i] = (n.translation, n.rotation, n.scale);
         }
@@ -409,12 +417,25 @@ impl SpringState {
         SpringState { tails }
     }
 
+    /// Whether this state belongs to these springs (the same chains and joints).
+    pub fn fits(&self, springs: &Springs) -> bool {
+        self.tails.len() == springs.chains.len()
+            && self
+                .tails
+                .iter()
+                .zip(&springs.chains)
+                .all(|(t, c)| t.len() == c.joints.len())
+    }
+
     /// One step of `dt` seconds: moves each tail, turns each joint to follow it, and
     /// writes the joints' rotations into `worlds.locals` (and their worlds). Returns the
     /// largest distance a tail moved (metres): near zero once the springs are at rest.
     pub fn step(&mut self, springs: &Springs, rig: &Rig, worlds: &mut NodeWorlds, dt: f32) -> f32 {
         let dt = dt.clamp(0.0, 0.1);
         let mut moved = 0f32;
+        if !self.fits(springs) || !worlds.fits(rig) {
+            return moved; // another model's state: nothing to step
+        }
         for (chain, tails) in springs.chains.iter().zip(&mut self.tails) {
             let center = chain.center.map(|c| worlds.worlds[c]);
             for (joint, (current, previous)) in chain.joints.iter().zip(tails.iter_mut()) {

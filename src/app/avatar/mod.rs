@@ -823,6 +823,15 @@ impl LiveSprings {
         if springs.chains.is_empty() {
             return false;
         }
+        // Another model (its message may come a frame after the session changed): start
+        // afresh rather than step one model's state on another's nodes.
+        if self
+            .running
+            .as_ref()
+            .is_some_and(|(worlds, state)| !worlds.fits(rig) || !state.fits(springs))
+        {
+            self.running = None;
+        }
         let (worlds, state) = self.running.get_or_insert_with(|| {
             let mut worlds = NodeWorlds::new(rig);
             worlds.pose(rig, pose);

@@ -12,7 +12,8 @@ use serde_json::Value;
 
 /// The MToon material and its outline pass (apps that render).
 pub(in crate::app) fn plugin(app: &mut App) {
-    app.add_plugins(MtoonMaterialPlugin);
+    app.add_plugins(MtoonMaterialPlugin)
+        .add_systems(PostUpdate, convert_to_mtoon);
 }
 
 /// The texture fields of a complete MToon object (`core::mtoon`).
@@ -104,5 +105,67 @@ pub(super) fn attach_registry(
                 MToonSources(sources),
             ));
         }
+    }
+}
+
+/// Swaps Bevy's PBR material for MToon on every mesh under an avatar root whose
+/// registry knows its material, whenever that mesh got there. bevy_vrm1's own swap
+/// looks only at meshes spawned in the frame it runs, so a scene spawned before the
+/// registry was in place kept its PBR materials (it did, now and then). The fields are
+/// bevy_vrm1's own conversion's.
+pub(super) fn convert_to_mtoon(
+    meshes: Query<(Entity, &MeshMaterial3d<StandardMaterial>)>,
+    parents: Query<&ChildOf>,
+    registries: Query<&VrmcMaterialRegistry>,
+    standard: Res<Assets<StandardMaterial>>,
+    mut mtoon: ResMut<Assets<bevy_vrm1::prelude::MToonMaterial>>,
+    mut commands: Commands,
+) {
+    use bevy_vrm1::prelude::{MToonMaterial, MToonOutline, RimLighting, Shade, UVAnimation};
+    if registries.is_empty() {
+        return;
+    }
+    for (entity, material) in &meshes {
+        let Ok(registry) = registries.get(parents.root_ancestor(entity)) else {
+            continue;
+        };
+        let (Some(ext), Some(base)) = (
+            registry.materials.get(&material.id()),
+            standard.get(material.id()),
+        ) else {
+            continue;
+        };
+        let image = |index: Option<usize>| index.and_then(|i| registry.images.get(i)).cloned();
+        let converted = MToonMaterial {
+            base_color_texture: base.base_color_texture.clone(),
+            uv_animation_mask_texture: image(ext.uv_animation_mask_texture.map(|t| t.index)),
+            shade_multiply_texture: image(ext.shade_multiply_texture.map(|t| t.index)),
+            shading_shift_texture: image(ext.shading_shift_texture.map(|t| t.index)),
+            matcap_texture: image(ext.matcap_texture.map(|t| t.index)),
+            rim_multiply_texture: image(ext.rim_multiply_texture.map(|t| t.index)),
+            outline_width_multiply_texture: image(
+                ext.outline_width_multiply_texture.map(|t| t.index),
+            ),
+            shade: Shade::from(ext),
+            outline: MToonOutline::from(ext),
+            rim_lighting: RimLighting::from(ext),
+            uv_animation: UVAnimation::from(ext),
+            gi_equalization_factor: ext.gi_equalization_factor,
+            double_sided: base.double_sided,
+            alpha_mode: base.alpha_mode,
+            depth_bias: base.depth_bias,
+            render_queue_offset: ext.render_queue_offset_number,
+            transparent_with_z_write: ext.transparent_with_z_write,
+            opaque_renderer_method: base.opaque_render_method,
+            base_color: base.base_color,
+            cull_mode: base.cull_mode,
+            emissive: base.emissive,
+            emissive_texture: base.emissive_texture.clone(),
+            uv_transform: base.uv_transform,
+        };
+        commands
+            .entity(entity)
+            .remove::<MeshMaterial3d<StandardMaterial>>()
+            .insert(MeshMaterial3d(mtoon.add(converted)));
     }
 }
