@@ -9,32 +9,15 @@ use serde_json::{Value, json};
 
 use crate::common::*;
 
-fn have_vulkan() -> bool {
-    Path::new("/usr/share/vulkan/icd.d").is_dir()
-}
-
 fn still(model: &Path, size: &str, dir: &Path) -> image::RgbaImage {
     let pose = dir.join("rest.json");
     std::fs::write(&pose, json!({"bones": {}}).to_string()).unwrap();
-    let out = model.with_extension("png");
-    let result = bin()
-        .args(["render-png", "--model", model.to_str().unwrap()])
-        .args([
-            "--pose",
-            pose.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ])
-        .args(["--size", size])
-        .env_remove("DISPLAY")
-        .output()
-        .unwrap();
-    assert!(
-        result.status.success(),
-        "render-png failed: {}",
-        String::from_utf8_lossy(&result.stderr)
-    );
-    image::open(&out).unwrap().to_rgba8()
+    render_png(
+        model,
+        &pose,
+        &model.with_extension("png"),
+        &["--size", size],
+    )
 }
 
 /// Every VRM 1.0 MToon material of a model changed the same way.

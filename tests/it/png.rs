@@ -5,10 +5,6 @@
 use crate::common::*;
 use serde_json::json;
 
-fn have_vulkan() -> bool {
-    std::path::Path::new("/usr/share/vulkan/icd.d").is_dir()
-}
-
 fn render(
     model: &std::path::Path,
     pose: serde_json::Value,

@@ -329,6 +329,9 @@ fn the_window_opens_vroid_scale_avatars_and_keeps_working_under_1_2_gb() {
                 xdotool(display, &["click", "1"]);
                 std::thread::sleep(Duration::from_secs(1));
                 click(POSE_MENU);
+                // MToon and its outline pass make a VRoid-scale frame slow on lavapipe
+                // under a loaded machine: let the menu show before choosing from it.
+                std::thread::sleep(Duration::from_secs(2));
                 click(ARMS_DOWN);
             },
         );

@@ -9,29 +9,8 @@ use serde_json::json;
 
 use crate::common::*;
 
-fn have_vulkan() -> bool {
-    Path::new("/usr/share/vulkan/icd.d").is_dir()
-}
-
 fn still(model: &Path, pose: &Path, out: &Path) -> image::RgbaImage {
-    let result = bin()
-        .args(["render-png", "--model", model.to_str().unwrap()])
-        .args([
-            "--pose",
-            pose.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ])
-        .args(["--size", "300x400", "--camera", "side"])
-        .env_remove("DISPLAY")
-        .output()
-        .unwrap();
-    assert!(
-        result.status.success(),
-        "{}",
-        String::from_utf8_lossy(&result.stderr)
-    );
-    image::open(out).unwrap().to_rgba8()
+    render_png(model, pose, out, &["--size", "300x400", "--camera", "side"])
 }
 
 /// Pixels that differ clearly between two stills.
@@ -84,15 +63,14 @@ fn soft_hair_hangs_in_a_still_and_the_same_pose_gives_the_same_still() {
             moved > 300,
             "vrm0={vrm0}: the soft hair hangs elsewhere ({moved} px)"
         );
-        // The hair moved, not the body: below the head far less changed (a shade band
-        // along the VRM 0.x body's back shifts by a pixel or two; not yet explained).
+        // The hair moved, not the body: below the head next to nothing changed.
         let (w, h) = kept.dimensions();
         let body = |img: &image::RgbaImage| {
             image::imageops::crop_imm(img, 0, h / 3, w, h - h / 3).to_image()
         };
         let below = differing(&body(&kept), &body(&hung));
         assert!(
-            below < moved / 2,
+            below < moved / 10,
             "vrm0={vrm0}: {below} px changed below the head"
         );
         let again = still(&soft, &pose, &dir.join("soft-again.png"));

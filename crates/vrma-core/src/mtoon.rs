@@ -33,7 +33,8 @@ fn defaults() -> Value {
     })
 }
 
-const TEXTURES: [&str; 7] = [
+/// The texture references of a complete MToon object.
+pub const TEXTURES: [&str; 7] = [
     "shadeMultiplyTexture",
     "shadingShiftTexture",
     "matcapTexture",

@@ -1029,7 +1029,9 @@ fn spring_bone_1(bone_node: &dyn Fn(Bone) -> usize, chains: &[Vec<usize>]) -> Va
         .collect();
     json!({
         "specVersion": "1.0",
-        "colliders": [{"node": bone_node(Bone::Head), "shape": {"sphere": {"offset": [0.0, 0.1, 0.0], "radius": 0.11}}}],
+        // Inside the hair's roots, as an exporter fits it: hair that starts inside a
+        // collider is thrown out of it at the first step.
+        "colliders": [{"node": bone_node(Bone::Head), "shape": {"sphere": {"offset": [0.0, 0.06, 0.0], "radius": 0.06}}}],
         "colliderGroups": [{"name": "Head", "colliders": [0]}],
         "springs": springs
     })
@@ -1056,7 +1058,7 @@ fn vrm0_extension(bone_node: &dyn Fn(Bone) -> usize, chains: &[Vec<usize>]) -> V
             "gravityDir": {"x": 0.0, "y": -1.0, "z": 0.0}, "dragForce": 0.4, "center": -1,
             "hitRadius": 0.02, "bones": first_joints, "colliderGroups": [0]}],
         "colliderGroups": [{"node": bone_node(Bone::Head),
-            "colliders": [{"offset": {"x": 0.0, "y": 0.1, "z": 0.0}, "radius": 0.11}]}]
+            "colliders": [{"offset": {"x": 0.0, "y": 0.06, "z": 0.0}, "radius": 0.06}]}]
     });
     extension
 }

@@ -808,7 +808,14 @@ struct LiveSprings {
     )>,
     /// The last step's largest tail movement (metres).
     moved: f32,
+    /// Real time not yet simulated (steps are a fixed 1/60 s).
+    pending: f32,
 }
+
+/// The live simulation's fixed step: Verlet's inertia assumes equal steps, and with the
+/// window's uneven frames (long ones after an idle wait) the hair jittered for ever and
+/// kept the window drawing.
+const SPRING_STEP: f32 = 1.0 / 60.0;
 
 impl LiveSprings {
     /// One step with the pose as it is; whether anything still moves visibly.
@@ -838,8 +845,18 @@ impl LiveSprings {
             let state = SpringState::reset(springs, &worlds);
             (worlds, state)
         });
-        worlds.pose(rig, pose);
-        self.moved = state.step(springs, rig, worlds, dt);
+        // At most 0.1 s is caught up: after a long idle wait the hair does not jump.
+        self.pending = (self.pending + dt.max(0.0)).min(0.1);
+        if self.pending >= SPRING_STEP {
+            worlds.pose(rig, pose);
+            self.moved = 0.0;
+            while self.pending >= SPRING_STEP {
+                self.pending -= SPRING_STEP;
+                self.moved = self
+                    .moved
+                    .max(state.step(springs, rig, worlds, SPRING_STEP));
+            }
+        }
         self.moved > 1e-4
     }
 

@@ -16,17 +16,6 @@ pub(in crate::app) fn plugin(app: &mut App) {
         .add_systems(PostUpdate, convert_to_mtoon);
 }
 
-/// The texture fields of a complete MToon object (`core::mtoon`).
-const TEXTURE_FIELDS: [&str; 7] = [
-    "shadeMultiplyTexture",
-    "shadingShiftTexture",
-    "matcapTexture",
-    "rimMultiplyTexture",
-    "outlineWidthMultiplyTexture",
-    "uvAnimationMaskTexture",
-    "emissiveTexture",
-];
-
 /// A model whose MToon waits for Bevy's glTF loader: the registry is made from the
 /// loaded glTF's own handles, before its scene is spawned.
 #[derive(Component)]
@@ -64,7 +53,7 @@ pub(super) fn attach_registry(
             .mtoon
             .iter()
             .flatten()
-            .flat_map(|m| TEXTURE_FIELDS.map(|field| m[field]["index"].as_u64()))
+            .flat_map(|m| crate::core::mtoon::TEXTURES.map(|field| m[field]["index"].as_u64()))
             .flatten()
             .max()
             .map_or(0, |max| max as usize + 1);
@@ -111,61 +100,84 @@ pub(super) fn attach_registry(
 /// Swaps Bevy's PBR material for MToon on every mesh under an avatar root whose
 /// registry knows its material, whenever that mesh got there. bevy_vrm1's own swap
 /// looks only at meshes spawned in the frame it runs, so a scene spawned before the
-/// registry was in place kept its PBR materials (it did, now and then). The fields are
-/// bevy_vrm1's own conversion's.
+/// registry was in place kept its PBR materials (it did, now and then). One MToon per
+/// glTF material, made in the order of the materials' labels: the renderer draws in
+/// material order, and where a model's surfaces lie on each other (a face's layers) a
+/// varying order gave varying pixels. The fields are bevy_vrm1's own conversion's.
 pub(super) fn convert_to_mtoon(
     meshes: Query<(Entity, &MeshMaterial3d<StandardMaterial>)>,
     parents: Query<&ChildOf>,
     registries: Query<&VrmcMaterialRegistry>,
-    standard: Res<Assets<StandardMaterial>>,
+    (standard, assets): (Res<Assets<StandardMaterial>>, Res<AssetServer>),
     mut mtoon: ResMut<Assets<bevy_vrm1::prelude::MToonMaterial>>,
+    mut made: Local<
+        std::collections::HashMap<
+            AssetId<StandardMaterial>,
+            Handle<bevy_vrm1::prelude::MToonMaterial>,
+        >,
+    >,
     mut commands: Commands,
 ) {
     use bevy_vrm1::prelude::{MToonMaterial, MToonOutline, RimLighting, Shade, UVAnimation};
     if registries.is_empty() {
+        made.clear(); // no avatar with MToon: nothing to keep
         return;
     }
-    for (entity, material) in &meshes {
-        let Ok(registry) = registries.get(parents.root_ancestor(entity)) else {
+    let mut pending: Vec<(String, Entity, AssetId<StandardMaterial>, Entity)> = meshes
+        .iter()
+        .filter_map(|(entity, material)| {
+            let root = parents.root_ancestor(entity);
+            let registry = registries.get(root).ok()?;
+            registry.materials.contains_key(&material.id()).then(|| {
+                let label = assets
+                    .get_path(material.id())
+                    .map(|p| p.to_string())
+                    .unwrap_or_default();
+                (label, entity, material.id(), root)
+            })
+        })
+        .collect();
+    pending.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    for (_, entity, id, root) in pending {
+        let Ok(registry) = registries.get(root) else {
             continue;
         };
-        let (Some(ext), Some(base)) = (
-            registry.materials.get(&material.id()),
-            standard.get(material.id()),
-        ) else {
+        let (Some(ext), Some(base)) = (registry.materials.get(&id), standard.get(id)) else {
             continue;
         };
-        let image = |index: Option<usize>| index.and_then(|i| registry.images.get(i)).cloned();
-        let converted = MToonMaterial {
-            base_color_texture: base.base_color_texture.clone(),
-            uv_animation_mask_texture: image(ext.uv_animation_mask_texture.map(|t| t.index)),
-            shade_multiply_texture: image(ext.shade_multiply_texture.map(|t| t.index)),
-            shading_shift_texture: image(ext.shading_shift_texture.map(|t| t.index)),
-            matcap_texture: image(ext.matcap_texture.map(|t| t.index)),
-            rim_multiply_texture: image(ext.rim_multiply_texture.map(|t| t.index)),
-            outline_width_multiply_texture: image(
-                ext.outline_width_multiply_texture.map(|t| t.index),
-            ),
-            shade: Shade::from(ext),
-            outline: MToonOutline::from(ext),
-            rim_lighting: RimLighting::from(ext),
-            uv_animation: UVAnimation::from(ext),
-            gi_equalization_factor: ext.gi_equalization_factor,
-            double_sided: base.double_sided,
-            alpha_mode: base.alpha_mode,
-            depth_bias: base.depth_bias,
-            render_queue_offset: ext.render_queue_offset_number,
-            transparent_with_z_write: ext.transparent_with_z_write,
-            opaque_renderer_method: base.opaque_render_method,
-            base_color: base.base_color,
-            cull_mode: base.cull_mode,
-            emissive: base.emissive,
-            emissive_texture: base.emissive_texture.clone(),
-            uv_transform: base.uv_transform,
-        };
+        let handle = made.entry(id).or_insert_with(|| {
+            let image = |index: Option<usize>| index.and_then(|i| registry.images.get(i)).cloned();
+            mtoon.add(MToonMaterial {
+                base_color_texture: base.base_color_texture.clone(),
+                uv_animation_mask_texture: image(ext.uv_animation_mask_texture.map(|t| t.index)),
+                shade_multiply_texture: image(ext.shade_multiply_texture.map(|t| t.index)),
+                shading_shift_texture: image(ext.shading_shift_texture.map(|t| t.index)),
+                matcap_texture: image(ext.matcap_texture.map(|t| t.index)),
+                rim_multiply_texture: image(ext.rim_multiply_texture.map(|t| t.index)),
+                outline_width_multiply_texture: image(
+                    ext.outline_width_multiply_texture.map(|t| t.index),
+                ),
+                shade: Shade::from(ext),
+                outline: MToonOutline::from(ext),
+                rim_lighting: RimLighting::from(ext),
+                uv_animation: UVAnimation::from(ext),
+                gi_equalization_factor: ext.gi_equalization_factor,
+                double_sided: base.double_sided,
+                alpha_mode: base.alpha_mode,
+                depth_bias: base.depth_bias,
+                render_queue_offset: ext.render_queue_offset_number,
+                transparent_with_z_write: ext.transparent_with_z_write,
+                opaque_renderer_method: base.opaque_render_method,
+                base_color: base.base_color,
+                cull_mode: base.cull_mode,
+                emissive: base.emissive,
+                emissive_texture: base.emissive_texture.clone(),
+                uv_transform: base.uv_transform,
+            })
+        });
         commands
             .entity(entity)
             .remove::<MeshMaterial3d<StandardMaterial>>()
-            .insert(MeshMaterial3d(mtoon.add(converted)));
+            .insert(MeshMaterial3d(handle.clone()));
     }
 }

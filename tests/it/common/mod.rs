@@ -469,3 +469,30 @@ pub fn edited_glb(
     .unwrap();
     out
 }
+
+/// Whether a Vulkan driver is installed (lavapipe renders the stills).
+pub fn have_vulkan() -> bool {
+    Path::new("/usr/share/vulkan/icd.d").is_dir()
+}
+
+/// `render-png` of a model in a pose file, with extra arguments; the still it wrote.
+pub fn render_png(model: &Path, pose: &Path, out: &Path, extra: &[&str]) -> image::RgbaImage {
+    let result = bin()
+        .args(["render-png", "--model", model.to_str().unwrap()])
+        .args([
+            "--pose",
+            pose.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .args(extra)
+        .env_remove("DISPLAY")
+        .output()
+        .unwrap();
+    assert!(
+        result.status.success(),
+        "render-png failed: {}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    image::open(out).unwrap().to_rgba8()
+}
