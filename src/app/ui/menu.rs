@@ -249,10 +249,6 @@ fn view_menu(
 ) {
     ui.menu_button("View", |ui| {
         ui.checkbox(&mut windows.library, "Pose library");
-        ui.checkbox(&mut springs.live, "Spring bones (live)")
-            .on_hover_text(
-                "Hair and skirts swing as you pose and play; stills always show them settled",
-            );
         ui.separator();
         match (&vr.unavailable, vr.wanted) {
             (Some(reason), _) => {
@@ -272,5 +268,10 @@ fn view_menu(
                 }
             }
         }
+        ui.separator();
+        ui.checkbox(&mut springs.live, "Spring bones (live)")
+            .on_hover_text(
+                "Hair and skirts swing as you pose and play; stills always show them settled",
+            );
     });
 }
