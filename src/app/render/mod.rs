@@ -220,6 +220,25 @@ fn start_still(
     });
 }
 
+/// Meshes under an avatar with MToon whose PBR material is still to be swapped.
+#[derive(bevy::ecs::system::SystemParam)]
+struct UnconvertedMtoon<'w, 's> {
+    meshes: Query<'w, 's, (Entity, &'static MeshMaterial3d<StandardMaterial>)>,
+    parents: Query<'w, 's, &'static ChildOf>,
+    registries: Query<'w, 's, &'static bevy_vrm1::prelude::VrmcMaterialRegistry>,
+}
+
+impl UnconvertedMtoon<'_, '_> {
+    fn any(&self) -> bool {
+        !self.registries.is_empty()
+            && self.meshes.iter().any(|(entity, material)| {
+                self.registries
+                    .get(self.parents.root_ancestor(entity))
+                    .is_ok_and(|r| r.materials.contains_key(&material.id()))
+            })
+    }
+}
+
 /// The off-screen camera of a still, and its target image.
 #[derive(Component)]
 struct StillCamera(Handle<Image>);
@@ -231,6 +250,7 @@ fn finish_still(
     compiling: Res<PipelinesCompiling>,
     mut commands: Commands,
     (mut exit, mut springs): (MessageWriter<AppExit>, ResMut<SpringBones>),
+    unconverted: UnconvertedMtoon,
 ) {
     let Some(active) = queue.active.as_mut() else {
         if springs.held.is_some() {
@@ -255,6 +275,11 @@ fn finish_still(
     // A few frames for the skinned pose to settle and until every pipeline the still's
     // camera needs has been built (the count lags the main world by a frame), then capture;
     // a pipeline that keeps failing to build does not hold the still up for ever.
+    // Nor while a mesh still waits for its MToon material: a still taken then showed
+    // part of the avatar in Bevy's PBR material (and its pipelines not yet asked for).
+    if unconverted.any() {
+        active.compiled_frames = 0;
+    }
     let settled = active.frames >= 4 && active.compiled_frames >= 2;
     if (settled || active.frames >= MAX_SETTLE_FRAMES) && !active.captured {
         active.captured = true;
