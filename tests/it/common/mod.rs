@@ -410,6 +410,32 @@ pub fn grab_display(display: &str, path: &Path) -> image::RgbaImage {
     image::open(path).expect("a screenshot").to_rgba8()
 }
 
+/// Waits until the display's `region` (x, y, width, height) differs from `before`,
+/// e.g. a menu drawn after the click that opens it: a frame of a heavy avatar on a
+/// loaded machine can take seconds. False when `limit` passed with no change.
+pub fn wait_for_change(
+    display: &str,
+    scratch: &Path,
+    before: &image::RgbaImage,
+    (x, y, width, height): (u32, u32, u32, u32),
+    limit: Duration,
+) -> bool {
+    let start = std::time::Instant::now();
+    let region = |img: &image::RgbaImage| {
+        image::imageops::crop_imm(img, x, y, width, height)
+            .to_image()
+            .into_raw()
+    };
+    let was = region(before);
+    while start.elapsed() < limit {
+        if region(&grab_display(display, scratch)) != was {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    false
+}
+
 /// Types a path into File ▸ "Or type a path" and presses Open, with the real mouse
 /// and keyboard (the window is 1280×800 at the display's top-left).
 pub fn open_typed_path(display: &str, window: &str, path: &Path) {
