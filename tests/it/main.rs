@@ -20,6 +20,7 @@ mod posing_cli;
 mod real_avatars;
 mod recovery_window;
 mod springs;
+mod three_reference;
 mod timeline_cli;
 mod vr;
 mod vrma_interop;

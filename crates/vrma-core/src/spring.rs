@@ -226,10 +226,11 @@ fn colliders_of(groups_used: &Value, groups: &[Vec<usize>]) -> Vec<usize> {
     out
 }
 
-/// Past a leaf: 7 cm on along the bone's own direction (three-vrm's virtual tail).
+/// Past a leaf: 7 cm along the bone's translation, taken as is in the bone's own space
+/// (three-vrm 3.5.5's virtual tail; UniVRM turns it into the bone's space first, which
+/// differs where the leaf is rotated: we draw as three-vrm does).
 fn leaf_tail(nodes: &[crate::vrm::RawNode], node: usize) -> Vec3 {
-    let along = nodes[node].translation.normalize_or(Vec3::Y);
-    nodes[node].rotation.inverse() * along * 0.07
+    nodes[node].translation.normalize_or(Vec3::Y) * 0.07
 }
 
 fn read_v0(ext: &Value, nodes: &[crate::vrm::RawNode], n: usize) -> Springs {
@@ -530,6 +531,35 @@ pub fn settle(
         state.step(springs, rig, &mut worlds, 1.0 / 60.0);
     }
     joint_rotations(springs, &worlds)
+}
+
+/// Each spring joint's node, its position and its tail's in the model's file frame
+/// after [`settle`]: where a player's settled hair is, to compare with one.
+pub fn settled_positions(
+    springs: &Springs,
+    rig: &Rig,
+    pose: &crate::pose::Pose,
+    seconds: f32,
+) -> Vec<(usize, Vec3, Vec3)> {
+    let mut worlds = NodeWorlds::new(rig);
+    worlds.pose(rig, pose);
+    for (node, rotation) in settle(springs, rig, pose, seconds) {
+        worlds.locals[node].1 = rotation;
+    }
+    worlds.propagate(rig);
+    springs
+        .chains
+        .iter()
+        .flat_map(|c| c.joints.iter())
+        .map(|j| {
+            let world = worlds.worlds[j.node];
+            (
+                j.node,
+                world.translation.into(),
+                world.transform_point3(j.tail),
+            )
+        })
+        .collect()
 }
 
 /// The spring joints' local rotations as they stand.

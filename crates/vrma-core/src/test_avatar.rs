@@ -621,6 +621,67 @@ fn mtoon_properties(name: &str, base: usize, shade: usize, shade_color: [f32; 3]
     })
 }
 
+/// Hair with a parametric rim, eyes with a matcap, emission and alpha blending, and a
+/// face drawn as a cutout: the MToon features VRoid exports use besides toon shading and
+/// outlines, so that the avatar shows each of them.
+const RIM: [f32; 3] = [0.2, 0.2, 0.25];
+const EYE_EMISSION: [f32; 3] = [0.3, 0.25, 0.1];
+const EYE_ALPHA: f32 = 0.9;
+const HAIR: usize = 2;
+const FACE: usize = 3;
+const EYE: usize = 4;
+
+fn mtoon_features(materials: &mut [Value]) {
+    let hair = &mut materials[HAIR]["extensions"]["VRMC_materials_mtoon"];
+    hair["parametricRimColorFactor"] = json!(RIM);
+    hair["parametricRimLiftFactor"] = json!(0.1);
+    hair["parametricRimFresnelPowerFactor"] = json!(3.0);
+    let face = &mut materials[FACE];
+    face["alphaMode"] = json!("MASK");
+    face["alphaCutoff"] = json!(0.5);
+    let eye = &mut materials[EYE];
+    eye["alphaMode"] = json!("BLEND");
+    eye["pbrMetallicRoughness"]["baseColorFactor"] = json!([1.0, 1.0, 1.0, EYE_ALPHA]);
+    eye["emissiveFactor"] = json!(EYE_EMISSION);
+    let shade = eye["extensions"]["VRMC_materials_mtoon"]["shadeMultiplyTexture"].clone();
+    let mtoon = &mut eye["extensions"]["VRMC_materials_mtoon"];
+    if !shade.is_null() {
+        mtoon["matcapTexture"] = json!({"index": shade["index"]});
+        mtoon["matcapFactor"] = json!([1.0, 1.0, 1.0]);
+    }
+}
+
+/// [`mtoon_features`] in VRM 0.x terms (colours in gamma space, as UniVRM writes them).
+fn mtoon_v0_features(properties: &mut [Value]) {
+    let gamma = |c: [f32; 3]| c.map(|c| c.powf(1.0 / 2.2));
+    let hair = &mut properties[HAIR];
+    let rim = gamma(RIM);
+    hair["vectorProperties"]["_RimColor"] = json!([rim[0], rim[1], rim[2], 1.0]);
+    hair["floatProperties"]["_RimLift"] = json!(0.1);
+    hair["floatProperties"]["_RimFresnelPower"] = json!(3.0);
+    let face = &mut properties[FACE];
+    face["renderQueue"] = json!(2450);
+    face["floatProperties"]["_BlendMode"] = json!(1.0);
+    face["floatProperties"]["_Cutoff"] = json!(0.5);
+    face["keywordMap"]["_ALPHATEST_ON"] = json!(true);
+    face["tagMap"]["RenderType"] = json!("TransparentCutout");
+    let eye = &mut properties[EYE];
+    eye["renderQueue"] = json!(3000);
+    let floats = &mut eye["floatProperties"];
+    floats["_BlendMode"] = json!(2.0);
+    floats["_SrcBlend"] = json!(5.0);
+    floats["_DstBlend"] = json!(10.0);
+    floats["_ZWrite"] = json!(0.0);
+    eye["vectorProperties"]["_Color"] = json!([1.0, 1.0, 1.0, EYE_ALPHA]);
+    let emission = gamma(EYE_EMISSION);
+    eye["vectorProperties"]["_EmissionColor"] = json!([emission[0], emission[1], emission[2], 1.0]);
+    eye["keywordMap"]["_ALPHABLEND_ON"] = json!(true);
+    eye["tagMap"]["RenderType"] = json!("Transparent");
+    if let Some(shade) = eye["textureProperties"]["_ShadeTexture"].as_u64() {
+        eye["textureProperties"]["_SphereAdd"] = json!(shade);
+    }
+}
+
 /// One mesh: shared attribute accessors, one primitive per index list.
 fn shared_mesh(
     buf: &mut BufferBuilder,
@@ -919,6 +980,7 @@ pub fn build(spec: &TestAvatarSpec) -> Vec<u8> {
         .enumerate()
         .map(|(m, name)| mtoon_material(name, texture(2 * m), texture(2 * m + 1), shade_colors[m]))
         .collect();
+    mtoon_features(&mut materials);
     if spec.oversized_texture.is_some() {
         // The body's skin wears the oversized texture, so a loader must upload it.
         materials[0]["pbrMetallicRoughness"]["baseColorTexture"]["index"] = json!(images.len() - 1);
@@ -928,9 +990,10 @@ pub fn build(spec: &TestAvatarSpec) -> Vec<u8> {
             m["pbrMetallicRoughness"]
                 .as_object_mut()
                 .map(|o| o.remove("baseColorTexture"));
-            m["extensions"]["VRMC_materials_mtoon"]
-                .as_object_mut()
-                .map(|o| o.remove("shadeMultiplyTexture"));
+            if let Some(mtoon) = m["extensions"]["VRMC_materials_mtoon"].as_object_mut() {
+                mtoon.remove("shadeMultiplyTexture");
+                mtoon.remove("matcapTexture");
+            }
         }
     }
 
@@ -948,6 +1011,8 @@ pub fn build(spec: &TestAvatarSpec) -> Vec<u8> {
                 )
             })
             .collect();
+        let mut properties = properties;
+        mtoon_v0_features(&mut properties);
         ext["materialProperties"] = json!(properties);
         ("VRM", ext)
     } else {

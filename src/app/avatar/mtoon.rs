@@ -14,7 +14,19 @@ use serde_json::Value;
 pub(in crate::app) fn plugin(app: &mut App) {
     app.add_plugins(MtoonMaterialPlugin)
         .add_systems(PostUpdate, convert_to_mtoon);
+    // Our fragment stage in place of bevy_vrm1's, at its handle (its material and
+    // outline pass name it): three-vrm's lighting (see the shader's opening comment).
+    bevy::asset::load_internal_asset!(
+        app,
+        BEVY_VRM1_MTOON_FRAGMENT,
+        "mtoon_fragment.wgsl",
+        Shader::from_wgsl
+    );
 }
+
+/// bevy_vrm1 0.10's MToon fragment shader handle (`vrm::mtoon`, private there).
+const BEVY_VRM1_MTOON_FRAGMENT: Handle<Shader> =
+    bevy::asset::uuid_handle!("9a96eff2-1676-1dc0-9abc-2fd5e7134443");
 
 /// A model whose MToon waits for Bevy's glTF loader: the registry is made from the
 /// loaded glTF's own handles, before its scene is spawned.

@@ -42,10 +42,6 @@ pub(in crate::app) fn one_still_plugin(
 
 /// Lights and ambient light as the window's view has them.
 fn lights(mut commands: Commands) {
-    commands.insert_resource(GlobalAmbientLight {
-        brightness: 400.0,
-        ..default()
-    });
     spawn_lights(&mut commands);
 }
 

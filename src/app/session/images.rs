@@ -58,22 +58,44 @@ pub fn save_png(image: &image::RgbaImage, path: &std::path::Path) -> Result<(), 
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// A key light and a fill light (the window's view and the windowless renderer).
+/// Where the key light shines from (toward the model's origin): above, in front, to
+/// the avatar's left.
+pub const KEY_LIGHT_FROM: Vec3 = Vec3::new(1.5, 3.0, 2.5);
+/// The ambient light, as the fraction of a surface's colour it adds (three.js: an
+/// `AmbientLight` of intensity π × this).
+pub const AMBIENT_FRACTION: f32 = 0.25;
+
+/// Lux that give a radiance of 1 after the cameras' (default) exposure: MToon's lit
+/// colour as stored, a white PBR surface facing the light white (three.js: a light of
+/// intensity π). VRM players light an avatar so; a brighter light washes MToon out.
+fn unit_illuminance() -> f32 {
+    std::f32::consts::PI / bevy::camera::Exposure::default().exposure()
+}
+
+/// One key light, as VRM players light an avatar (MToon shades by one light: a second
+/// one from behind lit the shaded side), and the ambient term (the window's view, stills
+/// and thumbnails).
 pub fn spawn_lights(commands: &mut Commands) {
+    commands.insert_resource(GlobalAmbientLight {
+        brightness: AMBIENT_FRACTION / bevy::camera::Exposure::default().exposure(),
+        ..default()
+    });
     commands.spawn((
         DirectionalLight {
-            illuminance: 6000.0,
+            illuminance: unit_illuminance(),
             shadow_maps_enabled: false,
             ..default()
         },
-        Transform::from_xyz(1.5, 3.0, 2.5).looking_at(Vec3::ZERO, Vec3::Y),
+        Transform::from_translation(KEY_LIGHT_FROM).looking_at(Vec3::ZERO, Vec3::Y),
     ));
-    commands.spawn((
-        DirectionalLight {
-            illuminance: 1500.0,
-            shadow_maps_enabled: false,
-            ..default()
-        },
-        Transform::from_xyz(-2.0, 1.0, -2.0).looking_at(Vec3::ZERO, Vec3::Y),
-    ));
+}
+
+/// Colours as VRM players write them: no tone mapping on any 3D camera (Bevy's default
+/// one darkens and desaturates MToon's flat colours).
+pub fn without_tone_mapping(cameras: Query<Entity, Added<Camera3d>>, mut commands: Commands) {
+    for camera in &cameras {
+        commands
+            .entity(camera)
+            .insert(bevy::core_pipeline::tonemapping::Tonemapping::None);
+    }
 }

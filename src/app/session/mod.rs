@@ -20,7 +20,10 @@ use crate::core::edit::{Edit, Editor};
 use crate::core::humanoid::Bone;
 use crate::core::mannequin::{self, MannequinVariant};
 
-pub use images::{captured_rgba, framed_view, render_target, save_png, spawn_lights};
+pub use images::{
+    AMBIENT_FRACTION, KEY_LIGHT_FROM, captured_rgba, framed_view, render_target, save_png,
+    spawn_lights,
+};
 pub use instance::{Avatar, GltfNodeIndex, node_entities, pose_instance, set_node_rotations};
 pub use job::{Job, Progress};
 pub use messages::*;
@@ -268,6 +271,7 @@ pub fn plugin(app: &mut App) {
                 play.in_set(EditorSet::Playback),
             ),
         )
+        .add_systems(PostUpdate, images::without_tone_mapping)
         .add_systems(Last, ask_for_the_next_frame);
 }
 

@@ -62,10 +62,6 @@ pub(super) fn plugin(app: &mut App) {
     posing::plugin(app);
     app.init_resource::<HomeView>()
         .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
-        .insert_resource(GlobalAmbientLight {
-            brightness: 400.0,
-            ..default()
-        })
         .add_systems(Startup, spawn_camera_and_lights)
         .add_systems(Startup, put_overlays_on_their_layer)
         .add_systems(

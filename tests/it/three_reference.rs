@@ -1,0 +1,332 @@
+//! Our stills against three-vrm's: the same generated VRoid-scale MToon avatar (VRM 1.0
+//! and 0.x: toon shading, outlines, rim, matcap, emission, cutout and blend, spring
+//! hair), the same pose, camera and lighting, drawn by `render-png` on lavapipe and by
+//! three-vrm 3.5.5 in headless Chromium (`tests/node/render_three.mjs`).
+//!
+//! The lighting both use: one white directional light from `KEY_LIGHT_FROM` toward the
+//! origin, of radiance 1 (three: intensity π; ours: `session::spawn_lights`), and an
+//! ambient light adding `AMBIENT_FRACTION` of the lit colour (three: an `AmbientLight`
+//! of intensity π × that). Both write sRGB without tone mapping.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Value, json};
+use vrma_maker::app::session::{AMBIENT_FRACTION, KEY_LIGHT_FROM};
+use vrma_maker::core::still::downsample;
+
+use crate::common::*;
+
+/// Our stills are drawn 3×3 supersampled; three-vrm's is drawn this much larger and
+/// reduced the same way, so that both have the same edges.
+const REFERENCE_SUPERSAMPLE: u32 = 3;
+const SIZE: (u32, u32) = (384, 512);
+/// Springs settle for this long (ours: `SPRING_SETTLE_SECONDS`).
+const SETTLE_SECONDS: f32 = 1.5;
+
+fn chromium() -> PathBuf {
+    std::env::var_os("VRMA_MAKER_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
+}
+
+fn can_compare() -> bool {
+    required_or_skip(
+        "a Vulkan driver, Node.js with tests/node/node_modules and Chromium (package chromium)",
+        have_vulkan() && node_ready() && chromium().exists(),
+    )
+}
+
+/// Arms lowered and the head tilted, so the hair swings away from its rest.
+fn tilted_pose() -> Value {
+    let about_z = |degrees: f32| {
+        let half = degrees.to_radians() / 2.0;
+        json!([0.0, 0.0, half.sin(), half.cos()])
+    };
+    json!({"v": 1, "bones": {
+        "leftUpperArm": about_z(-60.0),
+        "rightUpperArm": about_z(60.0),
+        "head": about_z(25.0),
+    }})
+}
+
+/// A full-figure camera, in model space.
+fn full_figure_camera() -> Value {
+    json!({"position": [0.0, 0.95, 4.3], "target": [0.0, 0.9, 0.0], "fov": 30.0})
+}
+
+struct Reference {
+    image: image::RgbaImage,
+    springs: Vec<Value>,
+}
+
+/// three-vrm's still (reduced to `SIZE`) and its settled spring joints.
+fn three_vrm(model: &Path, pose: &Path, camera: &Path, out: &Path) -> Reference {
+    let (w, h) = (
+        SIZE.0 * REFERENCE_SUPERSAMPLE,
+        SIZE.1 * REFERENCE_SUPERSAMPLE,
+    );
+    let from = KEY_LIGHT_FROM;
+    let output = Command::new("node")
+        .arg(repo().join("tests/node/render_three.mjs"))
+        .args([model, pose, camera, out])
+        .args(["--size", &format!("{w}x{h}")])
+        .args([
+            "--light-direction",
+            &format!("{},{},{}", from.x, from.y, from.z),
+        ])
+        .args(["--key", &std::f32::consts::PI.to_string()])
+        .args([
+            "--ambient",
+            &(std::f32::consts::PI * AMBIENT_FRACTION).to_string(),
+        ])
+        .args(["--settle", &SETTLE_SECONDS.to_string()])
+        .env("VRMA_MAKER_CHROMIUM", chromium())
+        .output()
+        .expect("node runs");
+    assert!(
+        output.status.success(),
+        "render_three.mjs: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    let big = image::open(out).expect("three-vrm's PNG").to_rgba8();
+    assert_eq!(big.dimensions(), (w, h));
+    let small = downsample(big.as_raw(), w, h, REFERENCE_SUPERSAMPLE);
+    Reference {
+        image: image::RgbaImage::from_raw(SIZE.0, SIZE.1, small).unwrap(),
+        springs: report["springs"].as_array().cloned().unwrap_or_default(),
+    }
+}
+
+fn ours(model: &Path, pose: &Path, camera: &Path, out: &Path) -> image::RgbaImage {
+    let size = format!("{}x{}", SIZE.0, SIZE.1);
+    render_png(
+        model,
+        pose,
+        out,
+        &["--size", &size, "--camera-json", camera.to_str().unwrap()],
+    )
+}
+
+fn covered(p: &image::Rgba<u8>) -> bool {
+    p[3] > 127
+}
+
+/// Silhouette overlap, and the mean colour difference per channel over the pixels both
+/// cover fully (edges are compared by the overlap).
+fn agreement(a: &image::RgbaImage, b: &image::RgbaImage) -> (f64, [f64; 3]) {
+    let (mut both, mut either) = (0u64, 0u64);
+    let mut sum = [0f64; 3];
+    let mut inside = 0u64;
+    for (pa, pb) in a.pixels().zip(b.pixels()) {
+        both += (covered(pa) && covered(pb)) as u64;
+        either += (covered(pa) || covered(pb)) as u64;
+        if pa[3] == 255 && pb[3] == 255 {
+            inside += 1;
+            for c in 0..3 {
+                sum[c] += (pa[c] as f64 - pb[c] as f64).abs();
+            }
+        }
+    }
+    assert!(inside > 10_000, "the figure covers {inside} pixels");
+    (
+        both as f64 / either.max(1) as f64,
+        sum.map(|s| s / inside as f64),
+    )
+}
+
+/// Pixels of a pure blue outline (lighting mix 0).
+fn outline_pixels(img: &image::RgbaImage) -> Vec<bool> {
+    img.pixels()
+        .map(|p| p[3] > 200 && p[2] > 180 && p[0] < 60 && p[1] < 60)
+        .collect()
+}
+
+/// The model with every outline 1 cm wide and pure blue, unlit.
+fn blue_outlines(model: &Path, vrm0: bool) -> PathBuf {
+    let out = model.with_file_name(if vrm0 { "blue0.vrm" } else { "blue1.vrm" });
+    edited_glb(model, out, |root| {
+        if vrm0 {
+            for props in root["extensions"]["VRM"]["materialProperties"]
+                .as_array_mut()
+                .unwrap()
+            {
+                props["floatProperties"]["_OutlineWidth"] = json!(1.0);
+                props["floatProperties"]["_OutlineColorMode"] = json!(0.0);
+                props["vectorProperties"]["_OutlineColor"] = json!([0.0, 0.0, 1.0, 1.0]);
+            }
+        } else {
+            for m in root["materials"].as_array_mut().unwrap() {
+                let mtoon = &mut m["extensions"]["VRMC_materials_mtoon"];
+                mtoon["outlineWidthFactor"] = json!(0.01);
+                mtoon["outlineColorFactor"] = json!([0.0, 0.0, 1.0]);
+                mtoon["outlineLightingMixFactor"] = json!(0.0);
+            }
+        }
+    })
+}
+
+#[test]
+fn mtoon_stills_match_three_vrm_on_both_vrm_versions() {
+    if !can_compare() {
+        return;
+    }
+    let dir = scratch("three-reference-stills");
+    let pose = dir.join("pose.json");
+    std::fs::write(&pose, tilted_pose().to_string()).unwrap();
+    let camera = dir.join("camera.json");
+    std::fs::write(&camera, full_figure_camera().to_string()).unwrap();
+    for vrm0 in [false, true] {
+        let tag = if vrm0 { "0" } else { "1" };
+        let model = test_avatar(
+            &dir,
+            &format!("avatar{tag}.vrm"),
+            vrm0,
+            &["--texture-size", "256"],
+        );
+        let mine = ours(&model, &pose, &camera, &dir.join(format!("ours{tag}.png")));
+        let three = three_vrm(&model, &pose, &camera, &dir.join(format!("three{tag}.png")));
+        three
+            .image
+            .save(dir.join(format!("three{tag}-reduced.png")))
+            .unwrap();
+        let (iou, difference) = agreement(&mine, &three.image);
+        eprintln!("vrm0={vrm0}: silhouette IoU {iou:.4}, mean difference {difference:.2?}");
+        assert!(iou >= 0.97, "vrm0={vrm0}: silhouette IoU {iou:.4}");
+        assert!(
+            difference.iter().all(|&d| d <= 8.0),
+            "vrm0={vrm0}: mean colour difference {difference:?} (of 255) in {}",
+            dir.display()
+        );
+
+        // The outline ring: where three-vrm draws the hull around the figure, so do we.
+        let blue = blue_outlines(&model, vrm0);
+        let mine = outline_pixels(&ours(&blue, &pose, &camera, &dir.join("ours-blue.png")));
+        let three =
+            outline_pixels(&three_vrm(&blue, &pose, &camera, &dir.join("three-blue.png")).image);
+        let theirs = three.iter().filter(|&&t| t).count();
+        let shared = mine.iter().zip(&three).filter(|(m, t)| **m && **t).count();
+        let ours_only = mine.iter().zip(&three).filter(|(m, t)| **m && !**t).count();
+        eprintln!(
+            "vrm0={vrm0}: outline {theirs} pixels in three-vrm's, {shared} shared, {ours_only} ours only"
+        );
+        assert!(
+            theirs > 2000,
+            "vrm0={vrm0}: three-vrm drew {theirs} outline pixels"
+        );
+        assert!(
+            shared as f64 >= 0.85 * theirs as f64 && (ours_only as f64) <= 0.15 * theirs as f64,
+            "vrm0={vrm0}: outline pixels: three-vrm {theirs}, shared {shared}, ours only {ours_only}"
+        );
+    }
+}
+
+/// The generated hair made soft and heavy, so that it hangs and swings.
+fn soft_hair(model: &Path, vrm0: bool) -> PathBuf {
+    let out = model.with_file_name(if vrm0 { "soft0.vrm" } else { "soft1.vrm" });
+    edited_glb(model, out, |root| {
+        if vrm0 {
+            for group in root["extensions"]["VRM"]["secondaryAnimation"]["boneGroups"]
+                .as_array_mut()
+                .unwrap()
+            {
+                group["stiffiness"] = json!(0.3);
+                group["gravityPower"] = json!(0.6);
+            }
+        } else {
+            for spring in root["extensions"]["VRMC_springBone"]["springs"]
+                .as_array_mut()
+                .unwrap()
+            {
+                for joint in spring["joints"].as_array_mut().unwrap() {
+                    joint["stiffness"] = json!(0.3);
+                    joint["gravityPower"] = json!(0.6);
+                }
+            }
+        }
+    })
+}
+
+#[test]
+fn springs_settle_where_three_vrm_settles_them_on_both_vrm_versions() {
+    if !required_or_skip(
+        "Node.js with tests/node/node_modules and Chromium (package chromium)",
+        node_ready() && chromium().exists() && have_vulkan(),
+    ) {
+        return;
+    }
+    let dir = scratch("three-reference-springs");
+    let pose_path = dir.join("pose.json");
+    std::fs::write(&pose_path, tilted_pose().to_string()).unwrap();
+    let camera = dir.join("camera.json");
+    std::fs::write(&camera, full_figure_camera().to_string()).unwrap();
+    let pose = vrma_maker::core::pose::Pose::from_json(&tilted_pose(), &mut Vec::new()).unwrap();
+    for vrm0 in [false, true] {
+        let stiff = test_avatar(
+            &dir,
+            if vrm0 { "a0.vrm" } else { "a1.vrm" },
+            vrm0,
+            &["--texture-size", "16"],
+        );
+        let model = soft_hair(&stiff, vrm0);
+        let reference = three_vrm(&model, &pose_path, &camera, &dir.join("three.png"));
+        let rig = vrma_maker::core::load_rig(&model).unwrap();
+        // The file frame → the VRM 1.0 frame three-vrm reports in.
+        let frame = |v: bevy::math::Vec3| {
+            if vrm0 {
+                bevy::math::Vec3::new(-v.x, v.y, -v.z)
+            } else {
+                v
+            }
+        };
+        let settled = vrma_maker::core::spring::settled_positions(
+            &rig.model.springs,
+            &rig,
+            &pose,
+            SETTLE_SECONDS,
+        );
+        assert!(settled.len() >= 8, "{} spring joints", settled.len());
+        assert_eq!(settled.len(), reference.springs.len(), "joints simulated");
+        let point = |v: &Value| {
+            let a: Vec<f32> = v
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap() as f32)
+                .collect();
+            bevy::math::Vec3::new(a[0], a[1], a[2])
+        };
+        // At rest in the pose (no time to swing): the tilted head moved the hair.
+        let unsettled =
+            vrma_maker::core::spring::settled_positions(&rig.model.springs, &rig, &pose, 0.0);
+        let swing = settled
+            .iter()
+            .zip(&unsettled)
+            .map(|(a, b)| a.2.distance(b.2))
+            .fold(0.0f32, f32::max);
+        assert!(swing > 0.02, "vrm0={vrm0}: the hair swung {swing} m");
+        let mut worst: f32 = 0.0;
+        for (node, joint, tail) in settled {
+            let name = &rig.model.nodes[node].name;
+            let theirs = reference
+                .springs
+                .iter()
+                .find(|s| s["node"].as_str() == Some(name))
+                .unwrap_or_else(|| panic!("three-vrm simulates no joint {name}"));
+            let dj = frame(joint).distance(point(&theirs["world"]));
+            let dt = frame(tail).distance(point(&theirs["tail"]));
+            worst = worst.max(dj).max(dt);
+        }
+        eprintln!(
+            "vrm0={vrm0}: hair swung {:.0} mm; joints and tails within {:.4} mm of three-vrm's",
+            swing * 1000.0,
+            worst * 1000.0
+        );
+        assert!(
+            worst <= 0.01,
+            "vrm0={vrm0}: a spring joint settles {:.1} mm from three-vrm's",
+            worst * 1000.0
+        );
+    }
+}
