@@ -185,6 +185,7 @@ pub fn render_still(
         view: StillView::Fixed(camera),
         background,
         output,
+        at: None,
     };
     render::one_still_plugin(&mut app, pose, request, outcome.clone());
     let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| app.run()));

@@ -1144,3 +1144,95 @@ fn quitting_during_an_export_asks_then_waits_for_it_and_leaves_no_temporary_file
         .collect();
     assert!(left.is_empty(), "nothing else was left beside it: {left:?}");
 }
+
+const FILE_EXPORT_PNG: (i32, i32) = (56, 150);
+/// In the Export PNG window: "Every key, one camera" and Export….
+const PNG_EVERY_KEY: (i32, i32) = (558, 147);
+const PNG_EXPORT: (i32, i32) = (580, 168);
+
+#[test]
+fn export_png_every_key_writes_a_numbered_still_of_each_key_from_one_camera() {
+    let Some((dir, model)) = prepare("window-png-sequence") else {
+        return;
+    };
+    // Three keys: the left arm raised, the right arm raised, a turned spine.
+    let project = dir.join("keys.json");
+    std::fs::write(
+        &project,
+        serde_json::json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0.5, "keys": [
+            {"id": 1, "t": 0, "pose": {"bones": {"leftUpperArm": [0, 0, 0.5, 0.866]}}},
+            {"id": 2, "t": 1, "pose": {"bones": {"rightUpperArm": [0, 0, -0.5, 0.866]}}},
+            {"id": 3, "t": 2, "pose": {"bones": {"spine": [0, 0.3, 0, 0.95]}}}]})
+        .to_string(),
+    )
+    .unwrap();
+    let out = dir.join("stills").join("walk.png");
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let at_exit = dir.join("at-exit.json");
+    let s = start_for(&dir, &project, &at_exit, 150);
+    s.click(FILE_MENU);
+    s.click(FILE_EXPORT_PNG);
+    pause(1.0);
+    s.click(PNG_EVERY_KEY);
+    s.click(PNG_EXPORT);
+    pause(1.0);
+    ctrl_chord(&s.display, "a");
+    xdotool(
+        &s.display,
+        &["type", "--delay", "20", out.to_str().unwrap()],
+    );
+    pause(0.5);
+    xdotool(&s.display, &["key", "Return"]);
+    let expected: Vec<_> = ["walk_001.png", "walk_002.png", "walk_003.png"]
+        .iter()
+        .map(|name| out.with_file_name(name))
+        .collect();
+    let started = std::time::Instant::now();
+    while !expected.iter().all(|p| p.exists()) && started.elapsed() < Duration::from_secs(120) {
+        pause(1.0);
+    }
+    pause(2.0); // the playhead goes back once the last still is written
+    ctrl_chord(&s.display, "q");
+    let stills: Vec<image::RgbaImage> = expected
+        .iter()
+        .map(|p| {
+            image::open(p)
+                .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+                .to_rgba8()
+        })
+        .collect();
+    let others = std::fs::read_dir(out.parent().unwrap()).unwrap().count();
+    assert_eq!(others, 3, "three stills and nothing else");
+    // One camera: the feet, which no key moves, stand on the same rows and columns.
+    let feet = |img: &image::RgbaImage| {
+        let lowest = (0..img.height())
+            .rev()
+            .find(|&y| (0..img.width()).any(|x| img.get_pixel(x, y)[3] > 127))
+            .unwrap();
+        let row: Vec<u32> = (0..img.width())
+            .filter(|&x| img.get_pixel(x, lowest - 5)[3] > 127)
+            .collect();
+        (lowest, row.first().copied(), row.last().copied())
+    };
+    assert_eq!(stills[0].dimensions(), (1024, 1365));
+    assert_eq!(feet(&stills[0]), feet(&stills[1]));
+    assert_eq!(feet(&stills[0]), feet(&stills[2]));
+    // Each still is its key's pose: the raised left arm is on the picture's right (the
+    // avatar faces the camera), the raised right arm on its left, neither in the third.
+    let (w, h) = stills[0].dimensions();
+    let above_shoulders = |img: &image::RgbaImage, x0: u32, x1: u32| {
+        let covered = (h / 20..h / 5)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .filter(|&(x, y)| img.get_pixel(x, y)[3] > 127)
+            .count();
+        covered as f64 / ((x1 - x0) * (h / 5 - h / 20)) as f64
+    };
+    let right_side = |img: &image::RgbaImage| above_shoulders(img, w * 3 / 5, w);
+    let left_side = |img: &image::RgbaImage| above_shoulders(img, 0, w * 2 / 5);
+    assert!(right_side(&stills[0]) > 0.002 && left_side(&stills[0]) < 0.0005);
+    assert!(left_side(&stills[1]) > 0.002 && right_side(&stills[1]) < 0.0005);
+    assert!(left_side(&stills[2]) < 0.0005 && right_side(&stills[2]) < 0.0005);
+    // The view and the playhead are where they were.
+    let last = s.finish(&at_exit);
+    assert_eq!(last["playhead"].as_f64(), Some(0.5), "{last}");
+}

@@ -101,6 +101,9 @@ pub fn fit(points: &[Vec3], direction: Vec3, fov_y: f32, aspect: f32) -> (Vec3, 
     (centre + back * distance, centre)
 }
 
+/// The vertical field of view of a still's preset camera, in degrees.
+pub const STILL_FOV_DEGREES: f32 = 30.0;
+
 /// A still's camera in model space (metres; the avatar faces +Z with its feet at
 /// y = 0): where it stands, the point it looks at, and its vertical field of view in
 /// degrees. Stills of several poses with one camera line up (`render-png
@@ -121,8 +124,21 @@ impl StillCamera {
         fov_degrees: f32,
         aspect: f32,
     ) -> StillCamera {
+        StillCamera::framing_all(rig, std::slice::from_ref(pose), preset, fov_degrees, aspect)
+    }
+
+    /// One camera for several poses (the keys of a PNG sequence): every point of every
+    /// pose's figure in the frame, so that the stills line up.
+    pub fn framing_all(
+        rig: &Rig,
+        poses: &[Pose],
+        preset: CameraPreset,
+        fov_degrees: f32,
+        aspect: f32,
+    ) -> StillCamera {
+        let points: Vec<Vec3> = poses.iter().flat_map(|p| figure_points(rig, p)).collect();
         let (position, target) = fit(
-            &figure_points(rig, pose),
+            &points,
             preset.direction(),
             fov_degrees.to_radians(),
             aspect,
@@ -235,6 +251,43 @@ mod tests {
                     (rel.dot(right) / depth).abs() <= (fov * 0.5).tan() * aspect + 1e-4,
                     "{preset:?} horizontal"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn one_camera_for_several_poses_frames_every_one_of_them() {
+        use crate::humanoid::Bone;
+        let rig = Rig::new(
+            crate::vrm::Model::from_bytes(&crate::mannequin::build(
+                crate::mannequin::MannequinVariant::Vrm1,
+            ))
+            .unwrap(),
+        )
+        .unwrap();
+        let raise = |bone: Bone, z: f32| {
+            let mut pose = Pose::default();
+            pose.bones[bone.index()] = glam::Quat::from_rotation_z(z);
+            pose
+        };
+        let poses = [
+            raise(Bone::LeftUpperArm, 1.2),
+            raise(Bone::RightUpperArm, -1.2),
+        ];
+        let (fov, aspect) = (STILL_FOV_DEGREES, 0.75);
+        let both = StillCamera::framing_all(&rig, &poses, CameraPreset::Front, fov, aspect);
+        assert_eq!(
+            StillCamera::framing(&rig, &poses[0], CameraPreset::Front, fov, aspect),
+            StillCamera::framing_all(&rig, &poses[..1], CameraPreset::Front, fov, aspect),
+        );
+        // Every point of either pose is in the shared camera's frame.
+        let view = glam::Mat4::look_at_rh(both.position, both.target, Vec3::Y);
+        let projection = glam::Mat4::perspective_rh(fov.to_radians(), aspect, 0.01, 100.0);
+        for pose in &poses {
+            for p in figure_points(&rig, pose) {
+                let clip = projection * view * p.extend(1.0);
+                let ndc = clip.truncate() / clip.w;
+                assert!(ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0, "{p} at {ndc}");
             }
         }
     }

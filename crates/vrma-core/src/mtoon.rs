@@ -413,11 +413,12 @@ fn v0_unlit(p: &V0, shader: &str, queue_offset: i64) -> Converted {
 fn render_queue_offsets(properties: &[Value]) -> Vec<i64> {
     let kind = |p: &Value| {
         let shader = p["shader"].as_str().unwrap_or("");
-        let z_write = p["floatProperties"]["_ZWrite"].as_f64() == Some(1.0)
-            || shader == "VRM/UnlitTransparentZWrite";
+        let unlit_z_write = shader == "VRM/UnlitTransparentZWrite";
+        let z_write = p["floatProperties"]["_ZWrite"].as_f64() == Some(1.0) || unlit_z_write;
+        // An opaque material writes depth too: only blending makes it transparent.
         let transparent = !p["keywordMap"]["_ALPHABLEND_ON"].is_null()
             || shader == "VRM/UnlitTransparent"
-            || z_write;
+            || unlit_z_write;
         (transparent, z_write)
     };
     let queue = |p: &Value| p["renderQueue"].as_i64().map(|q| q.to_string());
@@ -426,10 +427,12 @@ fn render_queue_offsets(properties: &[Value]) -> Vec<i64> {
     let mut z_writing = std::collections::BTreeSet::new();
     for p in properties {
         let (is_transparent, z_write) = kind(p);
-        let Some(q) = queue(p) else { continue };
+        let Some(q) = queue(p).filter(|_| is_transparent) else {
+            continue;
+        };
         if z_write {
             z_writing.insert(q);
-        } else if is_transparent {
+        } else {
             transparent.insert(q);
         }
     }
@@ -448,12 +451,12 @@ fn render_queue_offsets(properties: &[Value]) -> Vec<i64> {
             let Some(q) = queue(p) else {
                 return 0;
             };
-            if z_write {
-                z_writing_rank[&q].clamp(0, 9)
-            } else if is_transparent {
-                (transparent_rank[&q] - transparent.len() as i64 + 1).clamp(-9, 0)
-            } else {
+            if !is_transparent {
                 0
+            } else if z_write {
+                z_writing_rank[&q].clamp(0, 9)
+            } else {
+                (transparent_rank[&q] - transparent.len() as i64 + 1).clamp(-9, 0)
             }
         })
         .collect()

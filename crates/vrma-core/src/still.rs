@@ -93,6 +93,19 @@ pub fn parse_background(text: &str) -> Result<Option<[u8; 3]>, crate::Refusal> {
     Ok(Some([part(0)?, part(2)?, part(4)?]))
 }
 
+/// The files of a numbered sequence of `count` stills named after `chosen`
+/// (`walk.png` → `walk_001.png`, `walk_002.png`, …; three digits or as many as the
+/// count needs, so that they sort in order).
+pub fn sequence_paths(chosen: &std::path::Path, count: usize) -> Vec<std::path::PathBuf> {
+    let stem = chosen
+        .file_stem()
+        .map_or_else(|| "still".into(), |s| s.to_string_lossy().into_owned());
+    let digits = count.to_string().len().max(3);
+    (1..=count)
+        .map(|i| chosen.with_file_name(format!("{stem}_{i:0digits$}.png")))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,5 +170,18 @@ mod tests {
         for bad in ["#ff80", "red", "#gg0000", "#ff80001"] {
             assert!(parse_background(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_sequence_is_numbered_after_the_chosen_name_and_sorts_in_order() {
+        let paths = sequence_paths(std::path::Path::new("/tmp/out/walk.png"), 12);
+        assert_eq!(paths.len(), 12);
+        assert_eq!(paths[0], std::path::Path::new("/tmp/out/walk_001.png"));
+        assert_eq!(paths[11], std::path::Path::new("/tmp/out/walk_012.png"));
+        let long = sequence_paths(std::path::Path::new("take"), 1200);
+        assert_eq!(long[0], std::path::Path::new("take_0001.png"));
+        let mut sorted = long.clone();
+        sorted.sort();
+        assert_eq!(sorted, long);
     }
 }

@@ -73,6 +73,7 @@ fn export_at_start(
         view: StillView::Preset(CameraPreset::Front),
         background: None,
         output: path,
+        at: None,
     }));
 }
 

@@ -9,11 +9,12 @@ use bevy::prelude::*;
 
 use crate::app::session::{
     Banner, EditRequest, EditorSet, FileSettings, Job, KeepAwake, Progress, RenderStill, Session,
-    StillRequest,
+    StillRequest, StillView,
 };
 use crate::core::Refusal;
 use crate::core::edit::KeyEdit;
 use crate::core::export::{ExportKind, ExportWork, Writer, with_extension, write_file};
+use crate::core::framing::{STILL_FOV_DEGREES, StillCamera};
 use crate::core::vrma::import::{AnimationKind, Imported, import_animation, read_animation_file};
 
 /// The running export: what it is, how far it got, and its result.
@@ -65,12 +66,19 @@ impl Exports<'_> {
     ) {
         let format = kind.format();
         match format.writer {
+            Writer::Render if settings.png.every_key => self.png_sequence(
+                session,
+                settings,
+                &with_extension(&path, format.extension),
+                banner,
+            ),
             Writer::Render => {
                 self.stills.write(RenderStill(StillRequest {
                     size: settings.png.size,
                     view: settings.png.view,
                     background: settings.png.background,
                     output: with_extension(&path, format.extension),
+                    at: None,
                 }));
                 banner.notice = Some("Rendering the PNG…".into());
             }
@@ -96,6 +104,51 @@ impl Exports<'_> {
                 });
             }
         }
+    }
+}
+
+impl Exports<'_> {
+    /// Every key as a numbered still (`walk.png` → `walk_001.png`, …), all from one
+    /// camera: a preset frames every key's figure at once, so the stills line up.
+    fn png_sequence(
+        &mut self,
+        session: &Session,
+        settings: &FileSettings,
+        chosen: &std::path::Path,
+        banner: &mut Banner,
+    ) {
+        let editor = &session.editor;
+        let keys = editor.timeline.keys();
+        if keys.is_empty() {
+            banner.error("There are no keys to export: add a key with K, or untick \"Every key\"");
+            return;
+        }
+        let png = settings.png;
+        let view = match png.view {
+            StillView::Preset(preset) => {
+                let poses: Vec<_> = keys.iter().map(|k| k.pose.clone()).collect();
+                StillView::Fixed(StillCamera::framing_all(
+                    &editor.rig,
+                    &poses,
+                    preset,
+                    STILL_FOV_DEGREES,
+                    png.size.x as f32 / png.size.y.max(1) as f32,
+                ))
+            }
+            // The view as it is, for every key (nothing moves it while they render).
+            other => other,
+        };
+        let paths = crate::core::still::sequence_paths(chosen, keys.len());
+        for (key, output) in keys.iter().zip(paths) {
+            self.stills.write(RenderStill(StillRequest {
+                size: png.size,
+                view,
+                background: png.background,
+                output,
+                at: Some(key.t),
+            }));
+        }
+        banner.notice = Some(format!("Rendering {} PNGs…", keys.len()));
     }
 }
 

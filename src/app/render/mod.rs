@@ -17,6 +17,8 @@ use bevy::render::render_resource::PipelineCache;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::render::{Render, RenderApp, RenderSystems};
 
+use crate::core::edit::Edit;
+
 use super::session::{
     Avatar, Banner, EditorCamera, EditorSet, KeepAwake, RenderStill, SPRING_SETTLE_SECONDS,
     Session, SpringBones, StillRequest, StillView, captured_rgba, framed_view, render_target,
@@ -29,7 +31,7 @@ pub(super) use headless::{StillOutcome, one_still_plugin};
 const MAX_SETTLE_FRAMES: u32 = 240;
 
 /// Vertical field of view of still cameras.
-const STILL_FOV: f32 = 30.0;
+const STILL_FOV: f32 = crate::core::framing::STILL_FOV_DEGREES;
 
 /// Samples per pixel each way for stills: 3 × 3 gives 10 levels of edge coverage,
 /// enough that no stair step shows on a silhouette.
@@ -58,6 +60,8 @@ struct StillQueue {
     exit_when_done: bool,
     /// Results of finished stills: Ok(path) or Err(message).
     finished: Vec<Result<PathBuf, String>>,
+    /// The playhead to go back to once stills rendered at other times are done.
+    return_to: Option<f32>,
 }
 
 struct ActiveStill {
@@ -155,7 +159,7 @@ fn camera_transform(
 
 fn start_still(
     mut queue: ResMut<StillQueue>,
-    session: Res<Session>,
+    mut session: ResMut<Session>,
     avatars: Query<(), With<Avatar>>,
     mut images: ResMut<Assets<Image>>,
     mut commands: Commands,
@@ -169,6 +173,13 @@ fn start_still(
         return;
     }
     let request = queue.pending.remove(0);
+    if let Some(at) = request.at {
+        // A key of a sequence: the pose there (the same edit path as a click on the
+        // timeline), the playhead put back when the queue is done.
+        let playhead = session.editor.playhead;
+        queue.return_to.get_or_insert(playhead);
+        let _ = session.editor.apply(Edit::Seek(at));
+    }
     // Hair and skirts as they hang after holding this pose, whatever moved before: the
     // same pose gives the same still.
     let editor = &session.editor;
@@ -249,12 +260,21 @@ fn finish_still(
     cameras: Query<&StillCamera>,
     compiling: Res<PipelinesCompiling>,
     mut commands: Commands,
-    (mut exit, mut springs): (MessageWriter<AppExit>, ResMut<SpringBones>),
+    (mut exit, mut springs, mut session): (
+        MessageWriter<AppExit>,
+        ResMut<SpringBones>,
+        ResMut<Session>,
+    ),
     unconverted: UnconvertedMtoon,
 ) {
     let Some(active) = queue.active.as_mut() else {
         if springs.held.is_some() {
             springs.held = None; // the live simulation takes over again
+        }
+        if queue.pending.is_empty()
+            && let Some(playhead) = queue.return_to.take()
+        {
+            let _ = session.editor.apply(Edit::Seek(playhead));
         }
         if queue.exit_when_done && queue.pending.is_empty() && !queue.finished.is_empty() {
             let failed = queue.finished.iter().any(|r| r.is_err());

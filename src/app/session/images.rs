@@ -87,6 +87,11 @@ pub fn spawn_lights(commands: &mut Commands) {
             ..default()
         },
         Transform::from_translation(KEY_LIGHT_FROM).looking_at(Vec3::ZERO, Vec3::Y),
+        // Lights reach only their layers: the thumbnails' hidden avatar is lit alike.
+        bevy::camera::visibility::RenderLayers::from_layers(&[
+            super::SCENE_LAYER,
+            super::THUMBNAIL_LAYER,
+        ]),
     ));
 }
 

@@ -146,6 +146,8 @@ pub struct PngSettings {
     pub view: StillView,
     /// An opaque background colour; `None` is transparent.
     pub background: Option<[u8; 3]>,
+    /// Every key as a numbered PNG, all seen by one camera.
+    pub every_key: bool,
 }
 
 impl Default for PngSettings {
@@ -154,6 +156,7 @@ impl Default for PngSettings {
             size: UVec2::new(1024, 1365),
             view: StillView::default(),
             background: None,
+            every_key: false,
         }
     }
 }
@@ -166,6 +169,9 @@ pub struct StillRequest {
     /// An opaque background colour; `None` leaves it transparent.
     pub background: Option<[u8; 3]>,
     pub output: PathBuf,
+    /// Render the pose at this time (a key of a sequence), the playhead put back after;
+    /// `None`: the pose as it stands.
+    pub at: Option<f32>,
 }
 
 /// Ask the renderer for a still.

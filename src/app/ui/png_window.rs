@@ -70,6 +70,10 @@ pub(super) fn draw(
                     (true, None) => {}
                 }
             });
+            ui.checkbox(&mut png.every_key, "Every key, one camera")
+                .on_hover_text(
+                    "A numbered PNG of each key (name_001.png, …), all framed alike so that they line up",
+                );
             if ui.button("Export…").clicked() {
                 files.write(FileRequest::Dialog(DialogPurpose::Export(ExportKind::Png)));
             }
