@@ -219,15 +219,7 @@ fn keys_show_rendered_thumbnails_without_touching_the_pose_on_screen() {
     let dir = scratch("window-key-thumbs");
     let (model, _) = mannequins(&dir);
     let project = dir.join("p.json");
-    std::fs::write(
-        &project,
-        serde_json::json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0.5, "keys": [
-            {"id": 1, "t": 0, "pose": {"bones": {"leftUpperArm": [0, 0, 0.5, 0.866]}}},
-            {"id": 2, "t": 1, "pose": {"bones": {"rightUpperArm": [0, 0, -0.5, 0.866]}}},
-            {"id": 3, "t": 2, "pose": {"bones": {"spine": [0, 0.3, 0, 0.95]}}}]})
-        .to_string(),
-    )
-    .unwrap();
+    three_key_project(&model, &project);
     let saved = dir.join("saved.json");
     let (img, log) = screenshot_and_log(
         &[

@@ -185,6 +185,19 @@ impl Session {
 
     /// Ctrl+S, then the project as written to `path` (waiting for the new file: each
     /// save replaces it, so its modification time moves on).
+    /// Gives the built-in file dialog (it has the keyboard) `path` in place of its
+    /// default name, and Enter.
+    fn answer_path_dialog(&self, path: &Path) {
+        pause(1.0);
+        ctrl_chord(&self.display, "a");
+        xdotool(
+            &self.display,
+            &["type", "--delay", "20", path.to_str().unwrap()],
+        );
+        pause(0.5);
+        xdotool(&self.display, &["key", "Return"]);
+    }
+
     fn save(&self, path: &Path) -> Value {
         let written = || std::fs::metadata(path).and_then(|m| m.modified()).ok();
         let before = written();
@@ -1095,15 +1108,7 @@ fn quitting_during_an_export_asks_then_waits_for_it_and_leaves_no_temporary_file
     let mut s = start_for(&dir, &project, &dir.join("at-exit.json"), 300);
     s.click(FILE_MENU);
     s.click(FILE_EXPORT_VRMA);
-    pause(1.0);
-    // The built-in dialog has the keyboard: replace its default name, Enter exports.
-    ctrl_chord(&s.display, "a");
-    xdotool(
-        &s.display,
-        &["type", "--delay", "20", out.to_str().unwrap()],
-    );
-    pause(0.5);
-    xdotool(&s.display, &["key", "Return"]);
+    s.answer_path_dialog(&out);
     pause(0.4);
     ctrl_chord(&s.display, "q");
     pause(1.0);
@@ -1157,15 +1162,7 @@ fn export_png_every_key_writes_a_numbered_still_of_each_key_from_one_camera() {
     };
     // Three keys: the left arm raised, the right arm raised, a turned spine.
     let project = dir.join("keys.json");
-    std::fs::write(
-        &project,
-        serde_json::json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0.5, "keys": [
-            {"id": 1, "t": 0, "pose": {"bones": {"leftUpperArm": [0, 0, 0.5, 0.866]}}},
-            {"id": 2, "t": 1, "pose": {"bones": {"rightUpperArm": [0, 0, -0.5, 0.866]}}},
-            {"id": 3, "t": 2, "pose": {"bones": {"spine": [0, 0.3, 0, 0.95]}}}]})
-        .to_string(),
-    )
-    .unwrap();
+    three_key_project(&model, &project);
     let out = dir.join("stills").join("walk.png");
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
     let at_exit = dir.join("at-exit.json");
@@ -1175,14 +1172,7 @@ fn export_png_every_key_writes_a_numbered_still_of_each_key_from_one_camera() {
     pause(1.0);
     s.click(PNG_EVERY_KEY);
     s.click(PNG_EXPORT);
-    pause(1.0);
-    ctrl_chord(&s.display, "a");
-    xdotool(
-        &s.display,
-        &["type", "--delay", "20", out.to_str().unwrap()],
-    );
-    pause(0.5);
-    xdotool(&s.display, &["key", "Return"]);
+    s.answer_path_dialog(&out);
     let expected: Vec<_> = ["walk_001.png", "walk_002.png", "walk_003.png"]
         .iter()
         .map(|name| out.with_file_name(name))

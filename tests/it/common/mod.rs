@@ -522,3 +522,17 @@ pub fn render_png(model: &Path, pose: &Path, out: &Path, extra: &[&str]) -> imag
     );
     image::open(out).unwrap().to_rgba8()
 }
+
+/// A project of three keys on `model`, playhead at 0.5 s: the left arm raised at 0 s,
+/// the right arm raised at 1 s, the spine turned at 2 s.
+pub fn three_key_project(model: &Path, path: &Path) {
+    std::fs::write(
+        path,
+        serde_json::json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0.5, "keys": [
+            {"id": 1, "t": 0, "pose": {"bones": {"leftUpperArm": [0, 0, 0.5, 0.866]}}},
+            {"id": 2, "t": 1, "pose": {"bones": {"rightUpperArm": [0, 0, -0.5, 0.866]}}},
+            {"id": 3, "t": 2, "pose": {"bones": {"spine": [0, 0.3, 0, 0.95]}}}]})
+        .to_string(),
+    )
+    .unwrap();
+}
