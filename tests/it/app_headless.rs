@@ -537,3 +537,62 @@ fn quitting_during_an_export_waits_for_it_and_leaves_no_temporary_file() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn twist_bones_follow_the_pose_on_screen_as_the_core_evaluates_them() {
+    let dir = scratch("app-constraints");
+    let plain = test_avatar(&dir, "plain.vrm", false, &["--texture-size", "16"]);
+    let model = crate::interop_three_vrm::with_constraints(&plain, dir.join("twist.vrm"));
+    let mut app = headless_app();
+    run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+    drop_file(&mut app, &model);
+    run_until(&mut app, "the constrained avatar", |w| {
+        !w.resource::<Session>()
+            .editor
+            .rig
+            .model
+            .constraints
+            .is_empty()
+    });
+    run_until(&mut app, "its scene", |w| avatar_count(w) == 1);
+    for (bone, rotation) in [
+        (Bone::LeftLowerArm, Quat::from_rotation_x(1.1)),
+        (
+            Bone::RightLowerArm,
+            Quat::from_euler(EulerRot::XYZ, -0.8, 0.3, 0.2),
+        ),
+        (Bone::LeftUpperArm, Quat::from_rotation_z(-0.7)),
+    ] {
+        app.world_mut()
+            .write_message(EditRequest(Edit::Pose(PoseEdit::Rotate { bone, rotation })));
+    }
+    app.update();
+    app.update();
+    let world = app.world_mut();
+    let nodes = world
+        .query::<&Avatar>()
+        .single(world)
+        .unwrap()
+        .nodes
+        .clone();
+    let session = world.resource::<Session>();
+    let rig = session.editor.rig.clone();
+    let expected = rig.model.constraints.rotations(&rig, &session.editor.pose);
+    assert_eq!(expected.len(), 4);
+    for (node, rotation) in expected {
+        let shown = world
+            .get::<Transform>(nodes[node].expect("the twist node is spawned"))
+            .unwrap()
+            .rotation;
+        assert!(
+            shown.angle_between(rotation) < 1e-4,
+            "{}: shown {shown}, core {rotation}",
+            rig.model.nodes[node].name
+        );
+        assert!(
+            rotation.angle_between(rig.model.nodes[node].rotation) > 0.05,
+            "{} follows the pose",
+            rig.model.nodes[node].name
+        );
+    }
+}

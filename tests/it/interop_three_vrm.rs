@@ -2,7 +2,7 @@
 //! the mannequin (1.0 and 0.x) and on every fixture model; and the Khronos glTF
 //! validator on the mannequin.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::common::*;
 use serde_json::{Value, json};
@@ -156,4 +156,164 @@ fn vroid_scale_test_avatars_pass_the_validator_and_agree_with_three_vrm() {
     let (pose, script) = write_pose(&dir);
     compare_facts(&v1, &pose, &script);
     compare_facts(&v0, &pose, &script);
+}
+
+/// The generated avatar with constraint nodes of each kind added (as UniVRM exports
+/// twist bones): a roll of the left upper arm's twist from the lower arm, a rotation of
+/// the right one's, an aim from the chest at the left hand, and a rotation following
+/// another constraint's destination (so the order matters).
+pub(crate) fn with_constraints(model: &Path, out: PathBuf) -> PathBuf {
+    edited_glb(model, out, |root| {
+        let bone = |root: &Value, name: &str| {
+            root["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"][name]["node"]
+                .as_u64()
+                .unwrap() as usize
+        };
+        let (left_upper, left_lower, left_hand) = (
+            bone(root, "leftUpperArm"),
+            bone(root, "leftLowerArm"),
+            bone(root, "leftHand"),
+        );
+        let (right_upper, right_lower, chest, hips) = (
+            bone(root, "rightUpperArm"),
+            bone(root, "rightLowerArm"),
+            bone(root, "chest"),
+            bone(root, "hips"),
+        );
+        let half_way = |root: &Value, lower: usize| {
+            let t = &root["nodes"][lower]["translation"];
+            json!([
+                t[0].as_f64().unwrap() * 0.5,
+                t[1].as_f64().unwrap() * 0.5,
+                t[2].as_f64().unwrap() * 0.5
+            ])
+        };
+        let first = root["nodes"].as_array().unwrap().len();
+        let added = [
+            (
+                left_upper,
+                json!({"name": "J_Adj_L_UpperArmTwist", "translation": half_way(root, left_lower),
+                "rotation": [0.0, 0.0, 0.28, 0.96],
+                "extensions": {"VRMC_node_constraint": {"specVersion": "1.0",
+                    "constraint": {"roll": {"source": left_lower, "rollAxis": "X", "weight": 0.5}}}}}),
+            ),
+            (
+                right_upper,
+                json!({"name": "J_Adj_R_UpperArmTwist", "translation": half_way(root, right_lower),
+                "extensions": {"VRMC_node_constraint": {"specVersion": "1.0",
+                    "constraint": {"rotation": {"source": right_lower, "weight": 0.7}}}}}),
+            ),
+            (
+                chest,
+                json!({"name": "J_Aim_Chest", "translation": [0.0, 0.1, 0.05],
+                "extensions": {"VRMC_node_constraint": {"specVersion": "1.0",
+                    "constraint": {"aim": {"source": left_hand, "aimAxis": "PositiveZ", "weight": 0.8}}}}}),
+            ),
+            (
+                hips,
+                json!({"name": "J_Follow_Twist", "translation": [0.0, -0.05, 0.1],
+                "extensions": {"VRMC_node_constraint": {"specVersion": "1.0",
+                    "constraint": {"rotation": {"source": first + 1}}}}}),
+            ),
+        ];
+        for (i, (parent, node)) in added.into_iter().enumerate() {
+            root["nodes"].as_array_mut().unwrap().push(node);
+            let children = &mut root["nodes"][parent]["children"];
+            if children.is_null() {
+                *children = json!([]);
+            }
+            children.as_array_mut().unwrap().push(json!(first + i));
+        }
+        root["extensionsUsed"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!("VRMC_node_constraint"));
+    })
+}
+
+#[test]
+fn node_constraints_follow_the_pose_as_three_vrm_evaluates_them() {
+    if !required_or_skip("Node harness (tests/node/node_modules)", node_ready()) {
+        return;
+    }
+    let dir = scratch("three-vrm-constraints");
+    let plain = test_avatar(&dir, "plain.vrm", false, &["--texture-size", "16"]);
+    let model = with_constraints(&plain, dir.join("constrained.vrm"));
+    let report = node("validate.mjs", &[&model]);
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stdout)
+    );
+    // Bent, twisted arms and a turned chest.
+    let q = |axis: [f32; 3], degrees: f32| {
+        let r = bevy::math::Quat::from_axis_angle(
+            bevy::math::Vec3::from(axis).normalize(),
+            degrees.to_radians(),
+        );
+        json!([r.x, r.y, r.z, r.w])
+    };
+    let pose = json!({"v": 1, "bones": {
+        "leftUpperArm": q([0.0, 0.3, 1.0], -50.0), "leftLowerArm": q([1.0, 0.4, 0.2], 70.0),
+        "rightUpperArm": q([0.2, 0.0, 1.0], 40.0), "rightLowerArm": q([1.0, -0.5, 0.3], -60.0),
+        "chest": q([0.0, 1.0, 0.1], 20.0)}});
+    let pose_path = dir.join("pose.json");
+    std::fs::write(&pose_path, pose.to_string()).unwrap();
+    let theirs = json_stdout(&node("vrm_facts.mjs", &[&model, &pose_path]));
+    let constrained = theirs["constrained"]
+        .as_object()
+        .expect("three-vrm's constraints");
+    assert_eq!(constrained.len(), 4);
+
+    let rig = vrma_maker::core::load_rig(&model).unwrap();
+    assert_eq!(
+        rig.model.constraints.ordered.len(),
+        4,
+        "{:?}",
+        rig.model.constraints.warnings
+    );
+    let pose = vrma_maker::core::pose::Pose::from_json(&pose, &mut Vec::new()).unwrap();
+    let mut worlds = vrma_maker::core::spring::NodeWorlds::new(&rig);
+    worlds.pose(&rig, &pose);
+    let mut moved = 0.0f32;
+    for (name, facts) in constrained {
+        let node = rig
+            .model
+            .nodes
+            .iter()
+            .position(|n| &n.name == name)
+            .unwrap();
+        let (_, rotation, position) = worlds.worlds[node].to_scale_rotation_translation();
+        let number = |v: &Value, i: usize| v[i].as_f64().unwrap() as f32;
+        let p = bevy::math::Vec3::new(
+            number(&facts["position"], 0),
+            number(&facts["position"], 1),
+            number(&facts["position"], 2),
+        );
+        let r = bevy::math::Quat::from_xyzw(
+            number(&facts["rotation"], 0),
+            number(&facts["rotation"], 1),
+            number(&facts["rotation"], 2),
+            number(&facts["rotation"], 3),
+        );
+        assert!(
+            p.distance(position) < 1e-4,
+            "{name}: at {position}, three-vrm {p}"
+        );
+        let angle = rotation.angle_between(r).to_degrees();
+        assert!(angle < 0.05, "{name}: turned {angle}° from three-vrm's");
+        // Against the same pose with the constraint left at rest: it did something.
+        let parent = rig.model.nodes[node].parent.unwrap();
+        let at_rest = worlds.worlds[parent].to_scale_rotation_translation().1
+            * rig.model.nodes[node].rotation;
+        moved = moved.max(at_rest.angle_between(rotation).to_degrees());
+        eprintln!(
+            "{name}: within {angle:.4}° of three-vrm; {:.1}° from rest",
+            at_rest.angle_between(rotation).to_degrees()
+        );
+    }
+    assert!(
+        moved > 10.0,
+        "the constraints turned their nodes (at most {moved}°)"
+    );
 }

@@ -41,7 +41,7 @@ import {
 } from '@pixiv/three-vrm';
 // Shared with play_vrma.mjs: console capture, globalThis.self, texture stub,
 // VRM loading (meta license workaround) and the VRM 0.x frame conversion.
-import { fail, flushChatter, runMain, loadVRM, vrmVersion, posOut, posIn, quatIn } from './load_vrm.mjs';
+import { fail, flushChatter, runMain, loadVRM, vrmVersion, posOut, posIn, quatIn, quatOut } from './load_vrm.mjs';
 
 const PRESET_NAMES = new Set(Object.values(VRMExpressionPresetName));
 
@@ -121,6 +121,24 @@ function applyPose(vrm, pose, isV0) {
   return world;
 }
 
+// After the pose: the node constraints evaluated as vrm.update() does (after the
+// humanoid, before the springs), and each destination node's world position and
+// rotation by node name (VRM 1.0 frame). Null when the model has none.
+function constraintFacts(vrm, isV0) {
+  const manager = vrm.nodeConstraintManager;
+  if (!manager || manager.constraints.size === 0) return null;
+  manager.update();
+  vrm.scene.updateMatrixWorld(true);
+  const facts = {};
+  for (const constraint of manager.constraints) {
+    const node = constraint.destination;
+    const p = node.getWorldPosition(new THREE.Vector3());
+    const q = node.getWorldQuaternion(new THREE.Quaternion());
+    facts[node.name] = { position: posOut(p.toArray(), isV0), rotation: quatOut(q.toArray(), isV0) };
+  }
+  return facts;
+}
+
 async function main() {
   const [modelPath, posePath, ...extra] = process.argv.slice(2);
   if (!modelPath || extra.length) fail('usage: node vrm_facts.mjs MODEL.vrm [POSE.json]');
@@ -147,7 +165,11 @@ async function main() {
     hips_rest: bones.hips.rest,
     expressions: expressionFacts(vrm),
   };
-  if (pose) out.world = applyPose(vrm, pose, isV0);
+  if (pose) {
+    out.world = applyPose(vrm, pose, isV0);
+    const constrained = constraintFacts(vrm, isV0);
+    if (constrained) out.constrained = constrained;
+  }
   process.stdout.write(JSON.stringify(out) + '\n');
   flushChatter();
 }

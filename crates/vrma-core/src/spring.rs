@@ -359,6 +359,8 @@ impl NodeWorlds {
             self.locals[raw.node] = (raw.translation, raw.rotation, raw.scale);
         }
         self.propagate(rig);
+        // Constraints after the pose, before the springs (as three-vrm's update).
+        rig.model.constraints.apply(rig, self);
     }
 
     fn local(&self, i: usize) -> Affine3A {
@@ -366,7 +368,7 @@ impl NodeWorlds {
         Affine3A::from_scale_rotation_translation(s, r, t)
     }
 
-    fn propagate(&mut self, rig: &Rig) {
+    pub(crate) fn propagate(&mut self, rig: &Rig) {
         for &i in &self.order {
             let parent = rig.model.nodes[i]
                 .parent

@@ -258,6 +258,8 @@ pub struct Model {
     pub mesh_morph_counts: Vec<usize>,
     /// Hair, skirts and accessories that swing (`core::spring`).
     pub springs: crate::spring::Springs,
+    /// Twist bones and other nodes that follow another node (`core::constraint`).
+    pub constraints: crate::constraint::Constraints,
 }
 
 fn field<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
@@ -706,6 +708,7 @@ impl Model {
             }
         }
         let springs = crate::spring::Springs::read(root, &nodes);
+        let constraints = crate::constraint::Constraints::read(root, &nodes);
         Ok(Model {
             version,
             // Every still, project and pose names the model: a title is a line, not a book.
@@ -715,6 +718,7 @@ impl Model {
             expressions,
             mesh_morph_counts: mesh_counts,
             springs,
+            constraints,
         })
     }
 

@@ -23,6 +23,11 @@ pub struct Avatar {
     pub routes: Arc<MorphRoutes>,
 }
 
+/// On an avatar whose own materials (MToon) are not in place yet: a still waits for them
+/// (taken earlier, part of the avatar came out in the glTF's unlit fallback).
+#[derive(Component)]
+pub struct MaterialsPending;
+
 /// Node index → spawned entity for one instance of a model's scene.
 pub fn node_entities(
     root: Entity,
@@ -66,6 +71,15 @@ pub fn pose_instance(
             if always || *t != next {
                 *t = next;
             }
+        }
+    }
+    // Twist bones and aimed nodes follow the pose, as players evaluate them.
+    for (node, rotation) in rig.model.constraints.rotations(rig, pose) {
+        if let Some(Some(entity)) = nodes.get(node)
+            && let Ok(mut t) = transforms.get_mut(*entity)
+            && (always || t.rotation != rotation)
+        {
+            t.rotation = rotation;
         }
     }
     let mut write = |node: usize, w: &[f32]| {
