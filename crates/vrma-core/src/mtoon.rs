@@ -536,14 +536,18 @@ mod tests {
                 "keywordMap": {"_ALPHABLEND_ON": true}, "floatProperties": {"_ZWrite": 1.0}})
         };
         let opaque = json!({"shader": "VRM/MToon", "renderQueue": 2000, "keywordMap": {}});
+        // Opaque and cutout materials write depth too, and are not transparent for that.
+        let cutout = json!({"shader": "VRM/MToon", "renderQueue": 2450,
+            "keywordMap": {"_ALPHATEST_ON": true}, "floatProperties": {"_ZWrite": 1.0}});
         let offsets = render_queue_offsets(&[
             transparent(3000),
             transparent(3002),
             z_write(2501),
             z_write(2502),
             opaque,
+            cutout,
         ]);
-        assert_eq!(offsets, vec![-1, 0, 0, 1, 0]);
+        assert_eq!(offsets, vec![-1, 0, 0, 1, 0, 0]);
         let mut root = v0_model(vec![transparent(3000), z_write(2502)]);
         let mtoon = normalize(&mut root);
         assert_eq!(root["materials"][0]["alphaMode"], "BLEND");

@@ -469,10 +469,14 @@ fn spawn_prepared(
     let first = *counter == 1;
     let mut avatar = commands.spawn_empty();
     if display.mtoon.iter().any(Option::is_some) {
-        avatar.insert(mtoon::MToonPending {
-            mtoon: std::mem::take(&mut display.mtoon),
-            gltf: gltf.clone(),
-        });
+        avatar.insert((
+            mtoon::MToonPending {
+                mtoon: std::mem::take(&mut display.mtoon),
+                gltf: gltf.clone(),
+                frames: 0,
+            },
+            crate::app::session::MaterialsPending,
+        ));
     }
     avatar.insert((
         WorldAssetRoot(scene),

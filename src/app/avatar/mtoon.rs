@@ -34,7 +34,14 @@ const BEVY_VRM1_MTOON_FRAGMENT: Handle<Shader> =
 pub(super) struct MToonPending {
     pub mtoon: Vec<Option<Value>>,
     pub gltf: Handle<Gltf>,
+    /// Frames waited for the glTF's labelled materials and textures to be known.
+    pub frames: u32,
 }
+
+/// Frames to wait for every labelled material and texture of a loaded glTF to be known
+/// by path (on a loaded machine a few were not, the first time round), before MToon is
+/// put on the ones that are.
+const MAX_WAIT_FRAMES: u32 = 120;
 
 /// The MToon materials' `StandardMaterial` handles, held on the avatar's root: the
 /// registry names them by id only.
@@ -47,18 +54,19 @@ struct MToonSources(#[allow(dead_code)] Vec<Handle<StandardMaterial>>);
 /// the material of every mesh spawned under the root. Handles are looked up, never
 /// loaded: a load by path with settings would read the whole model again.
 pub(super) fn attach_registry(
-    pending: Query<(Entity, &MToonPending)>,
+    mut pending: Query<(Entity, &mut MToonPending)>,
     gltfs: Res<Assets<Gltf>>,
     assets: Res<AssetServer>,
     mut commands: Commands,
 ) {
-    for (entity, p) in &pending {
+    for (entity, mut p) in &mut pending {
         let Some(gltf) = gltfs.get(&p.gltf) else {
             continue;
         };
-        let mut avatar = commands.entity(entity);
-        avatar.remove::<MToonPending>();
         let Some(root) = p.gltf.path().cloned() else {
+            commands
+                .entity(entity)
+                .remove::<(MToonPending, crate::app::session::MaterialsPending)>();
             continue;
         };
         let textures = p
@@ -69,25 +77,43 @@ pub(super) fn attach_registry(
             .flatten()
             .max()
             .map_or(0, |max| max as usize + 1);
-        let images = (0..textures)
+        let images: Vec<Option<Handle<Image>>> = (0..textures)
             .map(|i| {
                 let path = root
                     .clone()
                     .with_label(GltfAssetLabel::Texture(i).to_string());
-                assets.get_handle::<Image>(&path).unwrap_or_default()
+                assets.get_handle::<Image>(&path)
             })
             .collect();
+        let standards: Vec<Option<Handle<StandardMaterial>>> = p
+            .mtoon
+            .iter()
+            .enumerate()
+            .map(|(index, m)| {
+                let label = gltf.materials.get(index)?.path()?.label()?.to_string();
+                m.as_ref()?;
+                assets.get_handle::<StandardMaterial>(
+                    &root.clone().with_label(format!("{label}/std")),
+                )
+            })
+            .collect();
+        let missing = images.iter().any(Option::is_none)
+            || p.mtoon
+                .iter()
+                .zip(&standards)
+                .any(|(m, s)| m.is_some() && s.is_none());
+        if missing && p.frames < MAX_WAIT_FRAMES {
+            p.frames += 1;
+            continue;
+        }
+        let mut avatar = commands.entity(entity);
+        avatar.remove::<(MToonPending, crate::app::session::MaterialsPending)>();
+        let images: Vec<Handle<Image>> =
+            images.into_iter().map(Option::unwrap_or_default).collect();
         let mut sources = Vec::new();
         let mut materials = std::collections::HashMap::new();
-        for (index, m) in p.mtoon.iter().enumerate() {
-            let (Some(m), Some(material)) = (m, gltf.materials.get(index)) else {
-                continue;
-            };
-            let Some(label) = material.path().and_then(|path| path.label()) else {
-                continue;
-            };
-            let path = root.clone().with_label(format!("{label}/std"));
-            let Some(standard) = assets.get_handle::<StandardMaterial>(&path) else {
+        for (index, (m, standard)) in p.mtoon.iter().zip(standards).enumerate() {
+            let (Some(m), Some(standard)) = (m, standard) else {
                 continue;
             };
             // The core made it complete; a value bevy_vrm1 still cannot read leaves the

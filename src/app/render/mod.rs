@@ -72,26 +72,40 @@ struct ActiveStill {
     frames: u32,
     /// Frames in a row that ended with no pipeline still compiling.
     compiled_frames: u32,
+    /// The pipeline cache's size at the last frame.
+    pipelines_seen: usize,
     captured: bool,
 }
 
-/// Render pipelines still compiling at the end of the last rendered frame. Bevy compiles
-/// them in the background and skips what they would draw meanwhile; a still's new camera
-/// needs its own, so on a loaded machine a capture after a fixed few frames could lack
-/// the face's morphing pipeline, or whole meshes.
+/// Render pipelines still compiling at the end of the last rendered frame, and how many
+/// the cache holds. Bevy compiles them in the background and skips what they would draw
+/// meanwhile; a still's new camera needs its own, so on a loaded machine a capture after
+/// a fixed few frames could lack the face's morphing pipeline, or whole meshes. A
+/// material made ready a frame late asks for its pipeline only then: while the count
+/// still grows, more may come.
 #[derive(Resource, Clone, Default)]
-struct PipelinesCompiling(Arc<AtomicUsize>);
+struct PipelinesCompiling {
+    waiting: Arc<AtomicUsize>,
+    total: Arc<AtomicUsize>,
+}
 
 impl PipelinesCompiling {
     fn none(&self) -> bool {
-        self.0.load(Ordering::Relaxed) == 0
+        self.waiting.load(Ordering::Relaxed) == 0
+    }
+
+    fn total(&self) -> usize {
+        self.total.load(Ordering::Relaxed)
     }
 }
 
 fn count_compiling_pipelines(cache: Res<PipelineCache>, compiling: Res<PipelinesCompiling>) {
     compiling
-        .0
+        .waiting
         .store(cache.waiting_pipelines().count(), Ordering::Relaxed);
+    compiling
+        .total
+        .store(cache.pipelines().count(), Ordering::Relaxed);
 }
 
 /// Captured images, handed from the observer to the queue.
@@ -227,6 +241,7 @@ fn start_still(
         camera,
         frames: 0,
         compiled_frames: 0,
+        pipelines_seen: 0,
         captured: false,
     });
 }
@@ -237,16 +252,18 @@ struct UnconvertedMtoon<'w, 's> {
     meshes: Query<'w, 's, (Entity, &'static MeshMaterial3d<StandardMaterial>)>,
     parents: Query<'w, 's, &'static ChildOf>,
     registries: Query<'w, 's, &'static bevy_vrm1::prelude::VrmcMaterialRegistry>,
+    pending: Query<'w, 's, (), With<crate::app::session::MaterialsPending>>,
 }
 
 impl UnconvertedMtoon<'_, '_> {
     fn any(&self) -> bool {
-        !self.registries.is_empty()
-            && self.meshes.iter().any(|(entity, material)| {
-                self.registries
-                    .get(self.parents.root_ancestor(entity))
-                    .is_ok_and(|r| r.materials.contains_key(&material.id()))
-            })
+        !self.pending.is_empty()
+            || (!self.registries.is_empty()
+                && self.meshes.iter().any(|(entity, material)| {
+                    self.registries
+                        .get(self.parents.root_ancestor(entity))
+                        .is_ok_and(|r| r.materials.contains_key(&material.id()))
+                }))
     }
 }
 
@@ -287,11 +304,13 @@ fn finish_still(
         return;
     };
     active.frames += 1;
-    active.compiled_frames = if compiling.none() {
+    let total = compiling.total();
+    active.compiled_frames = if compiling.none() && total == active.pipelines_seen {
         active.compiled_frames + 1
     } else {
         0
     };
+    active.pipelines_seen = total;
     // A few frames for the skinned pose to settle and until every pipeline the still's
     // camera needs has been built (the count lags the main world by a frame), then capture;
     // a pipeline that keeps failing to build does not hold the still up for ever.
@@ -300,7 +319,7 @@ fn finish_still(
     if unconverted.any() {
         active.compiled_frames = 0;
     }
-    let settled = active.frames >= 4 && active.compiled_frames >= 2;
+    let settled = active.frames >= 6 && active.compiled_frames >= 3;
     if (settled || active.frames >= MAX_SETTLE_FRAMES) && !active.captured {
         active.captured = true;
         debug!("still captured after {} frames", active.frames);

@@ -24,7 +24,9 @@ pub use images::{
     AMBIENT_FRACTION, KEY_LIGHT_FROM, captured_rgba, framed_view, render_target, save_png,
     spawn_lights,
 };
-pub use instance::{Avatar, GltfNodeIndex, node_entities, pose_instance, set_node_rotations};
+pub use instance::{
+    Avatar, GltfNodeIndex, MaterialsPending, node_entities, pose_instance, set_node_rotations,
+};
 pub use job::{Job, Progress};
 pub use messages::*;
 pub use prefs::{Prefs, prefs_plugin};
