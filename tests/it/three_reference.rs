@@ -1,5 +1,5 @@
 //! Our stills against three-vrm's: the same generated VRoid-scale MToon avatar (VRM 1.0
-//! and 0.x: toon shading, outlines, rim, matcap, emission, alpha blending, spring
+//! and 0.x: toon shading, outlines, rim, matcap, emission, cutout and blend, spring
 //! hair), the same pose, camera and lighting, drawn by `render-png` on lavapipe and by
 //! three-vrm 3.5.5 in headless Chromium (`tests/node/render_three.mjs`).
 //!

@@ -621,14 +621,14 @@ fn mtoon_properties(name: &str, base: usize, shade: usize, shade_color: [f32; 3]
     })
 }
 
-/// Hair with a parametric rim, and eyes with a matcap, emission and alpha blending: MToon
-/// features VRoid exports use besides toon shading and outlines, so that the avatar
-/// shows each of them. (A cutout face made stills of the same pose differ now and then:
-/// its coplanar layers drew in a varying order; not yet tracked down.)
+/// Hair with a parametric rim, eyes with a matcap, emission and alpha blending, and a
+/// face drawn as a cutout: the MToon features VRoid exports use besides toon shading and
+/// outlines, so that the avatar shows each of them.
 const RIM: [f32; 3] = [0.2, 0.2, 0.25];
 const EYE_EMISSION: [f32; 3] = [0.3, 0.25, 0.1];
 const EYE_ALPHA: f32 = 0.9;
 const HAIR: usize = 2;
+const FACE: usize = 3;
 const EYE: usize = 4;
 
 fn mtoon_features(materials: &mut [Value]) {
@@ -636,6 +636,9 @@ fn mtoon_features(materials: &mut [Value]) {
     hair["parametricRimColorFactor"] = json!(RIM);
     hair["parametricRimLiftFactor"] = json!(0.1);
     hair["parametricRimFresnelPowerFactor"] = json!(3.0);
+    let face = &mut materials[FACE];
+    face["alphaMode"] = json!("MASK");
+    face["alphaCutoff"] = json!(0.5);
     let eye = &mut materials[EYE];
     eye["alphaMode"] = json!("BLEND");
     eye["pbrMetallicRoughness"]["baseColorFactor"] = json!([1.0, 1.0, 1.0, EYE_ALPHA]);
@@ -656,6 +659,12 @@ fn mtoon_v0_features(properties: &mut [Value]) {
     hair["vectorProperties"]["_RimColor"] = json!([rim[0], rim[1], rim[2], 1.0]);
     hair["floatProperties"]["_RimLift"] = json!(0.1);
     hair["floatProperties"]["_RimFresnelPower"] = json!(3.0);
+    let face = &mut properties[FACE];
+    face["renderQueue"] = json!(2450);
+    face["floatProperties"]["_BlendMode"] = json!(1.0);
+    face["floatProperties"]["_Cutoff"] = json!(0.5);
+    face["keywordMap"]["_ALPHATEST_ON"] = json!(true);
+    face["tagMap"]["RenderType"] = json!("TransparentCutout");
     let eye = &mut properties[EYE];
     eye["renderQueue"] = json!(3000);
     let floats = &mut eye["floatProperties"];

@@ -473,7 +473,6 @@ fn spawn_prepared(
             mtoon::MToonPending {
                 mtoon: std::mem::take(&mut display.mtoon),
                 gltf: gltf.clone(),
-                frames: 0,
             },
             crate::app::session::MaterialsPending,
         ));

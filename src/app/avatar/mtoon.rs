@@ -34,14 +34,7 @@ const BEVY_VRM1_MTOON_FRAGMENT: Handle<Shader> =
 pub(super) struct MToonPending {
     pub mtoon: Vec<Option<Value>>,
     pub gltf: Handle<Gltf>,
-    /// Frames waited for the glTF's labelled materials and textures to be known.
-    pub frames: u32,
 }
-
-/// Frames to wait for every labelled material and texture of a loaded glTF to be known
-/// by path (on a loaded machine a few were not, the first time round), before MToon is
-/// put on the ones that are.
-const MAX_WAIT_FRAMES: u32 = 120;
 
 /// The MToon materials' `StandardMaterial` handles, held on the avatar's root: the
 /// registry names them by id only.
@@ -54,12 +47,12 @@ struct MToonSources(#[allow(dead_code)] Vec<Handle<StandardMaterial>>);
 /// the material of every mesh spawned under the root. Handles are looked up, never
 /// loaded: a load by path with settings would read the whole model again.
 pub(super) fn attach_registry(
-    mut pending: Query<(Entity, &mut MToonPending)>,
+    pending: Query<(Entity, &MToonPending)>,
     gltfs: Res<Assets<Gltf>>,
     assets: Res<AssetServer>,
     mut commands: Commands,
 ) {
-    for (entity, mut p) in &mut pending {
+    for (entity, p) in &pending {
         let Some(gltf) = gltfs.get(&p.gltf) else {
             continue;
         };
@@ -97,15 +90,6 @@ pub(super) fn attach_registry(
                 )
             })
             .collect();
-        let missing = images.iter().any(Option::is_none)
-            || p.mtoon
-                .iter()
-                .zip(&standards)
-                .any(|(m, s)| m.is_some() && s.is_none());
-        if missing && p.frames < MAX_WAIT_FRAMES {
-            p.frames += 1;
-            continue;
-        }
         let mut avatar = commands.entity(entity);
         avatar.remove::<(MToonPending, crate::app::session::MaterialsPending)>();
         let images: Vec<Handle<Image>> =
