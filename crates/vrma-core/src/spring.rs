@@ -525,6 +525,16 @@ pub fn settle(
     pose: &crate::pose::Pose,
     seconds: f32,
 ) -> Vec<(usize, Quat)> {
+    joint_rotations(springs, &settled_worlds(springs, rig, pose, seconds))
+}
+
+/// The node worlds after [`settle`]'s simulation.
+fn settled_worlds(
+    springs: &Springs,
+    rig: &Rig,
+    pose: &crate::pose::Pose,
+    seconds: f32,
+) -> NodeWorlds {
     let mut worlds = NodeWorlds::new(rig);
     worlds.pose(rig, pose);
     let mut state = SpringState::reset(springs, &worlds);
@@ -532,7 +542,8 @@ pub fn settle(
     for _ in 0..steps {
         state.step(springs, rig, &mut worlds, 1.0 / 60.0);
     }
-    joint_rotations(springs, &worlds)
+    worlds.propagate(rig);
+    worlds
 }
 
 /// Each spring joint's node, its position and its tail's in the model's file frame
@@ -543,12 +554,7 @@ pub fn settled_positions(
     pose: &crate::pose::Pose,
     seconds: f32,
 ) -> Vec<(usize, Vec3, Vec3)> {
-    let mut worlds = NodeWorlds::new(rig);
-    worlds.pose(rig, pose);
-    for (node, rotation) in settle(springs, rig, pose, seconds) {
-        worlds.locals[node].1 = rotation;
-    }
-    worlds.propagate(rig);
+    let worlds = settled_worlds(springs, rig, pose, seconds);
     springs
         .chains
         .iter()

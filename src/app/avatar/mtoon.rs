@@ -70,34 +70,27 @@ pub(super) fn attach_registry(
             .flatten()
             .max()
             .map_or(0, |max| max as usize + 1);
-        let images: Vec<Option<Handle<Image>>> = (0..textures)
+        let images = (0..textures)
             .map(|i| {
                 let path = root
                     .clone()
                     .with_label(GltfAssetLabel::Texture(i).to_string());
-                assets.get_handle::<Image>(&path)
-            })
-            .collect();
-        let standards: Vec<Option<Handle<StandardMaterial>>> = p
-            .mtoon
-            .iter()
-            .enumerate()
-            .map(|(index, m)| {
-                let label = gltf.materials.get(index)?.path()?.label()?.to_string();
-                m.as_ref()?;
-                assets.get_handle::<StandardMaterial>(
-                    &root.clone().with_label(format!("{label}/std")),
-                )
+                assets.get_handle::<Image>(&path).unwrap_or_default()
             })
             .collect();
         let mut avatar = commands.entity(entity);
         avatar.remove::<(MToonPending, crate::app::session::MaterialsPending)>();
-        let images: Vec<Handle<Image>> =
-            images.into_iter().map(Option::unwrap_or_default).collect();
         let mut sources = Vec::new();
         let mut materials = std::collections::HashMap::new();
-        for (index, (m, standard)) in p.mtoon.iter().zip(standards).enumerate() {
-            let (Some(m), Some(standard)) = (m, standard) else {
+        for (index, m) in p.mtoon.iter().enumerate() {
+            let (Some(m), Some(material)) = (m, gltf.materials.get(index)) else {
+                continue;
+            };
+            let Some(label) = material.path().and_then(|path| path.label()) else {
+                continue;
+            };
+            let path = root.clone().with_label(format!("{label}/std"));
+            let Some(standard) = assets.get_handle::<StandardMaterial>(&path) else {
                 continue;
             };
             // The core made it complete; a value bevy_vrm1 still cannot read leaves the
