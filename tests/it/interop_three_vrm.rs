@@ -317,3 +317,96 @@ fn node_constraints_follow_the_pose_as_three_vrm_evaluates_them() {
         "the constraints turned their nodes (at most {moved}°)"
     );
 }
+
+/// The generated avatar with an expression gaze (`look*` expressions bound to face
+/// targets) in place of its bone gaze.
+fn with_expression_gaze(model: &Path, out: PathBuf) -> PathBuf {
+    edited_glb(model, out, |root| {
+        let vrm = &mut root["extensions"]["VRMC_vrm"];
+        let face = vrm["expressions"]["preset"]["aa"]["morphTargetBinds"][0]["node"].clone();
+        for (k, name) in ["lookUp", "lookDown", "lookLeft", "lookRight"]
+            .iter()
+            .enumerate()
+        {
+            vrm["expressions"]["preset"][name] = json!({"morphTargetBinds":
+                [{"node": face, "index": k, "weight": 1.0}]});
+        }
+        vrm["lookAt"]["type"] = json!("expression");
+        vrm["lookAt"]["rangeMapHorizontalOuter"] = json!({"inputMaxValue": 60.0, "outputScale": 0.8});
+        vrm["lookAt"]["rangeMapVerticalUp"] = json!({"inputMaxValue": 45.0, "outputScale": 1.0});
+    })
+}
+
+#[test]
+fn the_eyes_look_at_a_target_as_three_vrm_aims_them() {
+    if !required_or_skip("Node harness (tests/node/node_modules)", node_ready()) {
+        return;
+    }
+    use vrma_maker::core::humanoid::Bone;
+    let dir = scratch("three-vrm-look-at");
+    let v1 = test_avatar(&dir, "v1.vrm", false, &["--texture-size", "16"]);
+    let v0 = test_avatar(&dir, "v0.vrm", true, &["--texture-size", "16"]);
+    let expression = with_expression_gaze(&v1, dir.join("expression.vrm"));
+    // A turned, bent head, and a target up, to the model's left and in front.
+    let q = |axis: [f32; 3], degrees: f32| {
+        let r = bevy::math::Quat::from_axis_angle(
+            bevy::math::Vec3::from(axis).normalize(),
+            degrees.to_radians(),
+        );
+        json!([r.x, r.y, r.z, r.w])
+    };
+    let target = [0.35f32, 1.75, 0.6];
+    let pose = json!({"v": 1, "lookAt": target, "bones": {
+        "neck": q([0.2, 1.0, 0.0], -25.0), "head": q([1.0, 0.0, 0.3], 15.0),
+        "spine": q([0.0, 0.0, 1.0], 8.0)}});
+    let pose_path = dir.join("pose.json");
+    std::fs::write(&pose_path, pose.to_string()).unwrap();
+    for model in [&v1, &v0, &expression] {
+        let theirs = json_stdout(&node("vrm_facts.mjs", &[model, &pose_path]));
+        let facts = &theirs["look_at"];
+        assert!(facts.is_object(), "three-vrm has a gaze: {theirs}");
+        let rig = vrma_maker::core::load_rig(model).unwrap();
+        let look = rig.model.look_at.clone().expect("our gaze");
+        let pose = vrma_maker::core::pose::Pose::from_json(&pose, &mut Vec::new()).unwrap();
+        let gaze = look.gaze_toward(&rig, &pose, bevy::math::Vec3::from(target));
+        let number = |v: &Value| v.as_f64().unwrap() as f32;
+        let name = model.file_name().unwrap().to_string_lossy();
+        assert!(
+            (gaze.yaw - number(&facts["yaw"])).abs() < 0.01
+                && (gaze.pitch - number(&facts["pitch"])).abs() < 0.01,
+            "{name}: ours {gaze:?}, three-vrm's {facts}"
+        );
+        assert!(gaze.yaw.abs() > 5.0 && gaze.pitch.abs() > 5.0, "{gaze:?}");
+        let looking = look.apply(gaze, &pose);
+        let mut worlds = vrma_maker::core::spring::NodeWorlds::new(&rig);
+        worlds.pose(&rig, &looking);
+        for (bone, eye) in [(Bone::LeftEye, "leftEye"), (Bone::RightEye, "rightEye")] {
+            let Some(theirs) = facts["eyes"].get(eye) else {
+                continue;
+            };
+            let node = rig.model.humanoid[bone.index()].unwrap();
+            let ours = rig.to_model_frame_quat(worlds.worlds[node].to_scale_rotation_translation().1);
+            let theirs = bevy::math::Quat::from_xyzw(
+                number(&theirs[0]),
+                number(&theirs[1]),
+                number(&theirs[2]),
+                number(&theirs[3]),
+            );
+            let angle = ours.angle_between(theirs).to_degrees();
+            assert!(angle < 0.05, "{name} {eye}: {angle}° from three-vrm's");
+        }
+        for (expression, value) in facts["expressions"].as_object().unwrap() {
+            let ours = looking.expressions.get(expression).copied().unwrap_or(0.0);
+            assert!(
+                (ours - number(value)).abs() < 1e-4,
+                "{name} {expression}: ours {ours}, three-vrm's {value}"
+            );
+        }
+        let turned = facts["eyes"].as_object().is_some_and(|e| !e.is_empty());
+        let weighted = facts["expressions"]
+            .as_object()
+            .is_some_and(|e| e.values().any(|v| number(v) > 0.05));
+        assert!(turned || weighted, "{name}: the gaze did something: {facts}");
+        eprintln!("{name}: yaw {:.2}°, pitch {:.2}°, as three-vrm", gaze.yaw, gaze.pitch);
+    }
+}

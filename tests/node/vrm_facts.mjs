@@ -29,6 +29,10 @@
 // model lacks are ignored; unknown bone names are an error. `expr` is accepted and
 // ignored (expressions do not move bones).
 //
+// With `"lookAt": [x,y,z]` (model space) in POSE.json, `look_at` reports the gaze
+// three-vrm aims there after the pose: { yaw, pitch (degrees), eyes: { "<eye bone>":
+// raw world rotation }, expressions: { lookUp, lookDown, lookLeft, lookRight } }.
+//
 // Failure: exit code 1 and exactly one line on stderr. On success, library warnings
 // (e.g. three-vrm's VRM 0.x lookAt curve notice) are written to stderr.
 
@@ -139,6 +143,27 @@ function constraintFacts(vrm, isV0) {
   return facts;
 }
 
+function lookAtFacts(vrm, target, isV0) {
+  if (!isNumArray(target, 3)) fail('pose: lookAt is not [x,y,z]');
+  const lookAt = vrm.lookAt;
+  if (!lookAt) return null;
+  lookAt.lookAt(new THREE.Vector3(...posIn(target, isV0)));
+  lookAt.update(0);
+  vrm.expressionManager?.update();
+  vrm.scene.updateMatrixWorld(true);
+  const eyes = {};
+  for (const bone of ['leftEye', 'rightEye']) {
+    const node = vrm.humanoid.getRawBoneNode(bone);
+    if (node) eyes[bone] = quatOut(node.getWorldQuaternion(new THREE.Quaternion()).toArray(), isV0);
+  }
+  const expressions = {};
+  for (const name of ['lookUp', 'lookDown', 'lookLeft', 'lookRight']) {
+    const value = vrm.expressionManager?.getValue(name);
+    if (value != null) expressions[name] = value;
+  }
+  return { yaw: lookAt.yaw, pitch: lookAt.pitch, eyes, expressions };
+}
+
 async function main() {
   const [modelPath, posePath, ...extra] = process.argv.slice(2);
   if (!modelPath || extra.length) fail('usage: node vrm_facts.mjs MODEL.vrm [POSE.json]');
@@ -169,6 +194,7 @@ async function main() {
     out.world = applyPose(vrm, pose, isV0);
     const constrained = constraintFacts(vrm, isV0);
     if (constrained) out.constrained = constrained;
+    if (pose.lookAt != null) out.look_at = lookAtFacts(vrm, pose.lookAt, isV0);
   }
   process.stdout.write(JSON.stringify(out) + '\n');
   flushChatter();

@@ -15,6 +15,7 @@ pub mod history;
 pub mod humanoid;
 pub mod ik;
 pub mod library;
+pub mod look_at;
 pub mod mannequin;
 pub mod math;
 pub mod mtoon;

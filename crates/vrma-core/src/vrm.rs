@@ -260,6 +260,8 @@ pub struct Model {
     pub springs: crate::spring::Springs,
     /// Twist bones and other nodes that follow another node (`core::constraint`).
     pub constraints: crate::constraint::Constraints,
+    /// Where the eyes look, and what turns them (`core::look_at`); `None`: as posed.
+    pub look_at: Option<crate::look_at::LookAt>,
 }
 
 fn field<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
@@ -709,6 +711,7 @@ impl Model {
         }
         let springs = crate::spring::Springs::read(root, &nodes);
         let constraints = crate::constraint::Constraints::read(root, &nodes);
+        let look_at = crate::look_at::LookAt::read(root, version);
         Ok(Model {
             version,
             // Every still, project and pose names the model: a title is a line, not a book.
@@ -719,6 +722,7 @@ impl Model {
             mesh_morph_counts: mesh_counts,
             springs,
             constraints,
+            look_at,
         })
     }
 

@@ -1,0 +1,332 @@
+//! Where the eyes look (VRM 1.0 `VRMC_vrm.lookAt`, VRM 0.x `firstPerson`), as three-vrm
+//! 3.5.5 aims them: the target's yaw and pitch from the head (taken in the head's rest
+//! frame, so a turned head still looks at the target), mapped through the model's range
+//! maps onto the eye bones (bone type) or the `look*` expressions (expression type).
+//! The gaze is a change of the pose (eye rotations or expression weights), so everything
+//! after the pose (raw bones, constraints, springs, morphs) follows it unchanged.
+
+use glam::{EulerRot, Quat, Vec3};
+use serde_json::Value;
+
+use crate::humanoid::Bone;
+use crate::pose::Pose;
+use crate::rig::Rig;
+use crate::vrm::VrmVersion;
+
+/// three-vrm's floor for a range map's input (a smaller one turns the angles into NaN).
+const INPUT_MAX_VALUE_MINIMUM: f32 = 0.01;
+/// Most degrees an eye may turn, or weight an expression may take, whatever a file says.
+const MAX_OUTPUT_SCALE: f32 = 360.0;
+
+/// What the gaze moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LookAtKind {
+    /// The eye bones turn.
+    Bone,
+    /// The `lookUp`, `lookDown`, `lookLeft` and `lookRight` expressions are set.
+    Expression,
+}
+
+/// An input angle in degrees to an output (degrees for bones, a weight for expressions).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RangeMap {
+    pub input_max: f32,
+    pub output_scale: f32,
+}
+
+impl RangeMap {
+    pub fn map(&self, degrees: f32) -> f32 {
+        self.output_scale * (degrees / self.input_max).clamp(0.0, 1.0)
+    }
+
+    fn read(map: &Value, input_key: &str, output_key: &str, default_output: f32) -> RangeMap {
+        let number = |key: &str| map[key].as_f64().map(|v| v as f32).filter(|v| v.is_finite());
+        RangeMap {
+            input_max: number(input_key)
+                .unwrap_or(90.0)
+                .clamp(INPUT_MAX_VALUE_MINIMUM, f32::MAX),
+            output_scale: number(output_key)
+                .unwrap_or(default_output)
+                .clamp(-MAX_OUTPUT_SCALE, MAX_OUTPUT_SCALE),
+        }
+    }
+}
+
+/// A model's gaze set-up.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LookAt {
+    pub kind: LookAtKind,
+    /// From the raw head bone to between the eyes, in the head's own frame.
+    pub offset_from_head: Vec3,
+    pub horizontal_inner: RangeMap,
+    pub horizontal_outer: RangeMap,
+    pub vertical_down: RangeMap,
+    pub vertical_up: RangeMap,
+}
+
+/// Yaw (positive: toward the model's left) and pitch (positive: down), in degrees.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Gaze {
+    pub yaw: f32,
+    pub pitch: f32,
+}
+
+/// The expressions an expression-type gaze sets.
+pub const LOOK_EXPRESSIONS: [&str; 4] = ["lookUp", "lookDown", "lookLeft", "lookRight"];
+
+impl LookAt {
+    /// Reads the gaze of a VRM's extension JSON; `None` where the file has none (a player
+    /// then leaves the eyes as posed).
+    pub fn read(root: &Value, version: VrmVersion) -> Option<LookAt> {
+        let extensions = &root["extensions"];
+        let number = |v: &Value, default: f32| {
+            v.as_f64()
+                .map(|v| v as f32)
+                .filter(|v| v.is_finite())
+                .unwrap_or(default)
+        };
+        match version {
+            VrmVersion::V1 => {
+                let look = extensions["VRMC_vrm"].get("lookAt")?;
+                let kind = match look["type"].as_str() {
+                    Some("expression") => LookAtKind::Expression,
+                    _ => LookAtKind::Bone,
+                };
+                let default_output = default_output(kind);
+                let map = |key: &str| {
+                    RangeMap::read(&look[key], "inputMaxValue", "outputScale", default_output)
+                };
+                let offset = look["offsetFromHeadBone"].as_array();
+                let component = |i: usize, default: f32| {
+                    offset.and_then(|o| o.get(i)).map_or(default, |v| number(v, default))
+                };
+                Some(LookAt {
+                    kind,
+                    offset_from_head: Vec3::new(
+                        component(0, 0.0),
+                        component(1, 0.06),
+                        component(2, 0.0),
+                    ),
+                    horizontal_inner: map("rangeMapHorizontalInner"),
+                    horizontal_outer: map("rangeMapHorizontalOuter"),
+                    vertical_down: map("rangeMapVerticalDown"),
+                    vertical_up: map("rangeMapVerticalUp"),
+                })
+            }
+            VrmVersion::V0 => {
+                let first_person = extensions["VRM"].get("firstPerson")?;
+                let kind = match first_person["lookAtTypeName"].as_str() {
+                    Some("BlendShape") => LookAtKind::Expression,
+                    _ => LookAtKind::Bone,
+                };
+                let default_output = default_output(kind);
+                let map = |key: &str| {
+                    RangeMap::read(&first_person[key], "xRange", "yRange", default_output)
+                };
+                let offset = &first_person["firstPersonBoneOffset"];
+                // As three-vrm reads it: z turned round (VRM 0.x models face -Z).
+                let offset_from_head = if offset.is_object() {
+                    Vec3::new(
+                        number(&offset["x"], 0.0),
+                        number(&offset["y"], 0.06),
+                        -number(&offset["z"], 0.0),
+                    )
+                } else {
+                    Vec3::new(0.0, 0.06, 0.0)
+                };
+                Some(LookAt {
+                    kind,
+                    offset_from_head,
+                    horizontal_inner: map("lookAtHorizontalInner"),
+                    horizontal_outer: map("lookAtHorizontalOuter"),
+                    vertical_down: map("lookAtVerticalDown"),
+                    vertical_up: map("lookAtVerticalUp"),
+                })
+            }
+        }
+    }
+
+    /// The yaw and pitch from between the eyes to `target` (model space, VRM 1.0 frame)
+    /// for a pose, in the head's rest frame.
+    pub fn gaze_toward(&self, rig: &Rig, pose: &Pose, target: Vec3) -> Gaze {
+        let world = rig.world_pose(pose);
+        let (Some((head_position, head_rotation)), Some(head_node)) = (
+            world[Bone::Head.index()],
+            rig.model.humanoid[Bone::Head.index()],
+        ) else {
+            return Gaze::default();
+        };
+        // The raw head's rest frame, in the VRM 1.0 frame (it carries the offset).
+        let rest = rig.node_world_rest(head_node);
+        let offset = rig.to_model_frame_vec(rest.transform_vector3(self.offset_from_head));
+        let eyes = head_position + head_rotation * offset;
+        let direction = (head_rotation.inverse() * (target - eyes)).normalize_or_zero();
+        if direction == Vec3::ZERO || !direction.is_finite() {
+            return Gaze::default();
+        }
+        // three-vrm's azimuth and altitude, from a face looking along +Z.
+        let azimuth = |v: Vec3| (-v.z).atan2(v.x);
+        let altitude = |v: Vec3| v.y.atan2((v.x * v.x + v.z * v.z).sqrt());
+        let yaw = sanitize_angle(azimuth(direction) - azimuth(Vec3::Z));
+        let pitch = sanitize_angle(altitude(Vec3::Z) - altitude(direction));
+        Gaze {
+            yaw: yaw.to_degrees(),
+            pitch: pitch.to_degrees(),
+        }
+    }
+
+    /// The pose with its eyes (or `look*` expressions) set to a gaze, as three-vrm's
+    /// appliers set them (the eye bones' rotations replaced, the four expressions set).
+    pub fn apply(&self, gaze: Gaze, pose: &Pose) -> Pose {
+        let mut out = pose.clone();
+        let Gaze { yaw, pitch } = gaze;
+        match self.kind {
+            LookAtKind::Bone => {
+                // three-vrm maps looking up through the down range and down through the
+                // up range; players match it, so the eyes do too.
+                let x = if pitch < 0.0 {
+                    -self.vertical_down.map(-pitch)
+                } else {
+                    self.vertical_up.map(pitch)
+                };
+                let eye = |toward_nose: &RangeMap, away: &RangeMap| {
+                    let y = if yaw < 0.0 {
+                        -toward_nose.map(-yaw)
+                    } else {
+                        away.map(yaw)
+                    };
+                    Quat::from_euler(EulerRot::YXZ, y.to_radians(), x.to_radians(), 0.0)
+                };
+                let left = eye(&self.horizontal_inner, &self.horizontal_outer);
+                let right = eye(&self.horizontal_outer, &self.horizontal_inner);
+                out.bones[Bone::LeftEye.index()] = left;
+                out.bones[Bone::RightEye.index()] = right;
+            }
+            LookAtKind::Expression => {
+                let (up, down) = if pitch < 0.0 {
+                    (self.vertical_up.map(-pitch), 0.0)
+                } else {
+                    (0.0, self.vertical_down.map(pitch))
+                };
+                let (left, right) = if yaw < 0.0 {
+                    (0.0, self.horizontal_outer.map(-yaw))
+                } else {
+                    (self.horizontal_outer.map(yaw), 0.0)
+                };
+                for (name, value) in LOOK_EXPRESSIONS.iter().zip([up, down, left, right]) {
+                    out.expressions
+                        .insert(name.to_string(), value.clamp(0.0, 1.0));
+                }
+            }
+        }
+        out
+    }
+
+    /// The pose looking at `target` (model space, VRM 1.0 frame).
+    pub fn looking_at(&self, rig: &Rig, pose: &Pose, target: Vec3) -> Pose {
+        self.apply(self.gaze_toward(rig, pose, target), pose)
+    }
+}
+
+fn default_output(kind: LookAtKind) -> f32 {
+    match kind {
+        LookAtKind::Expression => 1.0,
+        LookAtKind::Bone => 10.0,
+    }
+}
+
+/// An angle brought into [-π, π] (three-vrm's `sanitizeAngle`).
+fn sanitize_angle(angle: f32) -> f32 {
+    let turns = (angle / std::f32::consts::TAU).round();
+    angle - std::f32::consts::TAU * turns
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mannequin::MannequinVariant;
+    use crate::test_avatar::{self, TestAvatarSpec};
+    use serde_json::json;
+
+    /// The generated VRoid-scale avatar of both versions (small textures): bone gazes.
+    fn rigs() -> Vec<Rig> {
+        [MannequinVariant::Vrm1, MannequinVariant::Vrm0]
+            .into_iter()
+            .map(|variant| {
+                let spec = TestAvatarSpec {
+                    texture_size: 16,
+                    ..TestAvatarSpec::vroid(variant)
+                };
+                let bytes = test_avatar::build(&spec);
+                Rig::new(crate::vrm::Model::from_bytes(&bytes).unwrap()).unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_target_straight_ahead_leaves_the_eyes_at_rest() {
+        for rig in rigs() {
+            let look = rig.model.look_at.clone().expect("the avatar has a gaze");
+            let pose = Pose::default();
+            let head = rig.model.humanoid[Bone::Head.index()].unwrap();
+            let offset = rig.node_world_rest(head).transform_vector3(look.offset_from_head);
+            let eyes =
+                rig.world_position(&pose, Bone::Head).unwrap() + rig.to_model_frame_vec(offset);
+            let gaze = look.gaze_toward(&rig, &pose, eyes + Vec3::Z * 2.0);
+            assert!(gaze.yaw.abs() < 1e-3 && gaze.pitch.abs() < 1e-3, "{gaze:?}");
+            let posed = look.apply(gaze, &pose);
+            assert!(posed.bones[Bone::LeftEye.index()].angle_between(Quat::IDENTITY) < 1e-4);
+        }
+    }
+
+    #[test]
+    fn a_target_up_and_to_the_left_turns_both_eyes_that_way_within_their_range() {
+        for rig in rigs() {
+            let look = rig.model.look_at.clone().unwrap();
+            let pose = Pose::default();
+            let head = rig.world_position(&pose, Bone::Head).unwrap();
+            // The model's left is +X in the VRM 1.0 frame; far up and left.
+            let gaze = look.gaze_toward(&rig, &pose, head + Vec3::new(3.0, 3.0, 1.0));
+            assert!(gaze.yaw > 45.0 && gaze.pitch < -30.0, "{gaze:?}");
+            let posed = look.apply(gaze, &pose);
+            for eye in [Bone::LeftEye, Bone::RightEye] {
+                let forward = posed.bones[eye.index()] * Vec3::Z;
+                assert!(forward.x > 0.0 && forward.y > 0.0, "{eye}: {forward}");
+                let turned = posed.bones[eye.index()].angle_between(Quat::IDENTITY).to_degrees();
+                assert!(turned <= 2f32.sqrt() * 10.0 + 1e-3, "{eye}: {turned}°");
+            }
+        }
+    }
+
+    #[test]
+    fn a_turned_head_still_looks_at_the_target() {
+        let rig = &rigs()[0];
+        let look = rig.model.look_at.clone().unwrap();
+        let mut pose = Pose::default();
+        let head = rig.world_position(&pose, Bone::Head).unwrap();
+        let target = head + Vec3::new(0.0, 0.0, 2.0);
+        pose.bones[Bone::Neck.index()] = Quat::from_rotation_y(30f32.to_radians());
+        let gaze = look.gaze_toward(rig, &pose, target);
+        assert!((gaze.yaw + 30.0).abs() < 3.0, "the eyes turn back: {gaze:?}");
+    }
+
+    #[test]
+    fn an_expression_gaze_sets_the_look_expressions_and_bad_maps_fall_back() {
+        let root = json!({"extensions": {"VRMC_vrm": {"lookAt": {"type": "expression",
+            "rangeMapHorizontalOuter": {"inputMaxValue": 0.0, "outputScale": 1.0},
+            "rangeMapVerticalUp": {"inputMaxValue": "x", "outputScale": 1e30},
+            "offsetFromHeadBone": [0.0, "y"]}}}});
+        let look = LookAt::read(&root, VrmVersion::V1).unwrap();
+        assert_eq!(look.kind, LookAtKind::Expression);
+        assert_eq!(look.offset_from_head, Vec3::new(0.0, 0.06, 0.0));
+        assert_eq!(look.horizontal_outer.input_max, INPUT_MAX_VALUE_MINIMUM);
+        assert_eq!(look.vertical_up.input_max, 90.0);
+        assert_eq!(look.vertical_up.output_scale, MAX_OUTPUT_SCALE);
+        let posed = look.apply(Gaze { yaw: -20.0, pitch: 45.0 }, &Pose::default());
+        assert_eq!(posed.expressions["lookRight"], 1.0);
+        assert_eq!(posed.expressions["lookLeft"], 0.0);
+        assert_eq!(posed.expressions["lookUp"], 0.0);
+        assert_eq!(posed.expressions["lookDown"], 0.5);
+        assert!(LookAt::read(&json!({"extensions": {"VRMC_vrm": {}}}), VrmVersion::V1).is_none());
+    }
+}
