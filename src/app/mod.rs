@@ -150,6 +150,7 @@ pub fn render_still(
     size: UVec2,
     camera: StillCamera,
     background: Option<[u8; 3]>,
+    eyes: crate::core::look_at::StillEyes,
     output: PathBuf,
 ) -> Result<(), String> {
     install_friendly_panic_hook();
@@ -186,6 +187,7 @@ pub fn render_still(
         background,
         output,
         at: None,
+        eyes,
     };
     render::one_still_plugin(&mut app, pose, request, outcome.clone());
     let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| app.run()));

@@ -145,6 +145,9 @@ pub enum Command {
         /// transparent, or a colour such as #ffffff.
         #[arg(long, default_value = "transparent")]
         background: String,
+        /// Where the eyes look: camera (as players' default target), or pose (as posed).
+        #[arg(long, default_value = "camera")]
+        eyes: String,
     },
     /// Write the built-in mannequin as a VRM file.
     Mannequin {
@@ -213,6 +216,7 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, Refusal> {
             camera,
             camera_json,
             background,
+            eyes,
         } => render_png::run(
             &model,
             pose.as_deref(),
@@ -224,6 +228,7 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, Refusal> {
                 preset: &camera,
                 camera_json: camera_json.as_deref(),
                 background: &background,
+                eyes: &eyes,
             },
         )
         .map(Some),

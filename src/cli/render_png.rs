@@ -1,6 +1,6 @@
 //! `vrma-maker render-png --model M (--pose POSE.json | --project P --time T) -o OUT.png
 //! [--size WxH] [--camera front|side|three-quarter | --camera-json CAMERA.json]
-//! [--background transparent|#rrggbb]`: a still, no window. The camera it used is
+//! [--background transparent|#rrggbb] [--eyes camera|pose]`: a still, no window. The camera it used is
 //! printed as `camera` in the same JSON `--camera-json` reads.
 
 use std::path::Path;
@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::core::Refusal;
 use crate::core::framing::{CameraPreset, StillCamera};
+use crate::core::look_at::StillEyes;
 use crate::core::pose::Pose;
 
 /// Parses `1024x1365`: 1 to 8192 pixels each way.
@@ -38,6 +39,8 @@ pub struct View<'a> {
     pub preset: &'a str,
     pub camera_json: Option<&'a Path>,
     pub background: &'a str,
+    /// `camera` or `pose`.
+    pub eyes: &'a str,
 }
 
 pub fn run(
@@ -65,6 +68,9 @@ pub fn run(
     };
     let background = crate::core::still::parse_background(view.background)
         .map_err(|e| e.context("--background"))?;
+    let eyes = StillEyes::from_name(view.eyes).ok_or_else(|| {
+        Refusal::new(format!("--eyes: '{}' is not camera or pose", view.eyes))
+    })?;
     // Everything is validated before any rendering starts.
     let editor = super::open_editor(model, project)?;
     let still_pose = match (pose, project, time) {
@@ -110,6 +116,7 @@ pub fn run(
         size,
         camera,
         background,
+        eyes,
         output.to_path_buf(),
     )
     .map_err(Refusal::new)?;

@@ -65,6 +65,14 @@ window.render = async (input) => {
   scene.add(key);
   scene.add(new THREE.AmbientLight(0xffffff, light.ambient));
 
+  const camera = new THREE.PerspectiveCamera(view.fov, width / height, 0.01, 1000);
+  camera.position.set(...view.position);
+  camera.up.set(0, 1, 0);
+  camera.lookAt(new THREE.Vector3(...view.target));
+  camera.updateMatrixWorld(true);
+  // The eyes on the camera (a player's default target), unless asked to keep the pose's.
+  if (vrm.lookAt && input.eyes !== 'pose') vrm.lookAt.target = camera;
+
   applyPose(vrm, pose, isV0);
   // Pose the raw bones, then settle the springs from a reset with the pose held, at
   // 60 Hz, as the editor does before a still.
@@ -74,6 +82,12 @@ window.render = async (input) => {
   const steps = Math.round(settle * 60);
   for (let i = 0; i < steps; i++) vrm.update(1 / 60);
   vrm.scene.updateMatrixWorld(true);
+  // A still is at t = 0 of its UV animation (the settling above advanced it).
+  for (const material of vrm.materials ?? []) {
+    for (const name of ['uvAnimationScrollXOffset', 'uvAnimationScrollYOffset', 'uvAnimationRotationPhase']) {
+      if (material.uniforms?.[name]) material.uniforms[name].value = 0;
+    }
+  }
 
   const springs = [];
   for (const joint of vrm.springBoneManager?.joints ?? []) {
@@ -85,10 +99,6 @@ window.render = async (input) => {
     springs.push({ node: joint.bone.name, world: [p.x, p.y, p.z], tail: [t.x, t.y, t.z] });
   }
 
-  const camera = new THREE.PerspectiveCamera(view.fov, width / height, 0.01, 1000);
-  camera.position.set(...view.position);
-  camera.up.set(0, 1, 0);
-  camera.lookAt(new THREE.Vector3(...view.target));
   renderer.render(scene, camera);
   const png = canvas.toDataURL('image/png');
   renderer.dispose();

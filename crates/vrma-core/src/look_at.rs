@@ -71,6 +71,26 @@ pub struct Gaze {
     pub pitch: f32,
 }
 
+/// Where a still's eyes look: at its camera, as a player's default target is (models
+/// with a gaze set-up), or as the pose has them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StillEyes {
+    #[default]
+    Camera,
+    AsPosed,
+}
+
+impl StillEyes {
+    /// `camera` or `pose` (the CLI's words).
+    pub fn from_name(name: &str) -> Option<StillEyes> {
+        match name {
+            "camera" => Some(StillEyes::Camera),
+            "pose" => Some(StillEyes::AsPosed),
+            _ => None,
+        }
+    }
+}
+
 /// The expressions an expression-type gaze sets.
 pub const LOOK_EXPRESSIONS: [&str; 4] = ["lookUp", "lookDown", "lookLeft", "lookRight"];
 

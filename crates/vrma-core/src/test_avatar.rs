@@ -621,12 +621,14 @@ fn mtoon_properties(name: &str, base: usize, shade: usize, shade_color: [f32; 3]
     })
 }
 
-/// Hair with a parametric rim, eyes with a matcap, emission and alpha blending, and a
-/// face drawn as a cutout: the MToon features VRoid exports use besides toon shading and
-/// outlines, so that the avatar shows each of them.
+/// Hair with a parametric rim, eyes with a matcap, emission, alpha blending and a UV
+/// scroll, and a face drawn as a cutout: the MToon features VRoid exports use besides
+/// toon shading and outlines, so that the avatar shows each of them.
 const RIM: [f32; 3] = [0.2, 0.2, 0.25];
 const EYE_EMISSION: [f32; 3] = [0.3, 0.25, 0.1];
 const EYE_ALPHA: f32 = 0.9;
+/// UV widths a second (stills are drawn at t = 0 of it).
+const EYE_SCROLL: f32 = 0.5;
 const HAIR: usize = 2;
 const FACE: usize = 3;
 const EYE: usize = 4;
@@ -649,6 +651,7 @@ fn mtoon_features(materials: &mut [Value]) {
         mtoon["matcapTexture"] = json!({"index": shade["index"]});
         mtoon["matcapFactor"] = json!([1.0, 1.0, 1.0]);
     }
+    mtoon["uvAnimationScrollXSpeedFactor"] = json!(EYE_SCROLL);
 }
 
 /// [`mtoon_features`] in VRM 0.x terms (colours in gamma space, as UniVRM writes them).
@@ -676,6 +679,7 @@ fn mtoon_v0_features(properties: &mut [Value]) {
     let emission = gamma(EYE_EMISSION);
     eye["vectorProperties"]["_EmissionColor"] = json!([emission[0], emission[1], emission[2], 1.0]);
     eye["keywordMap"]["_ALPHABLEND_ON"] = json!(true);
+    eye["floatProperties"]["_UvAnimScrollX"] = json!(EYE_SCROLL);
     eye["tagMap"]["RenderType"] = json!("Transparent");
     if let Some(shade) = eye["textureProperties"]["_ShadeTexture"].as_u64() {
         eye["textureProperties"]["_SphereAdd"] = json!(shade);

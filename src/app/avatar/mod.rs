@@ -26,7 +26,7 @@ use bevy::world_serialization::WorldInstanceReady;
 
 use super::session::{
     Avatar, AvatarShown, Banner, EditorSet, GltfNodeIndex, Job, KeepAwake, Launch, LoadModel,
-    ModelSource, OpenFailed, SaveRecoveryNow, Selection, Session, SpringBones, StartupSet,
+    ModelSource, OpenFailed, SaveRecoveryNow, Selection, Session, SpringBones, StartupSet, StillPose,
     node_entities, pose_instance, set_node_rotations,
 };
 use crate::core::display::{self, DeviceLimits, DisplayModel, MorphRoutes};
@@ -769,18 +769,21 @@ fn drive_skeleton(
     avatars: Query<&Avatar>,
     mut transforms: Query<&mut Transform>,
     mut morphs: Query<&mut MorphWeights>,
-    (springs, mut live, time, mut awake): (
+    (springs, mut live, time, mut awake, still_pose): (
         Res<SpringBones>,
         ResMut<LiveSprings>,
         Res<Time<Real>>,
         ResMut<KeepAwake>,
+        Res<StillPose>,
     ),
 ) {
     let rig = &session.editor.rig;
+    // While a still renders, its pose (the eyes on its camera).
+    let pose = still_pose.0.as_ref().unwrap_or(&session.editor.pose);
     for avatar in &avatars {
         pose_instance(
             rig,
-            &session.editor.pose,
+            pose,
             &avatar.nodes,
             &avatar.routes,
             &mut transforms,

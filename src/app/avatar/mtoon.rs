@@ -7,26 +7,71 @@
 
 use bevy::gltf::{Gltf, GltfAssetLabel};
 use bevy::prelude::*;
-use bevy_vrm1::prelude::{MtoonMaterialPlugin, VrmcMaterialRegistry};
+use bevy_vrm1::prelude::{MtoonMaterialPlugin, UVAnimation, VrmcMaterialRegistry};
 use serde_json::Value;
 
 /// The MToon material and its outline pass (apps that render).
 pub(in crate::app) fn plugin(app: &mut App) {
     app.add_plugins(MtoonMaterialPlugin)
-        .add_systems(PostUpdate, convert_to_mtoon);
-    // Our fragment stage in place of bevy_vrm1's, at its handle (its material and
-    // outline pass name it): three-vrm's lighting (see the shader's opening comment).
+        .init_resource::<UvAnimations>()
+        .add_systems(PostUpdate, (convert_to_mtoon, run_uv_clock).chain());
+    // Our stages in place of bevy_vrm1's, at its handles (its material and outline pass
+    // name them): three-vrm's lighting and outlines (see the shaders' opening comments).
     bevy::asset::load_internal_asset!(
         app,
         BEVY_VRM1_MTOON_FRAGMENT,
         "mtoon_fragment.wgsl",
         Shader::from_wgsl
     );
+    bevy::asset::load_internal_asset!(
+        app,
+        BEVY_VRM1_MTOON_VERTEX,
+        "mtoon_vertex.wgsl",
+        Shader::from_wgsl
+    );
 }
 
-/// bevy_vrm1 0.10's MToon fragment shader handle (`vrm::mtoon`, private there).
+/// bevy_vrm1 0.10's MToon shader handles (`vrm::mtoon`, private there).
 const BEVY_VRM1_MTOON_FRAGMENT: Handle<Shader> =
     bevy::asset::uuid_handle!("9a96eff2-1676-1dc0-9abc-2fd5e7134443");
+const BEVY_VRM1_MTOON_VERTEX: Handle<Shader> =
+    bevy::asset::uuid_handle!("f4041db8-c464-b84c-e3c9-e618527945a1");
+
+/// The MToon materials whose UVs scroll or turn, with their speeds: our shaders read the
+/// scroll and phase reached (speed × time) where bevy_vrm1's read the speeds, so that a
+/// still is drawn at t = 0 while the view animates (bevy_vrm1 uses the frame's time).
+#[derive(Resource, Default)]
+pub(super) struct UvAnimations(Vec<(Handle<bevy_vrm1::prelude::MToonMaterial>, UVAnimation)>);
+
+/// Sets each animated material's scroll and phase for this frame: the app's time, or
+/// t = 0 while a still renders (a player's first frame; the same still every time).
+fn run_uv_clock(
+    animations: Res<UvAnimations>,
+    time: Res<Time<Real>>,
+    still: Option<Res<crate::app::session::StillPose>>,
+    mut materials: ResMut<Assets<bevy_vrm1::prelude::MToonMaterial>>,
+) {
+    let t = if still.is_some_and(|s| s.0.is_some()) {
+        0.0
+    } else {
+        time.elapsed_secs_f64()
+    };
+    for (handle, speeds) in &animations.0 {
+        // Turns wrapped in f64 first: hours of f32 time would lose the phase.
+        let phase = (f64::from(speeds.rotation_speed) * t).rem_euclid(std::f64::consts::TAU);
+        let reached = UVAnimation {
+            rotation_speed: phase as f32,
+            scroll_speed: (speeds.scroll_speed.as_dvec2() * t).as_vec2(),
+        };
+        let unchanged = materials.get(handle).is_none_or(|m| {
+            m.uv_animation.rotation_speed == reached.rotation_speed
+                && m.uv_animation.scroll_speed == reached.scroll_speed
+        });
+        if !unchanged && let Some(mut material) = materials.get_mut(handle) {
+            material.uv_animation = reached;
+        }
+    }
+}
 
 /// A model whose MToon waits for Bevy's glTF loader: the registry is made from the
 /// loaded glTF's own handles, before its scene is spawned.
@@ -125,6 +170,7 @@ pub(super) fn convert_to_mtoon(
     registries: Query<&VrmcMaterialRegistry>,
     (standard, assets): (Res<Assets<StandardMaterial>>, Res<AssetServer>),
     mut mtoon: ResMut<Assets<bevy_vrm1::prelude::MToonMaterial>>,
+    mut animations: ResMut<UvAnimations>,
     mut made: Local<
         std::collections::HashMap<
             AssetId<StandardMaterial>,
@@ -133,9 +179,10 @@ pub(super) fn convert_to_mtoon(
     >,
     mut commands: Commands,
 ) {
-    use bevy_vrm1::prelude::{MToonMaterial, MToonOutline, RimLighting, Shade, UVAnimation};
+    use bevy_vrm1::prelude::{MToonMaterial, MToonOutline, OutlineWidthMode, RimLighting, Shade};
     if registries.is_empty() {
         made.clear(); // no avatar with MToon: nothing to keep
+        animations.0.clear();
         return;
     }
     let mut pending: Vec<(String, Entity, AssetId<StandardMaterial>, Entity)> = meshes
@@ -162,7 +209,15 @@ pub(super) fn convert_to_mtoon(
         };
         let handle = made.entry(id).or_insert_with(|| {
             let image = |index: Option<usize>| index.and_then(|i| registry.images.get(i)).cloned();
-            mtoon.add(MToonMaterial {
+            let mut outline = MToonOutline::from(ext);
+            if ext.outline_width_mode == "screenCoordinates" {
+                // bevy_vrm1 has no screen mode: our vertex stage reads a negative width
+                // of a world outline as one.
+                outline.mode = OutlineWidthMode::WorldCoordinates;
+                outline.width_factor = -outline.width_factor.abs();
+            }
+            let speeds = UVAnimation::from(ext);
+            let handle = mtoon.add(MToonMaterial {
                 base_color_texture: base.base_color_texture.clone(),
                 uv_animation_mask_texture: image(ext.uv_animation_mask_texture.map(|t| t.index)),
                 shade_multiply_texture: image(ext.shade_multiply_texture.map(|t| t.index)),
@@ -173,9 +228,13 @@ pub(super) fn convert_to_mtoon(
                     ext.outline_width_multiply_texture.map(|t| t.index),
                 ),
                 shade: Shade::from(ext),
-                outline: MToonOutline::from(ext),
+                outline,
                 rim_lighting: RimLighting::from(ext),
-                uv_animation: UVAnimation::from(ext),
+                // t = 0 until the UV clock runs.
+                uv_animation: UVAnimation {
+                    rotation_speed: 0.0,
+                    scroll_speed: Vec2::ZERO,
+                },
                 gi_equalization_factor: ext.gi_equalization_factor,
                 double_sided: base.double_sided,
                 alpha_mode: base.alpha_mode,
@@ -188,7 +247,11 @@ pub(super) fn convert_to_mtoon(
                 emissive: base.emissive,
                 emissive_texture: base.emissive_texture.clone(),
                 uv_transform: base.uv_transform,
-            })
+            });
+            if speeds.rotation_speed != 0.0 || speeds.scroll_speed != Vec2::ZERO {
+                animations.0.push((handle.clone(), speeds));
+            }
+            handle
         });
         commands
             .entity(entity)

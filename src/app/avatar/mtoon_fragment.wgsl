@@ -9,14 +9,16 @@
 //   ambient colour × brightness × exposure is the fraction of the lit colour it adds);
 // - rim lighting is mixed with the light arriving, matcap is looked up in view space
 //   with v downward, a cutout is a plain alpha test;
-// - UV scroll and rotation are applied before the texture transform, as three does.
+// - UV scroll and rotation are applied before the texture transform, as three does; the
+//   material's speeds carry the scroll and phase reached at the frame's time (written
+//   by `avatar::mtoon`'s UV clock, which holds stills at t = 0), not speeds.
 
 #import bevy_pbr::{
     forward_io::{VertexOutput, FragmentOutput},
     pbr_fragment::pbr_input_from_vertex_output,
     mesh_view_types::DIRECTIONAL_LIGHT_FLAGS_SHADOWS_ENABLED_BIT,
     shadows::fetch_directional_shadow,
-    mesh_view_bindings::{view, lights, globals},
+    mesh_view_bindings::{view, lights},
 }
 #import mtoon::types::{
     material,
@@ -55,12 +57,11 @@ fn animated_uv(uv: vec2<f32>) -> vec2<f32> {
     if has(UV_ANIMATION_MASK_TEXTURE) {
         mask = sample(uv_animation_mask_texture, uv_animation_mask_sampler, uv).b;
     }
-    let time = globals.time;
-    let phase = material.uv_animation_rotation_speed * time * mask;
+    let phase = material.uv_animation_rotation_speed * mask;
     let c = cos(phase);
     let s = sin(phase);
     let rotated = mat2x2(c, -s, s, c) * (uv - vec2(0.5)) + vec2(0.5);
-    let scroll = vec2(material.uv_animation_scroll_speed_x, material.uv_animation_rotation_speed_y) * time;
+    let scroll = vec2(material.uv_animation_scroll_speed_x, material.uv_animation_rotation_speed_y);
     return rotated + scroll * mask;
 }
 
@@ -70,7 +71,7 @@ fn fragment(
     @builtin(front_facing) is_front: bool,
 ) -> FragmentOutput {
 #ifdef OUTLINE_PASS
-    // The outline hull is drawn for world-coordinate outlines only.
+    // No hull where the outline mode is none (world and screen outlines set the flag).
     if (material.outline_flags & OUTLINE_WORLD_COORDINATES) == 0u {
         discard;
     }

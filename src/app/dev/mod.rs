@@ -11,7 +11,7 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 
 use super::session::{
     Avatar, AvatarShown, EditorSet, ExitGate, KeepAwake, Launch, RenderStill, Selection, Session,
-    StillRequest, StillView, captured_rgba, save_png,
+    StillEyes, StillRequest, StillView, captured_rgba, save_png,
 };
 use crate::core::framing::CameraPreset;
 use crate::core::humanoid::Bone;
@@ -74,6 +74,7 @@ fn export_at_start(
         background: None,
         output: path,
         at: None,
+        eyes: StillEyes::Camera,
     }));
 }
 

@@ -9,7 +9,7 @@ use bevy::prelude::*;
 
 use crate::app::session::{
     Banner, EditRequest, EditorSet, FileSettings, Job, KeepAwake, Progress, RenderStill, Session,
-    StillRequest, StillView,
+    StillEyes, StillRequest, StillView,
 };
 use crate::core::Refusal;
 use crate::core::edit::KeyEdit;
@@ -79,6 +79,7 @@ impl Exports<'_> {
                     background: settings.png.background,
                     output: with_extension(&path, format.extension),
                     at: None,
+                    eyes: StillEyes::Camera,
                 }));
                 banner.notice = Some("Rendering the PNG…".into());
             }
@@ -146,6 +147,7 @@ impl Exports<'_> {
                 background: png.background,
                 output,
                 at: Some(key.t),
+                eyes: StillEyes::Camera,
             }));
         }
         banner.notice = Some(format!("Rendering {} PNGs…", keys.len()));

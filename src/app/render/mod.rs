@@ -21,7 +21,7 @@ use crate::core::edit::Edit;
 
 use super::session::{
     Avatar, Banner, EditorCamera, EditorSet, KeepAwake, RenderStill, SPRING_SETTLE_SECONDS,
-    Session, SpringBones, StillRequest, StillView, captured_rgba, framed_view, render_target,
+    Session, SpringBones, StillEyes, StillPose, StillRequest, StillView, captured_rgba, framed_view, render_target,
     save_png,
 };
 
@@ -178,9 +178,10 @@ fn start_still(
     mut images: ResMut<Assets<Image>>,
     mut commands: Commands,
     editor_camera: Query<(&Transform, &Projection), With<EditorCamera>>,
-    (device, mut springs): (
+    (device, mut springs, mut still_pose): (
         Option<Res<bevy::render::renderer::RenderDevice>>,
         ResMut<SpringBones>,
+        ResMut<StillPose>,
     ),
 ) {
     if queue.active.is_some() || queue.pending.is_empty() || avatars.is_empty() {
@@ -194,15 +195,6 @@ fn start_still(
         queue.return_to.get_or_insert(playhead);
         let _ = session.editor.apply(Edit::Seek(at));
     }
-    // Hair and skirts as they hang after holding this pose, whatever moved before: the
-    // same pose gives the same still.
-    let editor = &session.editor;
-    springs.held = Some(crate::core::spring::settle(
-        &editor.rig.model.springs,
-        &editor.rig,
-        &editor.pose,
-        SPRING_SETTLE_SECONDS,
-    ));
     let size = request.size.max(UVec2::ONE);
     let current = editor_camera.iter().next();
     let fov = match (request.view, current) {
@@ -211,6 +203,24 @@ fn start_still(
         _ => STILL_FOV.to_radians(),
     };
     let transform = camera_transform(&session, &request, current.map(|(t, _)| *t));
+    // The eyes on the camera, as a player's default target (the world is the model's
+    // VRM 1.0 frame: the avatar stands at the origin, a VRM 0.x one turned round).
+    let editor = &session.editor;
+    let pose = match (&editor.rig.model.look_at, request.eyes) {
+        (Some(look_at), StillEyes::Camera) => {
+            look_at.looking_at(&editor.rig, &editor.pose, transform.translation)
+        }
+        _ => editor.pose.clone(),
+    };
+    // Hair and skirts as they hang after holding this pose, whatever moved before: the
+    // same pose gives the same still.
+    springs.held = Some(crate::core::spring::settle(
+        &editor.rig.model.springs,
+        &editor.rig,
+        &pose,
+        SPRING_SETTLE_SECONDS,
+    ));
+    still_pose.0 = Some(pose);
     let max_side = device.map_or(4096, |d| d.limits().max_texture_dimension_2d);
     let supersample = supersample_for(size, max_side);
     let target = render_target(&mut images, size * supersample);
@@ -277,16 +287,20 @@ fn finish_still(
     cameras: Query<&StillCamera>,
     compiling: Res<PipelinesCompiling>,
     mut commands: Commands,
-    (mut exit, mut springs, mut session): (
+    (mut exit, mut springs, mut session, mut still_pose): (
         MessageWriter<AppExit>,
         ResMut<SpringBones>,
         ResMut<Session>,
+        ResMut<StillPose>,
     ),
     unconverted: UnconvertedMtoon,
 ) {
     let Some(active) = queue.active.as_mut() else {
         if springs.held.is_some() {
             springs.held = None; // the live simulation takes over again
+        }
+        if still_pose.0.is_some() {
+            still_pose.0 = None; // the editor's pose again
         }
         if queue.pending.is_empty()
             && let Some(playhead) = queue.return_to.take()

@@ -172,7 +172,16 @@ pub struct StillRequest {
     /// Render the pose at this time (a key of a sequence), the playhead put back after;
     /// `None`: the pose as it stands.
     pub at: Option<f32>,
+    /// Where the eyes look.
+    pub eyes: StillEyes,
 }
+
+pub use crate::core::look_at::StillEyes;
+
+/// The pose a still renders while it renders (the editor's, its eyes on the still's
+/// camera); `None`: the editor's pose.
+#[derive(Resource, Debug, Clone, Default)]
+pub struct StillPose(pub Option<crate::core::pose::Pose>);
 
 /// Ask the renderer for a still.
 #[derive(Message, Clone, Debug)]

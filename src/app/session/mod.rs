@@ -242,6 +242,7 @@ pub fn plugin(app: &mut App) {
         .add_message::<bevy::window::RequestRedraw>()
         .insert_resource(MarkersVisible(true))
         .init_resource::<SpringBones>()
+        .init_resource::<StillPose>()
         .add_message::<EditRequest>()
         .add_message::<SaveRecoveryNow>()
         .add_message::<LoadModel>()
