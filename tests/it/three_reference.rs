@@ -157,22 +157,49 @@ fn outline_pixels(img: &image::RgbaImage) -> Vec<bool> {
 
 /// The model with every outline 1 cm wide and pure blue, unlit; a VRM 0.x one's in
 /// screen coordinates (1 % of the view's half height), as UniVRM exports often have.
+/// Each is thinned by a width mask: a second texture of its colour texture's image (a
+/// mask of its own is read linear; one texture serving both would be sRGB in three-vrm).
 fn blue_outlines(model: &Path, vrm0: bool) -> PathBuf {
     let out = model.with_file_name(if vrm0 { "blue0.vrm" } else { "blue1.vrm" });
     edited_glb(model, out, |root| {
+        // The mask of a colour texture: its image again, as a texture of its own.
+        let mask_of = |root: &mut Value, texture: &Value| {
+            let texture = texture.as_u64().unwrap() as usize;
+            let source = root["textures"][texture]["source"].as_u64().unwrap() as usize;
+            let image = root["images"][source].clone();
+            let images = root["images"].as_array_mut().unwrap();
+            images.push(image);
+            let image = images.len() - 1;
+            let textures = root["textures"].as_array_mut().unwrap();
+            textures.push(json!({"source": image}));
+            json!(textures.len() - 1)
+        };
         if vrm0 {
-            for props in root["extensions"]["VRM"]["materialProperties"]
-                .as_array_mut()
+            let count = root["extensions"]["VRM"]["materialProperties"]
+                .as_array()
                 .unwrap()
-            {
+                .len();
+            for m in 0..count {
+                let main = root["extensions"]["VRM"]["materialProperties"][m]["textureProperties"]
+                    ["_MainTex"]
+                    .clone();
+                let mask = mask_of(root, &main);
+                let props = &mut root["extensions"]["VRM"]["materialProperties"][m];
+                props["textureProperties"]["_OutlineWidthTexture"] = mask;
                 props["floatProperties"]["_OutlineWidth"] = json!(1.0);
                 props["floatProperties"]["_OutlineWidthMode"] = json!(2.0);
                 props["floatProperties"]["_OutlineColorMode"] = json!(0.0);
                 props["vectorProperties"]["_OutlineColor"] = json!([0.0, 0.0, 1.0, 1.0]);
             }
         } else {
-            for m in root["materials"].as_array_mut().unwrap() {
-                let mtoon = &mut m["extensions"]["VRMC_materials_mtoon"];
+            let count = root["materials"].as_array().unwrap().len();
+            for m in 0..count {
+                let main = root["materials"][m]["pbrMetallicRoughness"]["baseColorTexture"]
+                    ["index"]
+                    .clone();
+                let mask = mask_of(root, &main);
+                let mtoon = &mut root["materials"][m]["extensions"]["VRMC_materials_mtoon"];
+                mtoon["outlineWidthMultiplyTexture"] = json!({"index": mask});
                 mtoon["outlineWidthFactor"] = json!(0.01);
                 mtoon["outlineColorFactor"] = json!([0.0, 0.0, 1.0]);
                 mtoon["outlineLightingMixFactor"] = json!(0.0);

@@ -52,7 +52,7 @@ pub fn normalize(root: &mut Value) -> Vec<Option<Value>> {
     }
     let count = root["materials"].as_array().map_or(0, Vec::len);
     let textures = root["textures"].as_array().map_or(0, Vec::len);
-    (0..count)
+    let mut mtoon: Vec<Option<Value>> = (0..count)
         .map(|m| {
             let given = root["materials"][m]["extensions"]["VRMC_materials_mtoon"].as_object()?;
             let mut full = defaults();
@@ -60,10 +60,87 @@ pub fn normalize(root: &mut Value) -> Vec<Option<Value>> {
                 full[key] = value.clone();
             }
             complete(&mut full, textures);
-            root["materials"][m]["extensions"]["VRMC_materials_mtoon"] = full.clone();
             Some(full)
         })
-        .collect()
+        .collect();
+    mark_linear_textures(root, &mut mtoon);
+    for (m, full) in mtoon.iter().enumerate() {
+        if let Some(full) = full {
+            root["materials"][m]["extensions"]["VRMC_materials_mtoon"] = full.clone();
+        }
+    }
+    mtoon
+}
+
+/// MToon's textures that three-vrm reads linear (numbers, not colours). It reads the
+/// shading shift texture as a colour (sRGB), so that one is not here.
+pub const LINEAR_TEXTURES: [&str; 2] = ["outlineWidthMultiplyTexture", "uvAnimationMaskTexture"];
+
+/// Name of the materials that only tell Bevy's glTF loader which textures are linear.
+pub const LINEAR_TEXTURE_MARKER: &str = "VRMA Maker: linear MToon textures";
+
+/// Bevy's glTF loader decodes a texture as sRGB unless a material uses it as a normal,
+/// occlusion or metallic-roughness map; it knows no MToon, so an outline width or UV
+/// mask texture came out darker (a half-grey width mask drew outlines at a fifth of
+/// their width, not half). So the copy lists each in such a slot of a material no mesh
+/// uses, three to a material (`mtoon` grows by a `None` for each). As in three-vrm, where
+/// one texture object serves every use of it, a texture also used as a colour stays
+/// sRGB for all of them.
+fn mark_linear_textures(root: &mut Value, mtoon: &mut Vec<Option<Value>>) {
+    let colour_slots = [
+        "shadeMultiplyTexture",
+        "shadingShiftTexture",
+        "matcapTexture",
+        "rimMultiplyTexture",
+        "emissiveTexture",
+    ];
+    let mut colour: std::collections::BTreeSet<u64> = root["materials"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|m| {
+            [
+                &m["pbrMetallicRoughness"]["baseColorTexture"]["index"],
+                &m["emissiveTexture"]["index"],
+            ]
+        })
+        .filter_map(Value::as_u64)
+        .collect();
+    for full in mtoon.iter().flatten() {
+        colour.extend(colour_slots.iter().filter_map(|slot| full[slot]["index"].as_u64()));
+    }
+    let texture_count = root["textures"].as_array().map_or(0, Vec::len) as u64;
+    let mut linear: Vec<u64> = Vec::new();
+    for full in mtoon.iter().flatten() {
+        for slot in LINEAR_TEXTURES {
+            if let Some(index) = full[slot]["index"].as_u64()
+                && index < texture_count
+                && !colour.contains(&index)
+                && !linear.contains(&index)
+            {
+                linear.push(index);
+            }
+        }
+    }
+    if linear.is_empty() {
+        return;
+    }
+    let Some(materials) = root["materials"].as_array_mut() else {
+        return;
+    };
+    for three in linear.chunks(3) {
+        let mut marker = json!({"name": LINEAR_TEXTURE_MARKER});
+        let slot = |k: usize| json!({"index": three[k]});
+        marker["normalTexture"] = slot(0);
+        if three.len() > 1 {
+            marker["occlusionTexture"] = slot(1);
+        }
+        if three.len() > 2 {
+            marker["pbrMetallicRoughness"] = json!({"metallicRoughnessTexture": slot(2)});
+        }
+        materials.push(marker);
+        mtoon.push(None);
+    }
 }
 
 /// Every colour has three parts, every number is a number, every texture reference is
@@ -574,6 +651,44 @@ mod tests {
                 .unwrap()
         );
         assert_eq!(mtoon["shadeMultiplyTexture"]["index"], 2);
+    }
+
+    #[test]
+    fn numeric_textures_are_marked_linear_unless_also_used_as_a_colour() {
+        let mtoon = |extra: Value| {
+            let mut m = json!({"specVersion": "1.0"});
+            for (k, v) in extra.as_object().unwrap() {
+                m[k] = v.clone();
+            }
+            json!({"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}},
+                   "extensions": {"VRMC_materials_mtoon": m}})
+        };
+        let textures: Vec<Value> = (0..5).map(|i| json!({"source": i})).collect();
+        let mut root = json!({
+            "textures": textures,
+            "materials": [
+                // The colour texture doubles as a width mask: sRGB for both, as in three-vrm.
+                mtoon(json!({"outlineWidthMultiplyTexture": {"index": 0},
+                             "uvAnimationMaskTexture": {"index": 1}})),
+                mtoon(json!({"outlineWidthMultiplyTexture": {"index": 2},
+                             "uvAnimationMaskTexture": {"index": 3},
+                             "shadingShiftTexture": {"index": 4}})),
+                mtoon(json!({"outlineWidthMultiplyTexture": {"index": 99}})),
+                {"name": "plain"}
+            ]
+        });
+        let out = normalize(&mut root);
+        assert_eq!(out.len(), 5, "one marker material more, without MToon");
+        assert!(out[4].is_none() && out[3].is_none());
+        let marker = &root["materials"][4];
+        assert_eq!(marker["name"], LINEAR_TEXTURE_MARKER);
+        let listed = [
+            &marker["normalTexture"]["index"],
+            &marker["occlusionTexture"]["index"],
+            &marker["pbrMetallicRoughness"]["metallicRoughnessTexture"]["index"],
+        ];
+        assert_eq!(listed, [&json!(1), &json!(2), &json!(3)], "in the order first used");
+        assert_eq!(root["materials"].as_array().unwrap().len(), 5, "three to a marker");
     }
 
     #[test]
