@@ -68,9 +68,8 @@ pub fn run(
     };
     let background = crate::core::still::parse_background(view.background)
         .map_err(|e| e.context("--background"))?;
-    let eyes = StillEyes::from_name(view.eyes).ok_or_else(|| {
-        Refusal::new(format!("--eyes: '{}' is not camera or pose", view.eyes))
-    })?;
+    let eyes = StillEyes::from_name(view.eyes)
+        .ok_or_else(|| Refusal::new(format!("--eyes: '{}' is not camera or pose", view.eyes)))?;
     // Everything is validated before any rendering starts.
     let editor = super::open_editor(model, project)?;
     let still_pose = match (pose, project, time) {

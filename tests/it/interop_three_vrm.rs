@@ -332,7 +332,8 @@ fn with_expression_gaze(model: &Path, out: PathBuf) -> PathBuf {
                 [{"node": face, "index": k, "weight": 1.0}]});
         }
         vrm["lookAt"]["type"] = json!("expression");
-        vrm["lookAt"]["rangeMapHorizontalOuter"] = json!({"inputMaxValue": 60.0, "outputScale": 0.8});
+        vrm["lookAt"]["rangeMapHorizontalOuter"] =
+            json!({"inputMaxValue": 60.0, "outputScale": 0.8});
         vrm["lookAt"]["rangeMapVerticalUp"] = json!({"inputMaxValue": 45.0, "outputScale": 1.0});
     })
 }
@@ -385,7 +386,8 @@ fn the_eyes_look_at_a_target_as_three_vrm_aims_them() {
                 continue;
             };
             let node = rig.model.humanoid[bone.index()].unwrap();
-            let ours = rig.to_model_frame_quat(worlds.worlds[node].to_scale_rotation_translation().1);
+            let ours =
+                rig.to_model_frame_quat(worlds.worlds[node].to_scale_rotation_translation().1);
             let theirs = bevy::math::Quat::from_xyzw(
                 number(&theirs[0]),
                 number(&theirs[1]),
@@ -406,7 +408,13 @@ fn the_eyes_look_at_a_target_as_three_vrm_aims_them() {
         let weighted = facts["expressions"]
             .as_object()
             .is_some_and(|e| e.values().any(|v| number(v) > 0.05));
-        assert!(turned || weighted, "{name}: the gaze did something: {facts}");
-        eprintln!("{name}: yaw {:.2}°, pitch {:.2}°, as three-vrm", gaze.yaw, gaze.pitch);
+        assert!(
+            turned || weighted,
+            "{name}: the gaze did something: {facts}"
+        );
+        eprintln!(
+            "{name}: yaw {:.2}°, pitch {:.2}°, as three-vrm",
+            gaze.yaw, gaze.pitch
+        );
     }
 }

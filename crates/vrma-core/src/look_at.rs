@@ -40,7 +40,12 @@ impl RangeMap {
     }
 
     fn read(map: &Value, input_key: &str, output_key: &str, default_output: f32) -> RangeMap {
-        let number = |key: &str| map[key].as_f64().map(|v| v as f32).filter(|v| v.is_finite());
+        let number = |key: &str| {
+            map[key]
+                .as_f64()
+                .map(|v| v as f32)
+                .filter(|v| v.is_finite())
+        };
         RangeMap {
             input_max: number(input_key)
                 .unwrap_or(90.0)
@@ -118,7 +123,9 @@ impl LookAt {
                 };
                 let offset = look["offsetFromHeadBone"].as_array();
                 let component = |i: usize, default: f32| {
-                    offset.and_then(|o| o.get(i)).map_or(default, |v| number(v, default))
+                    offset
+                        .and_then(|o| o.get(i))
+                        .map_or(default, |v| number(v, default))
                 };
                 Some(LookAt {
                     kind,
@@ -289,7 +296,9 @@ mod tests {
             let look = rig.model.look_at.clone().expect("the avatar has a gaze");
             let pose = Pose::default();
             let head = rig.model.humanoid[Bone::Head.index()].unwrap();
-            let offset = rig.node_world_rest(head).transform_vector3(look.offset_from_head);
+            let offset = rig
+                .node_world_rest(head)
+                .transform_vector3(look.offset_from_head);
             let eyes =
                 rig.world_position(&pose, Bone::Head).unwrap() + rig.to_model_frame_vec(offset);
             let gaze = look.gaze_toward(&rig, &pose, eyes + Vec3::Z * 2.0);
@@ -312,7 +321,9 @@ mod tests {
             for eye in [Bone::LeftEye, Bone::RightEye] {
                 let forward = posed.bones[eye.index()] * Vec3::Z;
                 assert!(forward.x > 0.0 && forward.y > 0.0, "{eye}: {forward}");
-                let turned = posed.bones[eye.index()].angle_between(Quat::IDENTITY).to_degrees();
+                let turned = posed.bones[eye.index()]
+                    .angle_between(Quat::IDENTITY)
+                    .to_degrees();
                 assert!(turned <= 2f32.sqrt() * 10.0 + 1e-3, "{eye}: {turned}°");
             }
         }
@@ -327,7 +338,10 @@ mod tests {
         let target = head + Vec3::new(0.0, 0.0, 2.0);
         pose.bones[Bone::Neck.index()] = Quat::from_rotation_y(30f32.to_radians());
         let gaze = look.gaze_toward(rig, &pose, target);
-        assert!((gaze.yaw + 30.0).abs() < 3.0, "the eyes turn back: {gaze:?}");
+        assert!(
+            (gaze.yaw + 30.0).abs() < 3.0,
+            "the eyes turn back: {gaze:?}"
+        );
     }
 
     #[test]
@@ -342,7 +356,13 @@ mod tests {
         assert_eq!(look.horizontal_outer.input_max, INPUT_MAX_VALUE_MINIMUM);
         assert_eq!(look.vertical_up.input_max, 90.0);
         assert_eq!(look.vertical_up.output_scale, MAX_OUTPUT_SCALE);
-        let posed = look.apply(Gaze { yaw: -20.0, pitch: 45.0 }, &Pose::default());
+        let posed = look.apply(
+            Gaze {
+                yaw: -20.0,
+                pitch: 45.0,
+            },
+            &Pose::default(),
+        );
         assert_eq!(posed.expressions["lookRight"], 1.0);
         assert_eq!(posed.expressions["lookLeft"], 0.0);
         assert_eq!(posed.expressions["lookUp"], 0.0);

@@ -107,7 +107,11 @@ fn mark_linear_textures(root: &mut Value, mtoon: &mut Vec<Option<Value>>) {
         .filter_map(Value::as_u64)
         .collect();
     for full in mtoon.iter().flatten() {
-        colour.extend(colour_slots.iter().filter_map(|slot| full[slot]["index"].as_u64()));
+        colour.extend(
+            colour_slots
+                .iter()
+                .filter_map(|slot| full[slot]["index"].as_u64()),
+        );
     }
     let texture_count = root["textures"].as_array().map_or(0, Vec::len) as u64;
     let mut linear: Vec<u64> = Vec::new();
@@ -687,8 +691,16 @@ mod tests {
             &marker["occlusionTexture"]["index"],
             &marker["pbrMetallicRoughness"]["metallicRoughnessTexture"]["index"],
         ];
-        assert_eq!(listed, [&json!(1), &json!(2), &json!(3)], "in the order first used");
-        assert_eq!(root["materials"].as_array().unwrap().len(), 5, "three to a marker");
+        assert_eq!(
+            listed,
+            [&json!(1), &json!(2), &json!(3)],
+            "in the order first used"
+        );
+        assert_eq!(
+            root["materials"].as_array().unwrap().len(),
+            5,
+            "three to a marker"
+        );
     }
 
     #[test]

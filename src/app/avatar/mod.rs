@@ -26,8 +26,8 @@ use bevy::world_serialization::WorldInstanceReady;
 
 use super::session::{
     Avatar, AvatarShown, Banner, EditorSet, GltfNodeIndex, Job, KeepAwake, Launch, LoadModel,
-    ModelSource, OpenFailed, SaveRecoveryNow, Selection, Session, SpringBones, StartupSet, StillPose,
-    node_entities, pose_instance, set_node_rotations,
+    ModelSource, OpenFailed, SaveRecoveryNow, Selection, Session, SpringBones, StartupSet,
+    StillPose, node_entities, pose_instance, set_node_rotations,
 };
 use crate::core::display::{self, DeviceLimits, DisplayModel, MorphRoutes};
 use crate::core::edit::Editor;
@@ -765,16 +765,15 @@ fn drop_retired_avatars(
 
 /// Writes the raw bone transforms and morph weights from the normalized pose.
 fn drive_skeleton(
-    session: Res<Session>,
+    (session, still_pose): (Res<Session>, Res<StillPose>),
     avatars: Query<&Avatar>,
     mut transforms: Query<&mut Transform>,
     mut morphs: Query<&mut MorphWeights>,
-    (springs, mut live, time, mut awake, still_pose): (
+    (springs, mut live, time, mut awake): (
         Res<SpringBones>,
         ResMut<LiveSprings>,
         Res<Time<Real>>,
         ResMut<KeepAwake>,
-        Res<StillPose>,
     ),
 ) {
     let rig = &session.editor.rig;

@@ -169,8 +169,10 @@ pub(super) fn convert_to_mtoon(
     parents: Query<&ChildOf>,
     registries: Query<&VrmcMaterialRegistry>,
     (standard, assets): (Res<Assets<StandardMaterial>>, Res<AssetServer>),
-    mut mtoon: ResMut<Assets<bevy_vrm1::prelude::MToonMaterial>>,
-    mut animations: ResMut<UvAnimations>,
+    (mut mtoon, mut animations): (
+        ResMut<Assets<bevy_vrm1::prelude::MToonMaterial>>,
+        ResMut<UvAnimations>,
+    ),
     mut made: Local<
         std::collections::HashMap<
             AssetId<StandardMaterial>,

@@ -21,8 +21,8 @@ use crate::core::edit::Edit;
 
 use super::session::{
     Avatar, Banner, EditorCamera, EditorSet, KeepAwake, RenderStill, SPRING_SETTLE_SECONDS,
-    Session, SpringBones, StillEyes, StillPose, StillRequest, StillView, captured_rgba, framed_view, render_target,
-    save_png,
+    Session, SpringBones, StillEyes, StillPose, StillRequest, StillView, captured_rgba,
+    framed_view, render_target, save_png,
 };
 
 pub(super) use headless::{StillOutcome, one_still_plugin};
