@@ -318,21 +318,49 @@ fn the_window_opens_vroid_scale_avatars_and_keeps_working_under_1_2_gb() {
                     xdotool(display, &["click", "1"]);
                     std::thread::sleep(Duration::from_millis(1200));
                 };
+                // MToon, its outline pass and the springs make a VRoid-scale frame slow
+                // on lavapipe under a loaded machine: each step waits until the window
+                // shows the one before.
+                let polled = dir.join("polled.png");
+                let around = |(x, y): (i32, i32), half: u32| {
+                    (x as u32 - half, y as u32 - half, 2 * half, 2 * half)
+                };
                 // Select the right hand by clicking its marker, G, drag down, click: IK.
+                let before = grab_display(display, &polled);
                 click(RIGHT_HAND);
+                assert!(
+                    wait_for_change(
+                        display,
+                        &polled,
+                        &before,
+                        around(RIGHT_HAND, 10),
+                        Duration::from_secs(20)
+                    ),
+                    "vrm0={vrm0}: the right hand's marker was not selected"
+                );
                 xdotool(display, &["key", "g"]);
                 std::thread::sleep(Duration::from_millis(500));
+                let to = (RIGHT_HAND.0 + 24, RIGHT_HAND.1 + 90);
+                let before = grab_display(display, &polled);
                 for step in 1..=6 {
                     let (x, y) = (RIGHT_HAND.0 + step * 4, RIGHT_HAND.1 + step * 15);
                     let (x, y) = (x.to_string(), y.to_string());
                     xdotool(display, &["mousemove", "--window", window, &x, &y]);
                     std::thread::sleep(Duration::from_millis(400));
                 }
+                assert!(
+                    wait_for_change(
+                        display,
+                        &polled,
+                        &before,
+                        around(to, 12),
+                        Duration::from_secs(20)
+                    ),
+                    "vrm0={vrm0}: the hand did not follow the pointer"
+                );
                 xdotool(display, &["click", "1"]);
                 std::thread::sleep(Duration::from_secs(1));
-                // MToon, its outline pass and the springs make a VRoid-scale frame slow
-                // on lavapipe under a loaded machine: choose from the menu once it shows.
-                let polled = dir.join("polled.png");
+                // Choose from the menu once it shows.
                 let before = grab_display(display, &polled);
                 click(POSE_MENU);
                 let menu = (ARMS_DOWN.0 as u32 - 40, ARMS_DOWN.1 as u32 - 8, 80, 16);

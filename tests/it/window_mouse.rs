@@ -1226,3 +1226,62 @@ fn export_png_every_key_writes_a_numbered_still_of_each_key_from_one_camera() {
     let last = s.finish(&at_exit);
     assert_eq!(last["playhead"].as_f64(), Some(0.5), "{last}");
 }
+
+const VIEW_MENU: (i32, i32) = (131, 11);
+const VIEW_SPRING_BONES: (i32, i32) = (180, 96);
+
+#[test]
+fn the_view_menus_spring_toggle_lets_the_hair_hang_or_holds_it_as_modelled() {
+    let Some((dir, _)) = prepare("window-spring-toggle") else {
+        return;
+    };
+    // Soft, heavy hair on a tilted head: it hangs well away from its modelled shape.
+    let plain = test_avatar(&dir, "plain.vrm", false, &["--texture-size", "64"]);
+    let model = edited_glb(&plain, dir.join("soft.vrm"), |root| {
+        for spring in root["extensions"]["VRMC_springBone"]["springs"]
+            .as_array_mut()
+            .unwrap()
+        {
+            for joint in spring["joints"].as_array_mut().unwrap() {
+                joint["stiffness"] = serde_json::json!(0.3);
+                joint["gravityPower"] = serde_json::json!(0.6);
+            }
+        }
+    });
+    let half = 25f32.to_radians() / 2.0;
+    let project = dir.join("tilted.json");
+    std::fs::write(
+        &project,
+        serde_json::json!({"v": 1, "fps": 30, "model": {"path": model}, "keys": [
+            {"id": 1, "t": 0, "pose": {"bones": {"head": [0.0, 0.0, half.sin(), half.cos()]}}}]})
+        .to_string(),
+    )
+    .unwrap();
+    let saved = dir.join("at-exit.json");
+    let s = start_for(&dir, &project, &saved, 60);
+    let view = ((280, 1100), (30, 480));
+    let toggle = || {
+        s.click(VIEW_MENU);
+        s.click(VIEW_SPRING_BONES);
+        xdotool(&s.display, &["key", "Escape"]);
+        pause(1.0);
+    };
+    // Live, the default: the hair has hung and come to rest.
+    let hanging = s.settled("hanging.png", &dir);
+    toggle();
+    let modelled = s.settled("modelled.png", &dir);
+    toggle();
+    let again = s.settled("again.png", &dir);
+    let off = changed(&hanging, &modelled, view.0, view.1);
+    let back = changed(&hanging, &again, view.0, view.1);
+    eprintln!("switched off: {off:.4} of the view changed; on again: {back:.4} from the first");
+    assert!(
+        off > 0.002,
+        "switched off, the hair takes its modelled shape ({off:.4})"
+    );
+    assert!(
+        back < off / 4.0,
+        "switched on again, it hangs as before ({back:.4} against {off:.4})"
+    );
+    let _ = s.finish(&saved);
+}

@@ -190,8 +190,13 @@ impl Constraints {
     }
 
     /// Sets every destination's local rotation in `worlds` (posed raw locals in, their
-    /// worlds kept up to date).
+    /// worlds brought up to date once at the end). An aim reads the worlds it needs
+    /// from the locals as they stand (at most `MAX_NODE_DEPTH` products each), so a
+    /// model's constraints cost their count, not their count times its nodes.
     pub fn apply(&self, rig: &Rig, worlds: &mut NodeWorlds) {
+        if self.ordered.is_empty() {
+            return;
+        }
         let nodes = &rig.model.nodes;
         for c in &self.ordered {
             let destination_rest = nodes[c.destination].rotation;
@@ -208,11 +213,11 @@ impl Constraints {
                 }
                 Kind::Aim { axis } => {
                     let parent = nodes[c.destination].parent.map_or(Quat::IDENTITY, |p| {
-                        worlds.worlds[p].to_scale_rotation_translation().1
+                        worlds.world_now(rig, p).to_scale_rotation_translation().1
                     });
                     let from = parent * (destination_rest * axis);
-                    let to = (Vec3::from(worlds.worlds[c.source].translation)
-                        - Vec3::from(worlds.worlds[c.destination].translation))
+                    let to = (Vec3::from(worlds.world_now(rig, c.source).translation)
+                        - Vec3::from(worlds.world_now(rig, c.destination).translation))
                     .normalize_or_zero();
                     if to == Vec3::ZERO {
                         destination_rest // source on the destination: nothing to aim at
@@ -226,8 +231,8 @@ impl Constraints {
             };
             let rotation = destination_rest.slerp(target.normalize(), c.weight);
             worlds.locals[c.destination].1 = rotation;
-            worlds.propagate(rig);
         }
+        worlds.propagate(rig);
     }
 
     /// The destinations' local rotations for a pose (what the renderer sets on them).

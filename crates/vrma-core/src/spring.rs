@@ -377,6 +377,18 @@ impl NodeWorlds {
         }
     }
 
+    /// A node's world from the locals as they stand, whatever `worlds` says (the
+    /// hierarchy is at most `MAX_NODE_DEPTH` deep).
+    pub(crate) fn world_now(&self, rig: &Rig, node: usize) -> Affine3A {
+        let mut world = self.local(node);
+        let mut up = rig.model.nodes[node].parent;
+        while let Some(parent) = up {
+            world = self.local(parent) * world;
+            up = rig.model.nodes[parent].parent;
+        }
+        world
+    }
+
     /// Recomputes one node's world from its parent's (its descendants are not).
     fn refresh(&mut self, rig: &Rig, i: usize) {
         let parent = rig.model.nodes[i]
@@ -567,6 +579,17 @@ pub fn settled_positions(
                 world.transform_point3(j.tail),
             )
         })
+        .collect()
+}
+
+/// Every spring joint's rest rotation (the hair as the file has it, not simulated).
+pub fn rest_rotations(rig: &Rig) -> Vec<(usize, Quat)> {
+    rig.model
+        .springs
+        .chains
+        .iter()
+        .flat_map(|chain| &chain.joints)
+        .map(|joint| (joint.node, rig.model.nodes[joint.node].rotation))
         .collect()
 }
 

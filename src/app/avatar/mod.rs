@@ -798,10 +798,19 @@ fn drive_skeleton(
                 }
                 live.rotations(rig)
             }
-            (None, false) => continue,
+            // Off: the hair back as the file has it (not frozen mid-swing, nor as the
+            // last still left it), and switching on again starts from rest.
+            (None, false) => {
+                live.running = None;
+                if !live.swung {
+                    continue;
+                }
+                crate::core::spring::rest_rotations(rig)
+            }
         };
         set_node_rotations(&avatar.nodes, &rotations, &mut transforms);
     }
+    live.swung = springs.held.is_some() || springs.live;
 }
 
 /// The live spring simulation of the avatar on screen (started afresh for each model).
@@ -813,6 +822,9 @@ struct LiveSprings {
     )>,
     /// The last step's largest tail movement (metres).
     moved: f32,
+    /// Whether the joints may be off their rest rotations (a still or the simulation
+    /// set them since they were last put back).
+    swung: bool,
     /// Real time not yet simulated (steps are a fixed 1/60 s).
     pending: f32,
 }

@@ -51,6 +51,19 @@ fn supersample_for(size: UVec2, max_side: u32) -> u32 {
     by_side.min(by_budget).clamp(1, SUPERSAMPLE)
 }
 
+/// Why a still cannot be drawn on this device, if it cannot. Vulkan devices draw at
+/// least 4096 pixels a side (most 16384), so a 4096 × 4096 still always fits, with
+/// fewer samples where needed; only a larger one than the device draws is refused,
+/// rather than drawn blank.
+fn too_big(size: UVec2, max_side: u32) -> Option<String> {
+    (size.max_element() > max_side).then(|| {
+        format!(
+            "a {}×{} still is larger than this GPU draws ({max_side} pixels a side); choose a smaller size",
+            size.x, size.y
+        )
+    })
+}
+
 /// Stills waiting to be rendered (one at a time).
 #[derive(Resource, Default)]
 struct StillQueue {
@@ -196,6 +209,11 @@ fn start_still(
         let _ = session.editor.apply(Edit::Seek(at));
     }
     let size = request.size.max(UVec2::ONE);
+    let max_side = device.map_or(4096, |d| d.limits().max_texture_dimension_2d);
+    if let Some(refusal) = too_big(size, max_side) {
+        queue.finished.push(Err(refusal));
+        return;
+    }
     let current = editor_camera.iter().next();
     let fov = match (request.view, current) {
         (StillView::CurrentCamera, Some((_, Projection::Perspective(p)))) => p.fov,
@@ -221,7 +239,6 @@ fn start_still(
         SPRING_SETTLE_SECONDS,
     ));
     still_pose.0 = Some(pose);
-    let max_side = device.map_or(4096, |d| d.limits().max_texture_dimension_2d);
     let supersample = supersample_for(size, max_side);
     let target = render_target(&mut images, size * supersample);
     let camera = commands
@@ -395,6 +412,17 @@ fn report_stills(mut queue: ResMut<StillQueue>, mut banner: ResMut<Banner>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_still_past_the_device_limit_is_refused_and_one_at_it_is_not() {
+        assert!(too_big(UVec2::new(4096, 4096), 4096).is_none());
+        let refusal = too_big(UVec2::new(4097, 300), 4096).expect("refused");
+        assert!(
+            refusal.contains("4097×300") && refusal.contains("4096"),
+            "{refusal}"
+        );
+        assert_eq!(supersample_for(UVec2::new(4096, 4096), 4096), 1);
+    }
 
     #[test]
     fn big_stills_take_fewer_samples_within_the_device_and_the_budget() {
