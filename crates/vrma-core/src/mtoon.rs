@@ -60,10 +60,17 @@ pub fn normalize(root: &mut Value) -> Vec<Option<Value>> {
                 full[key] = value.clone();
             }
             complete(&mut full, textures);
+            // The core normal map's strength, beside it for the renderer (Bevy's
+            // material keeps the map, not its scale).
+            let scale = root["materials"][m]["normalTexture"]["scale"]
+                .as_f64()
+                .filter(|s| s.is_finite())
+                .map_or(1.0, |s| s.clamp(-10.0, 10.0));
+            full[NORMAL_SCALE] = json!(scale);
             Some(full)
         })
         .collect();
-    mark_linear_textures(root, &mut mtoon);
+    hold_mtoon_textures(root, &mut mtoon);
     for (m, full) in mtoon.iter().enumerate() {
         if let Some(full) = full {
             root["materials"][m]["extensions"]["VRMC_materials_mtoon"] = full.clone();
@@ -72,21 +79,30 @@ pub fn normalize(root: &mut Value) -> Vec<Option<Value>> {
     mtoon
 }
 
+/// Key of the glTF `normalTexture.scale` in a complete MToon (the renderer's copy).
+pub const NORMAL_SCALE: &str = "vrmaMakerNormalScale";
+
 /// MToon's textures that three-vrm reads linear (numbers, not colours). It reads the
 /// shading shift texture as a colour (sRGB), so that one is not here.
 pub const LINEAR_TEXTURES: [&str; 2] = ["outlineWidthMultiplyTexture", "uvAnimationMaskTexture"];
 
-/// Name of the materials that only tell Bevy's glTF loader which textures are linear.
-pub const LINEAR_TEXTURE_MARKER: &str = "VRMA Maker: linear MToon textures";
+/// Name of the materials that only hold MToon's textures for Bevy's glTF loader.
+pub const TEXTURE_HOLDER: &str = "VRMA Maker: MToon textures";
 
-/// Bevy's glTF loader decodes a texture as sRGB unless a material uses it as a normal,
-/// occlusion or metallic-roughness map; it knows no MToon, so an outline width or UV
-/// mask texture came out darker (a half-grey width mask drew outlines at a fifth of
-/// their width, not half). So the copy lists each in such a slot of a material no mesh
-/// uses, three to a material (`mtoon` grows by a `None` for each). As in three-vrm, where
-/// one texture object serves every use of it, a texture also used as a colour stays
-/// sRGB for all of them.
-fn mark_linear_textures(root: &mut Value, mtoon: &mut Vec<Option<Value>>) {
+/// Puts every texture only MToon uses into a slot of a material no mesh uses (Bevy's glTF
+/// loader knows no MToon), for two reasons:
+/// - held: Bevy keeps a loaded texture only while something holds it, and one no
+///   material of its own named was dropped as soon as it loaded, or not, as the frame
+///   fell (about every other still drew the shade and matcap textures plain white);
+/// - decoded right: Bevy decodes a texture as sRGB unless a material uses it as a
+///   normal, occlusion or metallic-roughness map, so an outline width or UV mask texture
+///   came out darker (a half-grey width mask drew outlines a fifth wide, not half).
+///
+/// Colour textures go in base colour and emissive slots (two to a holder), numeric ones
+/// in normal, occlusion and metallic-roughness slots (three to one); `mtoon` grows by a
+/// `None` for each holder. As in three-vrm, where one texture object serves every use
+/// of it, a texture also used as a colour stays sRGB for all of them.
+fn hold_mtoon_textures(root: &mut Value, mtoon: &mut Vec<Option<Value>>) {
     let colour_slots = [
         "shadeMultiplyTexture",
         "shadingShiftTexture",
@@ -94,55 +110,80 @@ fn mark_linear_textures(root: &mut Value, mtoon: &mut Vec<Option<Value>>) {
         "rimMultiplyTexture",
         "emissiveTexture",
     ];
-    let mut colour: std::collections::BTreeSet<u64> = root["materials"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let core_index = |m: &Value, path: &[&str]| {
+        path.iter()
+            .fold(m, |v, key| &v[*key])
+            .get("index")
+            .and_then(Value::as_u64)
+    };
+    let materials = root["materials"].as_array().cloned().unwrap_or_default();
+    let core_colour: Vec<u64> = materials
+        .iter()
         .flat_map(|m| {
             [
-                &m["pbrMetallicRoughness"]["baseColorTexture"]["index"],
-                &m["emissiveTexture"]["index"],
+                core_index(m, &["pbrMetallicRoughness", "baseColorTexture"]),
+                core_index(m, &["emissiveTexture"]),
             ]
         })
-        .filter_map(Value::as_u64)
+        .flatten()
         .collect();
-    for full in mtoon.iter().flatten() {
-        colour.extend(
-            colour_slots
-                .iter()
-                .filter_map(|slot| full[slot]["index"].as_u64()),
-        );
-    }
+    let core_numeric: Vec<u64> = materials
+        .iter()
+        .flat_map(|m| {
+            [
+                core_index(m, &["normalTexture"]),
+                core_index(m, &["occlusionTexture"]),
+                core_index(m, &["pbrMetallicRoughness", "metallicRoughnessTexture"]),
+            ]
+        })
+        .flatten()
+        .collect();
     let texture_count = root["textures"].as_array().map_or(0, Vec::len) as u64;
+    let mut colour: Vec<u64> = Vec::new();
     let mut linear: Vec<u64> = Vec::new();
+    let add = |list: &mut Vec<u64>, index: Option<u64>| {
+        if let Some(index) = index.filter(|&i| i < texture_count)
+            && !core_colour.contains(&index)
+            && !core_numeric.contains(&index)
+            && !list.contains(&index)
+        {
+            list.push(index);
+        }
+    };
     for full in mtoon.iter().flatten() {
-        for slot in LINEAR_TEXTURES {
-            if let Some(index) = full[slot]["index"].as_u64()
-                && index < texture_count
-                && !colour.contains(&index)
-                && !linear.contains(&index)
-            {
-                linear.push(index);
-            }
+        for slot in colour_slots {
+            add(&mut colour, full[slot]["index"].as_u64());
         }
     }
-    if linear.is_empty() {
-        return;
+    for full in mtoon.iter().flatten() {
+        for slot in LINEAR_TEXTURES {
+            let index = full[slot]["index"].as_u64();
+            if index.is_some_and(|i| !colour.contains(&i)) {
+                add(&mut linear, index);
+            }
+        }
     }
     let Some(materials) = root["materials"].as_array_mut() else {
         return;
     };
+    for two in colour.chunks(2) {
+        let mut holder = json!({"name": TEXTURE_HOLDER,
+            "pbrMetallicRoughness": {"baseColorTexture": {"index": two[0]}}});
+        if let Some(second) = two.get(1) {
+            holder["emissiveTexture"] = json!({"index": second});
+        }
+        materials.push(holder);
+        mtoon.push(None);
+    }
     for three in linear.chunks(3) {
-        let mut marker = json!({"name": LINEAR_TEXTURE_MARKER});
-        let slot = |k: usize| json!({"index": three[k]});
-        marker["normalTexture"] = slot(0);
-        if three.len() > 1 {
-            marker["occlusionTexture"] = slot(1);
+        let mut holder = json!({"name": TEXTURE_HOLDER, "normalTexture": {"index": three[0]}});
+        if let Some(second) = three.get(1) {
+            holder["occlusionTexture"] = json!({"index": second});
         }
-        if three.len() > 2 {
-            marker["pbrMetallicRoughness"] = json!({"metallicRoughnessTexture": slot(2)});
+        if let Some(third) = three.get(2) {
+            holder["pbrMetallicRoughness"] = json!({"metallicRoughnessTexture": {"index": third}});
         }
-        materials.push(marker);
+        materials.push(holder);
         mtoon.push(None);
     }
 }
@@ -658,7 +699,7 @@ mod tests {
     }
 
     #[test]
-    fn numeric_textures_are_marked_linear_unless_also_used_as_a_colour() {
+    fn textures_only_mtoon_uses_are_held_numeric_ones_linear_unless_also_a_colour() {
         let mtoon = |extra: Value| {
             let mut m = json!({"specVersion": "1.0"});
             for (k, v) in extra.as_object().unwrap() {
@@ -667,39 +708,52 @@ mod tests {
             json!({"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}},
                    "extensions": {"VRMC_materials_mtoon": m}})
         };
-        let textures: Vec<Value> = (0..5).map(|i| json!({"source": i})).collect();
+        let textures: Vec<Value> = (0..7).map(|i| json!({"source": i})).collect();
         let mut root = json!({
             "textures": textures,
             "materials": [
                 // The colour texture doubles as a width mask: sRGB for both, as in three-vrm.
                 mtoon(json!({"outlineWidthMultiplyTexture": {"index": 0},
-                             "uvAnimationMaskTexture": {"index": 1}})),
+                             "uvAnimationMaskTexture": {"index": 1},
+                             "shadeMultiplyTexture": {"index": 5}})),
                 mtoon(json!({"outlineWidthMultiplyTexture": {"index": 2},
                              "uvAnimationMaskTexture": {"index": 3},
-                             "shadingShiftTexture": {"index": 4}})),
+                             "shadingShiftTexture": {"index": 4},
+                             "matcapTexture": {"index": 6}})),
                 mtoon(json!({"outlineWidthMultiplyTexture": {"index": 99}})),
                 {"name": "plain"}
             ]
         });
         let out = normalize(&mut root);
-        assert_eq!(out.len(), 5, "one marker material more, without MToon");
-        assert!(out[4].is_none() && out[3].is_none());
-        let marker = &root["materials"][4];
-        assert_eq!(marker["name"], LINEAR_TEXTURE_MARKER);
-        let listed = [
-            &marker["normalTexture"]["index"],
-            &marker["occlusionTexture"]["index"],
-            &marker["pbrMetallicRoughness"]["metallicRoughnessTexture"]["index"],
-        ];
+        let materials = root["materials"].as_array().unwrap();
+        assert_eq!(out.len(), materials.len());
+        assert_eq!(out.len(), 4 + 2 + 1, "two colour holders, one numeric");
+        assert!(out[4..].iter().all(Option::is_none));
+        let slot =
+            |m: &Value, path: &[&str]| path.iter().fold(m, |v, key| &v[*key])["index"].as_u64();
+        let base = |m: &Value| slot(m, &["pbrMetallicRoughness", "baseColorTexture"]);
+        assert!(materials[4..].iter().all(|m| m["name"] == TEXTURE_HOLDER));
+        // Colour textures only MToon uses, in sRGB slots, in the order first used.
         assert_eq!(
-            listed,
-            [&json!(1), &json!(2), &json!(3)],
-            "in the order first used"
+            (
+                base(&materials[4]),
+                slot(&materials[4], &["emissiveTexture"])
+            ),
+            (Some(5), Some(4))
         );
+        assert_eq!(base(&materials[5]), Some(6));
+        // Numeric ones in linear slots; texture 0 is a base colour already.
+        let linear = &materials[6];
         assert_eq!(
-            root["materials"].as_array().unwrap().len(),
-            5,
-            "three to a marker"
+            [
+                slot(linear, &["normalTexture"]),
+                slot(linear, &["occlusionTexture"]),
+                slot(
+                    linear,
+                    &["pbrMetallicRoughness", "metallicRoughnessTexture"]
+                ),
+            ],
+            [Some(1), Some(2), Some(3)]
         );
     }
 
@@ -748,8 +802,10 @@ mod tests {
             mtoon_of(MannequinVariant::Vrm1),
         );
         assert_eq!(v0.len(), v1.len());
-        assert!(v1.iter().all(Option::is_some));
-        for (a, b) in v0.iter().zip(&v1) {
+        // Every material of the avatar is MToon; the texture holders after them are not.
+        let own = v1.iter().take_while(|m| m.is_some()).count();
+        assert!(own >= 5 && v1[own..].iter().all(Option::is_none), "{own}");
+        for (a, b) in v0.iter().zip(&v1).take(own) {
             let (a, b) = (a.as_ref().unwrap(), b.as_ref().unwrap());
             for (key, value) in b.as_object().unwrap() {
                 match (value.as_f64(), value.as_array()) {

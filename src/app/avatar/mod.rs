@@ -36,6 +36,8 @@ use crate::core::project::{Project, is_project_file};
 use crate::core::vrm::VrmVersion;
 
 mod mtoon;
+mod mtoon_material;
+mod mtoon_outline;
 pub(in crate::app) use mtoon::plugin as materials_plugin;
 
 /// Registers the `mem://` asset source; must run before the AssetPlugin is added.

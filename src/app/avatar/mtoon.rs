@@ -1,47 +1,50 @@
-//! MToon as VRM players draw it: bevy_vrm1's MToon material (lit and shade colours and
-//! textures, toony shading, rim, matcap, emission, world-space outlines) takes the place
-//! of Bevy's PBR material on the avatar's meshes, in the view, stills and thumbnails.
+//! MToon as VRM players draw it: our MToon material (`mtoon_material`, after bevy_vrm1's:
+//! lit and shade colours and textures, toony shading, normal maps, rim, matcap,
+//! emission, world and screen outlines, UV animation) takes the place of Bevy's PBR
+//! material on the avatar's meshes, in the view, stills, thumbnails and VR.
 //! The core's display copy hands over one complete VRM 1.0 MToon per material (VRM 0.x
 //! ones converted as three-vrm converts them), so nothing here reads the glTF again:
 //! bevy_vrm1's own loader would parse it a second time and knows no VRM 0.x.
 
 use bevy::gltf::{Gltf, GltfAssetLabel};
 use bevy::prelude::*;
-use bevy_vrm1::prelude::{MtoonMaterialPlugin, UVAnimation, VrmcMaterialRegistry};
+use bevy_vrm1::prelude::{UVAnimation, VrmcMaterialRegistry};
+
+use super::mtoon_material::{
+    MTOON_FRAGMENT, MTOON_TYPES, MTOON_VERTEX, MToon, Outline, OutlineMode, UvPhase,
+};
 use serde_json::Value;
 
 /// The MToon material and its outline pass (apps that render).
 pub(in crate::app) fn plugin(app: &mut App) {
-    app.add_plugins(MtoonMaterialPlugin)
-        .init_resource::<UvAnimations>()
-        .add_systems(PostUpdate, (convert_to_mtoon, run_uv_clock).chain());
-    // Our stages in place of bevy_vrm1's, at its handles (its material and outline pass
-    // name them): three-vrm's lighting and outlines (see the shaders' opening comments).
+    app.add_plugins((
+        MaterialPlugin::<MToon>::default(),
+        super::mtoon_outline::MToonOutlinePlugin,
+    ))
+    .init_resource::<UvAnimations>()
+    .init_resource::<NormalScales>()
+    .add_systems(PostUpdate, (convert_to_mtoon, run_uv_clock).chain());
+    // three-vrm's lighting, outlines and UV animation (see the shaders' opening comments).
+    bevy::asset::load_internal_asset!(app, MTOON_TYPES, "mtoon_types.wgsl", Shader::from_wgsl);
     bevy::asset::load_internal_asset!(
         app,
-        BEVY_VRM1_MTOON_FRAGMENT,
+        MTOON_FRAGMENT,
         "mtoon_fragment.wgsl",
         Shader::from_wgsl
     );
-    bevy::asset::load_internal_asset!(
-        app,
-        BEVY_VRM1_MTOON_VERTEX,
-        "mtoon_vertex.wgsl",
-        Shader::from_wgsl
-    );
+    bevy::asset::load_internal_asset!(app, MTOON_VERTEX, "mtoon_vertex.wgsl", Shader::from_wgsl);
 }
 
-/// bevy_vrm1 0.10's MToon shader handles (`vrm::mtoon`, private there).
-const BEVY_VRM1_MTOON_FRAGMENT: Handle<Shader> =
-    bevy::asset::uuid_handle!("9a96eff2-1676-1dc0-9abc-2fd5e7134443");
-const BEVY_VRM1_MTOON_VERTEX: Handle<Shader> =
-    bevy::asset::uuid_handle!("f4041db8-c464-b84c-e3c9-e618527945a1");
+/// Each MToon material's normal map strength (glTF `normalTexture.scale`), by its
+/// `StandardMaterial`: Bevy's material keeps the map, not its scale.
+#[derive(Resource, Default)]
+pub(super) struct NormalScales(std::collections::HashMap<AssetId<StandardMaterial>, f32>);
 
 /// The MToon materials whose UVs scroll or turn, with their speeds: our shaders read the
-/// scroll and phase reached (speed × time) where bevy_vrm1's read the speeds, so that a
-/// still is drawn at t = 0 while the view animates (bevy_vrm1 uses the frame's time).
+/// scroll and phase reached (speed × time), so that a still is drawn at t = 0 while the
+/// view animates.
 #[derive(Resource, Default)]
-pub(super) struct UvAnimations(Vec<(Handle<bevy_vrm1::prelude::MToonMaterial>, UVAnimation)>);
+pub(super) struct UvAnimations(Vec<(Handle<MToon>, UVAnimation)>);
 
 /// Sets each animated material's scroll and phase for this frame: the app's time, or
 /// t = 0 while a still renders (a player's first frame; the same still every time).
@@ -49,7 +52,7 @@ fn run_uv_clock(
     animations: Res<UvAnimations>,
     time: Res<Time<Real>>,
     still: Option<Res<crate::app::session::StillPose>>,
-    mut materials: ResMut<Assets<bevy_vrm1::prelude::MToonMaterial>>,
+    mut materials: ResMut<Assets<MToon>>,
 ) {
     let t = if still.is_some_and(|s| s.0.is_some()) {
         0.0
@@ -59,16 +62,13 @@ fn run_uv_clock(
     for (handle, speeds) in &animations.0 {
         // Turns wrapped in f64 first: hours of f32 time would lose the phase.
         let phase = (f64::from(speeds.rotation_speed) * t).rem_euclid(std::f64::consts::TAU);
-        let reached = UVAnimation {
-            rotation_speed: phase as f32,
-            scroll_speed: (speeds.scroll_speed.as_dvec2() * t).as_vec2(),
+        let reached = UvPhase {
+            rotation: phase as f32,
+            scroll: (speeds.scroll_speed.as_dvec2() * t).as_vec2(),
         };
-        let unchanged = materials.get(handle).is_none_or(|m| {
-            m.uv_animation.rotation_speed == reached.rotation_speed
-                && m.uv_animation.scroll_speed == reached.scroll_speed
-        });
+        let unchanged = materials.get(handle).is_none_or(|m| m.uv_phase == reached);
         if !unchanged && let Some(mut material) = materials.get_mut(handle) {
-            material.uv_animation = reached;
+            material.uv_phase = reached;
         }
     }
 }
@@ -95,6 +95,8 @@ pub(super) fn attach_registry(
     pending: Query<(Entity, &MToonPending)>,
     gltfs: Res<Assets<Gltf>>,
     assets: Res<AssetServer>,
+    // Absent in the headless app (no renderer, no MToon): nothing to keep then.
+    mut normal_scales: Option<ResMut<NormalScales>>,
     mut commands: Commands,
 ) {
     for (entity, p) in &pending {
@@ -143,6 +145,10 @@ pub(super) fn attach_registry(
             match serde_json::from_value(m.clone()) {
                 Ok(parsed) => {
                     materials.insert(standard.id(), parsed);
+                    let scale = m[crate::core::mtoon::NORMAL_SCALE].as_f64().unwrap_or(1.0);
+                    if let Some(scales) = normal_scales.as_mut() {
+                        scales.0.insert(standard.id(), scale as f32);
+                    }
                     sources.push(standard);
                 }
                 Err(e) => warn!("material {index}: MToon not drawn: {e}"),
@@ -169,19 +175,15 @@ pub(super) fn convert_to_mtoon(
     parents: Query<&ChildOf>,
     registries: Query<&VrmcMaterialRegistry>,
     (standard, assets): (Res<Assets<StandardMaterial>>, Res<AssetServer>),
-    (mut mtoon, mut animations): (
-        ResMut<Assets<bevy_vrm1::prelude::MToonMaterial>>,
+    (mut mtoon, mut animations, normal_scales): (
+        ResMut<Assets<MToon>>,
         ResMut<UvAnimations>,
+        Res<NormalScales>,
     ),
-    mut made: Local<
-        std::collections::HashMap<
-            AssetId<StandardMaterial>,
-            Handle<bevy_vrm1::prelude::MToonMaterial>,
-        >,
-    >,
+    mut made: Local<std::collections::HashMap<AssetId<StandardMaterial>, Handle<MToon>>>,
     mut commands: Commands,
 ) {
-    use bevy_vrm1::prelude::{MToonMaterial, MToonOutline, OutlineWidthMode, RimLighting, Shade};
+    use bevy_vrm1::prelude::{RimLighting, Shade};
     if registries.is_empty() {
         made.clear(); // no avatar with MToon: nothing to keep
         animations.0.clear();
@@ -211,15 +213,19 @@ pub(super) fn convert_to_mtoon(
         };
         let handle = made.entry(id).or_insert_with(|| {
             let image = |index: Option<usize>| index.and_then(|i| registry.images.get(i)).cloned();
-            let mut outline = MToonOutline::from(ext);
-            if ext.outline_width_mode == "screenCoordinates" {
-                // bevy_vrm1 has no screen mode: our vertex stage reads a negative width
-                // of a world outline as one.
-                outline.mode = OutlineWidthMode::WorldCoordinates;
-                outline.width_factor = -outline.width_factor.abs();
-            }
+            let colour = ext.outline_color_factor;
+            let outline = Outline {
+                mode: match ext.outline_width_mode.as_str() {
+                    "worldCoordinates" => OutlineMode::World,
+                    "screenCoordinates" => OutlineMode::Screen,
+                    _ => OutlineMode::None,
+                },
+                width: ext.outline_width_factor.unwrap_or_default(),
+                color: LinearRgba::rgb(colour[0], colour[1], colour[2]),
+                lighting_mix: ext.outline_lighting_mix_factor,
+            };
             let speeds = UVAnimation::from(ext);
-            let handle = mtoon.add(MToonMaterial {
+            let handle = mtoon.add(MToon {
                 base_color_texture: base.base_color_texture.clone(),
                 uv_animation_mask_texture: image(ext.uv_animation_mask_texture.map(|t| t.index)),
                 shade_multiply_texture: image(ext.shade_multiply_texture.map(|t| t.index)),
@@ -233,10 +239,9 @@ pub(super) fn convert_to_mtoon(
                 outline,
                 rim_lighting: RimLighting::from(ext),
                 // t = 0 until the UV clock runs.
-                uv_animation: UVAnimation {
-                    rotation_speed: 0.0,
-                    scroll_speed: Vec2::ZERO,
-                },
+                uv_phase: UvPhase::default(),
+                normal_map_texture: base.normal_map_texture.clone(),
+                normal_scale: normal_scales.0.get(&id).copied().unwrap_or(1.0),
                 gi_equalization_factor: ext.gi_equalization_factor,
                 double_sided: base.double_sided,
                 alpha_mode: base.alpha_mode,

@@ -1,6 +1,7 @@
-// MToon's fragment stage as three-vrm 3.5.5 draws it, in place of bevy_vrm1's (same
-// bindings and uniform, `mtoon::types`). Where bevy_vrm1 differs from three-vrm, this
-// follows three-vrm, the player VRM files are checked against:
+// MToon's fragment stage as three-vrm 3.5.5 draws it (after bevy_vrm1 0.10's, MIT OR
+// Apache-2.0; bindings and uniform `mtoon::types`). Where bevy_vrm1 differs from
+// three-vrm, this follows three-vrm, the player VRM files are checked against:
+// - the glTF normal map (tangent space, scaled) bends the shading normal;
 // - each light's colour and intensity count (lit colour as stored under a light of
 //   radiance 1: three's intensity π, Bevy's illuminance π / exposure);
 // - N·L is taken in [-1, 1], so the side away from the light is fully shaded;
@@ -29,10 +30,11 @@
     uv_animation_mask_texture, uv_animation_mask_sampler,
     matcap_texture, matcap_sampler,
     emissive_texture, emissive_sampler,
+    normal_map_texture, normal_map_sampler,
     BASE_COLOR_TEXTURE, SHADING_SHIFT_TEXTURE, SHADE_MULTIPLY_TEXTURE, RIM_MAP_TEXTURE,
     UV_ANIMATION_MASK_TEXTURE, MATCAP_TEXTURE, EMISSIVE_TEXTURE, DOUBLE_SIDED,
     ALPHA_MODE_MASK, ALPHA_MODE_BLEND, ALPHA_MODE_ALPHA_TO_COVERAGE,
-    OUTLINE_WORLD_COORDINATES,
+    NORMAL_MAP_TEXTURE,
 }
 
 const PI: f32 = 3.141592653589793;
@@ -71,14 +73,31 @@ fn fragment(
     @builtin(front_facing) is_front: bool,
 ) -> FragmentOutput {
 #ifdef OUTLINE_PASS
-    // No hull where the outline mode is none (world and screen outlines set the flag).
-    if (material.outline_flags & OUTLINE_WORLD_COORDINATES) == 0u {
+    // No hull where the outline mode is none.
+    if material.outline_flags == 0u {
         discard;
     }
 #endif
     let uv = (material.uv_transform * vec3(animated_uv(in.uv), 1.0)).xy;
     let pbr = pbr_input_from_vertex_output(in, is_front, has(DOUBLE_SIDED));
-    let normal = pbr.N;
+    var normal = pbr.N;
+#ifdef VERTEX_TANGENTS
+#ifndef OUTLINE_PASS
+    if has(NORMAL_MAP_TEXTURE) {
+        // Bevy's MikkTSpace frame (the loader makes tangents where a file has none),
+        // turned round with the face on a double-sided back face, as Bevy's PBR does.
+        let n = normalize(in.world_normal);
+        let t = normalize(in.world_tangent.xyz);
+        let b = in.world_tangent.w * cross(n, t);
+        var nt = sample(normal_map_texture, normal_map_sampler, uv).rgb * 2.0 - 1.0;
+        nt = vec3(nt.xy * material.normal_scale, nt.z);
+        normal = normalize(nt.x * t + nt.y * b + nt.z * n);
+        if has(DOUBLE_SIDED) && !is_front {
+            normal = -normal;
+        }
+    }
+#endif
+#endif
     let to_eye = pbr.V;
 
     var lit = material.base_color;

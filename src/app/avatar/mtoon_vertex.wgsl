@@ -1,8 +1,7 @@
-// MToon's vertex stage as three-vrm 3.5.5 draws it, in place of bevy_vrm1's (same
-// bindings and uniform, `mtoon::types`). Where bevy_vrm1 differs, this follows three-vrm:
+// MToon's vertex stage as three-vrm 3.5.5 draws it (bevy_vrm1 0.10's, MIT OR
+// Apache-2.0, changed where three-vrm differs; bindings and uniform `mtoon::types`):
 // - screen-coordinate outlines: a width a fraction of the view's height, whatever the
-//   distance (bevy_vrm1 0.10 has no such mode; `avatar::mtoon` hands one over as a
-//   world outline of negative width, the only value the uniform can carry it in);
+//   distance (bevy_vrm1 has no such mode);
 // - the outline width texture is read at the mesh's UV, not the animated one;
 // - the hull is pushed back a hair in depth (three's "anti-artifact magic").
 
@@ -24,6 +23,7 @@
     outline_width_multiply_texture,
     outline_width_multiply_sampler,
     OUTLINE_WIDTH_MULTIPLY_TEXTURE,
+    OUTLINE_SCREEN_COORDINATES,
 }
 
 @vertex
@@ -63,11 +63,10 @@ fn vertex(vertex_no_morph: Vertex) -> VertexOutput {
     out.world_position = mesh_functions::mesh_position_local_to_world(world_from_local, vec4<f32>(vertex.position, 1.0));
 #ifdef OUTLINE_PASS
     var width = outline_width((material.uv_transform * vec3(vertex.uv, 1.0)).xy);
-    if material.outline_width_factor < 0.0 {
-        // Screen coordinates: three-vrm scales the width by the distance over the
-        // projection's vertical scale.
+    if (material.outline_flags & OUTLINE_SCREEN_COORDINATES) != 0u {
+        // three-vrm scales the width by the distance over the projection's vertical scale.
         let depth = -(view.view_from_world * vec4(out.world_position.xyz, 1.0)).z;
-        width = -width * depth / view.clip_from_view[1][1];
+        width = width * depth / view.clip_from_view[1][1];
     }
     let outline_normal = normalize(out.world_normal.xyz);
     out.world_position = vec4(out.world_position.xyz + outline_normal * width, 1.0);

@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 use bevy::prelude::*;
 
 use super::StillQueue;
-use crate::app::session::{AvatarShown, Banner, Session, StillRequest, spawn_lights};
+use crate::app::session::{
+    AvatarShown, Banner, Session, StillRequest, StillView, render_target, spawn_lights,
+};
 use crate::core::edit::PoseEdit;
 use crate::core::pose::Pose;
 
@@ -31,7 +33,7 @@ pub(in crate::app) fn one_still_plugin(
         ..default()
     })
     .insert_resource(PoseToShow(pose, request))
-    .add_systems(Startup, lights)
+    .add_systems(Startup, (lights, watch_from_the_still_camera))
     .add_systems(Update, show_pose_then_render)
     .add_systems(Last, move |queue: Res<StillQueue>| {
         if let (Some(first), Ok(mut slot)) = (queue.finished.first(), outcome.lock()) {
@@ -43,6 +45,35 @@ pub(in crate::app) fn one_still_plugin(
 /// Lights and ambient light as the window's view has them.
 fn lights(mut commands: Commands) {
     spawn_lights(&mut commands);
+}
+
+/// A tiny camera where the still's will be, from the start: Bevy puts a skinned mesh's
+/// joints on the GPU when the mesh first comes into a view, and one that first did so
+/// with the still's camera (after the pose was set) was drawn unposed, every time for
+/// a normal-mapped avatar. The window has its view camera for this.
+fn watch_from_the_still_camera(
+    to_show: Res<PoseToShow>,
+    mut images: ResMut<Assets<Image>>,
+    mut commands: Commands,
+) {
+    let StillView::Fixed(camera) = to_show.1.view else {
+        return;
+    };
+    let target = render_target(&mut images, UVec2::new(8, 8));
+    commands.spawn((
+        Camera3d::default(),
+        Camera {
+            order: -2,
+            ..default()
+        },
+        bevy::camera::RenderTarget::Image(target.into()),
+        Projection::from(PerspectiveProjection {
+            fov: camera.fov.to_radians(),
+            near: 0.02,
+            ..default()
+        }),
+        Transform::from_translation(camera.position).looking_at(camera.target, Vec3::Y),
+    ));
 }
 
 fn show_pose_then_render(
