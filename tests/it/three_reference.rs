@@ -208,6 +208,18 @@ fn blue_outlines(model: &Path, vrm0: bool) -> PathBuf {
     })
 }
 
+/// The generated MToon avatar of one version in `dir` (256² textures), and its tag.
+fn avatar_of(dir: &Path, vrm0: bool) -> (&'static str, PathBuf) {
+    let tag = if vrm0 { "0" } else { "1" };
+    let model = test_avatar(
+        dir,
+        &format!("avatar{tag}.vrm"),
+        vrm0,
+        &["--texture-size", "256"],
+    );
+    (tag, model)
+}
+
 /// [`agreement`] within the figures: IoU ≥ 0.97, mean difference ≤ 8/255.
 fn assert_agreement(
     ours: &image::RgbaImage,
@@ -234,13 +246,7 @@ fn mtoon_stills_match_three_vrm_on_both_vrm_versions() {
     let dir = scratch("three-reference-stills");
     let (pose, camera) = pose_and_camera_files(&dir);
     for vrm0 in [false, true] {
-        let tag = if vrm0 { "0" } else { "1" };
-        let model = test_avatar(
-            &dir,
-            &format!("avatar{tag}.vrm"),
-            vrm0,
-            &["--texture-size", "256"],
-        );
+        let (tag, model) = avatar_of(&dir, vrm0);
         let mine = ours(&model, &pose, &camera, &dir.join(format!("ours{tag}.png")));
         let three = three_vrm(&model, &pose, &camera, &dir.join(format!("three{tag}.png")));
         three
@@ -398,13 +404,7 @@ fn a_close_up_looks_at_the_camera_as_three_vrm_draws_it_and_holds_uv_animation_a
     let pose = dir.join("rest.json");
     std::fs::write(&pose, json!({"v": 1}).to_string()).unwrap();
     for vrm0 in [false, true] {
-        let tag = if vrm0 { "0" } else { "1" };
-        let model = test_avatar(
-            &dir,
-            &format!("avatar{tag}.vrm"),
-            vrm0,
-            &["--texture-size", "256"],
-        );
+        let (tag, model) = avatar_of(&dir, vrm0);
         // The face from above and to the model's left: the eyes turn up and left.
         let rig = vrma_maker::core::load_rig(&model).unwrap();
         let rest = vrma_maker::core::pose::Pose::default();
@@ -530,13 +530,7 @@ fn normal_maps_shade_as_three_vrm_shades_them() {
     let dir = scratch("three-reference-normals");
     let (pose, camera) = pose_and_camera_files(&dir);
     for vrm0 in [false, true] {
-        let tag = if vrm0 { "0" } else { "1" };
-        let plain = test_avatar(
-            &dir,
-            &format!("avatar{tag}.vrm"),
-            vrm0,
-            &["--texture-size", "256"],
-        );
+        let (tag, plain) = avatar_of(&dir, vrm0);
         let bumpy = normal_mapped(&plain, vrm0);
         let report = node("validate.mjs", &[&bumpy]);
         assert!(
