@@ -68,7 +68,7 @@ fn render_pose(
 }
 
 #[test]
-fn render_png_draws_vroid_scale_avatars_of_both_versions_under_1_gb() {
+fn render_png_draws_vroid_scale_avatars_of_both_versions_under_1_2_gb() {
     if !can_render_and_measure() {
         return;
     }
@@ -100,8 +100,12 @@ fn render_png_draws_vroid_scale_avatars_of_both_versions_under_1_gb() {
             "{name}: the avatar covers {covered:.3} of the still"
         );
         eprintln!("{name} {envs:?}: peak {:.0} MB", peak as f64 / 1e6);
+        // 1.2 GiB, as the window: on lavapipe the GPU's copies count too. Every texture
+        // the avatar draws with is now kept (the shade and matcap ones were dropped on
+        // loading about every other run, and drawn white), and a small camera watches
+        // from the start so that skins reach the GPU posed: 0.95 to 1.09 GB measured.
         assert!(
-            peak < GB,
+            peak < GB * 12 / 10,
             "{name} {envs:?}: render-png peaked at {peak} bytes"
         );
     }
