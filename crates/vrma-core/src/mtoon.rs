@@ -103,13 +103,10 @@ pub const TEXTURE_HOLDER: &str = "VRMA Maker: MToon textures";
 /// `None` for each holder. As in three-vrm, where one texture object serves every use
 /// of it, a texture also used as a colour stays sRGB for all of them.
 fn hold_mtoon_textures(root: &mut Value, mtoon: &mut Vec<Option<Value>>) {
-    let colour_slots = [
-        "shadeMultiplyTexture",
-        "shadingShiftTexture",
-        "matcapTexture",
-        "rimMultiplyTexture",
-        "emissiveTexture",
-    ];
+    // Every MToon texture that is not a number is a colour.
+    let colour_slots = TEXTURES
+        .iter()
+        .filter(|slot| !LINEAR_TEXTURES.contains(slot));
     let core_index = |m: &Value, path: &[&str]| {
         path.iter()
             .fold(m, |v, key| &v[*key])
@@ -151,7 +148,7 @@ fn hold_mtoon_textures(root: &mut Value, mtoon: &mut Vec<Option<Value>>) {
         }
     };
     for full in mtoon.iter().flatten() {
-        for slot in colour_slots {
+        for slot in colour_slots.clone() {
             add(&mut colour, full[slot]["index"].as_u64());
         }
     }

@@ -67,12 +67,9 @@ fn watch_from_the_still_camera(
             ..default()
         },
         bevy::camera::RenderTarget::Image(target.into()),
-        Projection::from(PerspectiveProjection {
-            fov: camera.fov.to_radians(),
-            near: 0.02,
-            ..default()
-        }),
-        Transform::from_translation(camera.position).looking_at(camera.target, Vec3::Y),
+        // Exactly the still's camera (`start_still` makes it the same way).
+        super::still_projection(camera.fov.to_radians()),
+        super::fixed_transform(&camera),
     ));
 }
 

@@ -164,6 +164,20 @@ fn queue_stills(
     }
 }
 
+/// Where a fixed camera (`--camera-json`, a sequence's one camera) stands and looks.
+fn fixed_transform(camera: &crate::core::framing::StillCamera) -> Transform {
+    Transform::from_translation(camera.position).looking_at(camera.target, Vec3::Y)
+}
+
+/// A still camera's projection, from its vertical field of view in radians.
+fn still_projection(fov: f32) -> Projection {
+    Projection::from(PerspectiveProjection {
+        fov,
+        near: 0.02,
+        ..default()
+    })
+}
+
 fn camera_transform(
     session: &Session,
     request: &StillRequest,
@@ -171,9 +185,7 @@ fn camera_transform(
 ) -> Transform {
     match request.view {
         StillView::CurrentCamera => current.unwrap_or_default(),
-        StillView::Fixed(camera) => {
-            Transform::from_translation(camera.position).looking_at(camera.target, Vec3::Y)
-        }
+        StillView::Fixed(camera) => fixed_transform(&camera),
         StillView::Preset(preset) => framed_view(
             &session.editor.rig,
             &session.editor.pose,
@@ -250,11 +262,7 @@ fn start_still(
                 ..default()
             },
             RenderTarget::Image(target.clone().into()),
-            Projection::from(PerspectiveProjection {
-                fov,
-                near: 0.02,
-                ..default()
-            }),
+            still_projection(fov),
             // Supersampled instead (reduced in `core::still`): MSAA would resolve the
             // edges in the renderer's premultiplied colour and leave fringes.
             Msaa::Off,
