@@ -147,7 +147,7 @@ fn bench(c: &mut Criterion) {
 
     // VRMA export of a 60 s, 30-key timeline (55 bones, two expressions).
     let still = Pose::default();
-    let (bytes60, stats) = export_vrma(&rig, &tl, &still, &mut |_| {});
+    let (bytes60, stats) = export_vrma(&rig, &tl, &still, 30.0, &mut |_| {});
     eprintln!(
         "export 60 s / 30 keys: {} keyframes written instead of {} ({:.1}x smaller), {} bytes",
         stats.written_keys,
@@ -156,11 +156,11 @@ fn bench(c: &mut Criterion) {
         bytes60.len()
     );
     c.bench_function("export VRMA (60 s, 30 keys, 55 bones, expressions)", |b| {
-        b.iter(|| black_box(export_vrma(&rig, &tl, &still, &mut |_| {})))
+        b.iter(|| black_box(export_vrma(&rig, &tl, &still, 30.0, &mut |_| {})))
     });
     // Import of a dense 60 s clip: a key on every frame.
     let dense = timeline(1801, 60.0);
-    let (dense_bytes, dense_stats) = export_vrma(&rig, &dense, &still, &mut |_| {});
+    let (dense_bytes, dense_stats) = export_vrma(&rig, &dense, &still, 30.0, &mut |_| {});
     eprintln!(
         "dense clip: {} keyframes, {} bytes",
         dense_stats.written_keys,

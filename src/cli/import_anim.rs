@@ -27,6 +27,7 @@ pub fn run(model: &Path, anim: &Path, output: &Path, rate: Option<f32>) -> Resul
         model_title: rig.model.title.clone(),
         settings: crate::core::project::Settings {
             length: imported.duration.max(1.0 / 30.0),
+            fps: imported.fps.unwrap_or(crate::core::timeline::FPS),
             ..Default::default()
         },
         timeline: imported.timeline,
@@ -44,6 +45,8 @@ pub fn run(model: &Path, anim: &Path, output: &Path, rate: Option<f32>) -> Resul
         "keys": project.timeline.keys().len(),
         "source_keyframe_times": imported.source_times,
         "duration": imported.duration,
+        "restored": imported.fps.is_some(),
+        "plants": project.timeline.plants().len(),
         "warnings": warnings,
     }))
 }

@@ -89,10 +89,7 @@ pub fn run(
                     "--time must be a non-negative number of seconds",
                 ));
             }
-            editor
-                .timeline
-                .sample(t, editor.rig.hips_rest())
-                .unwrap_or_else(|| editor.pose.clone())
+            editor.sample(t).unwrap_or_else(|| editor.pose.clone())
         }
         _ => {
             return Err(Refusal::new(

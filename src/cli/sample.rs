@@ -10,16 +10,12 @@ use crate::core::{Refusal, round7};
 pub fn run(model: &Path, project: &Path, times: &str) -> Result<Value, Refusal> {
     let times = parse_times(times)?;
     let editor = super::open_editor(model, Some(project))?;
-    let rest = editor.rig.hips_rest();
     let title = &editor.rig.model.title;
     let samples: Vec<Value> = times
         .into_iter()
         .map(|t| {
             // Without keys the project's pose holds at every time.
-            let pose = editor
-                .timeline
-                .sample(t, rest)
-                .unwrap_or_else(|| editor.pose.clone());
+            let pose = editor.sample(t).unwrap_or_else(|| editor.pose.clone());
             json!({"t": round7(t), "pose": pose.to_json(title)})
         })
         .collect();

@@ -16,11 +16,11 @@ use super::Refusal;
 use super::history::History;
 use super::humanoid::{ALL_BONES, Bone, Side};
 use super::ik::{self, FootPins, Limb};
-use super::pose::{Pose, PoseDirections, read_floats, read_quat};
+use super::pose::{BodyMask, Pose, PoseDirections, read_floats, read_quat};
 use super::project::{Project, Settings};
 use super::rig::Rig;
 use super::round7;
-use super::timeline::{Ease, Key, MAX_TIME, Timeline, snap};
+use super::timeline::{Ease, Key, KeyPick, MAX_TIME, Plant, Timeline, snap};
 
 /// Which hand(s) a grip acts on.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,6 +65,25 @@ pub enum PoseEdit {
         rotate: Option<Quat>,
         pin_feet: bool,
     },
+    /// Lay the part of `pose` that `mask` covers over the current pose (mirrored first
+    /// when asked): a library pose onto one arm, a pasted pose onto the upper body.
+    ApplyPose {
+        pose: Box<Pose>,
+        mask: BodyMask,
+        mirror: bool,
+    },
+}
+
+/// How a pick combines with the keys already selected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SelectMode {
+    /// The pick becomes the selection (a click).
+    #[default]
+    Replace,
+    /// The pick joins the selection (Shift-click, Shift-box).
+    Add,
+    /// Each picked key flips in or out (Ctrl-click).
+    Toggle,
 }
 
 /// An edit of the keys: one undo step each.
@@ -83,6 +102,29 @@ pub enum KeyEdit {
     /// Put a pose at a time (a library pose dropped on the timeline): the playhead moves
     /// there, the pose is shown and keyed. Expressions the model lacks are dropped.
     PlacePose { t: f32, pose: Box<Pose> },
+    /// Change which keys are selected.
+    Select { pick: KeyPick, mode: SelectMode },
+    /// Move the selected keys by `by` seconds (whole frames), keeping their spacing.
+    MoveSelected { by: f32 },
+    /// Scale the selected keys' times around `pivot` by `factor`.
+    ScaleSelected { factor: f32, pivot: f32 },
+    /// Delete the selected keys.
+    DeleteSelected,
+    /// Give the selected keys one ease.
+    EaseSelected(Ease),
+    /// Put the copied keys at `t` (keeping their spacing, replacing keys where they land;
+    /// mirrored when asked); the pasted keys become the selection.
+    Paste { t: f32, mirror: bool },
+    /// Copy the selected keys to `t` without touching the clipboard; the copies become
+    /// the selection.
+    Duplicate { t: f32 },
+    /// Plant (`on`) or free a foot over `from..=to`.
+    Plant {
+        foot: Side,
+        from: f32,
+        to: f32,
+        on: bool,
+    },
 }
 
 /// A drag: previews of pose edits, then one undo step (or nothing, when cancelled).
@@ -111,6 +153,13 @@ pub enum Edit {
     SetPlaying(bool),
     /// Change the editor settings (pin feet, keep angle, loop, length; not undoable).
     ChangeSettings(Settings),
+    /// Copy the selected keys (changes nothing to undo).
+    CopyKeys,
+    /// Copy the current pose (changes nothing to undo).
+    CopyPose,
+    /// Lay the copied pose over the pose at the playhead (a pose edit: one undo step,
+    /// written back to the key there).
+    PastePose { mirror: bool, mask: BodyMask },
 }
 
 impl Edit {
@@ -144,6 +193,9 @@ impl From<Gesture> for Edit {
 pub struct Snapshot {
     pub pose: Pose,
     pub keys: Arc<[Arc<Key>]>,
+    pub plants: Arc<[Plant]>,
+    /// The selected keys' ids.
+    pub selection: Arc<[u64]>,
     pub next_key_id: u64,
     pub playhead: f32,
     /// The timeline length (importing an animation lengthens it).
@@ -156,6 +208,8 @@ impl PartialEq for Snapshot {
     fn eq(&self, other: &Snapshot) -> bool {
         self.pose == other.pose
             && self.keys == other.keys
+            && self.plants == other.plants
+            && self.selection == other.selection
             && self.playhead == other.playhead
             && self.length == other.length
     }
@@ -166,9 +220,12 @@ impl Snapshot {
     /// pose and keys exactly as a project file writes them.
     pub fn to_json(&self, model_title: &str) -> Value {
         let keys: Vec<Value> = self.keys.iter().map(|k| k.to_json()).collect();
+        let plants: Vec<Value> = self.plants.iter().map(|p| p.to_json()).collect();
         json!({
             "pose": self.pose.to_json(model_title),
             "keys": keys,
+            "plants": plants,
+            "selection": &*self.selection,
             "playhead": super::num(self.playhead),
             "length": super::num(self.length),
         })
@@ -187,7 +244,21 @@ impl Snapshot {
             })
             .transpose()?
             .unwrap_or_default();
-        let timeline = Timeline::from_keys(keys)?;
+        let mut timeline = Timeline::from_keys(keys)?;
+        if let Some(list) = value["plants"].as_array() {
+            timeline.set_plants(
+                list.iter()
+                    .take(super::project::MAX_PLANTS)
+                    .enumerate()
+                    .map(|(i, p)| Plant::from_json(p, &format!("plants[{i}]")))
+                    .collect::<Result<_, _>>()?,
+            );
+        }
+        let selection: Vec<u64> = value["selection"]
+            .as_array()
+            .map(|ids| ids.iter().filter_map(Value::as_u64).collect())
+            .unwrap_or_default();
+        let selection = timeline.pick(&KeyPick::Ids(selection));
         let number = |name: &str| {
             value[name]
                 .as_f64()
@@ -198,6 +269,8 @@ impl Snapshot {
         Ok(Snapshot {
             pose,
             keys: timeline.keys().into(),
+            plants: timeline.plants().into(),
+            selection: selection.into(),
             next_key_id: timeline.next_id(),
             playhead: number("playhead")?,
             length: number("length")?,
@@ -217,6 +290,12 @@ pub struct Editor {
     pub playing: bool,
     pub settings: Settings,
     pub history: History<Snapshot>,
+    /// The selected keys' ids, in time order.
+    pub selection: Vec<u64>,
+    /// Keys copied with [`Edit::CopyKeys`], times relative to the first.
+    pub copied_keys: Vec<Key>,
+    /// The pose copied with [`Edit::CopyPose`].
+    pub copied_pose: Option<Pose>,
     /// Changes since the last save or load.
     pub dirty: bool,
     /// Counts changes (autosave watches it).
@@ -242,6 +321,9 @@ impl Editor {
             playing: false,
             settings: Settings::default(),
             history: History::default(),
+            selection: Vec::new(),
+            copied_keys: Vec::new(),
+            copied_pose: None,
             dirty: false,
             revision: 0,
             gesture_start: None,
@@ -264,10 +346,7 @@ impl Editor {
             .retain_known_expressions(&editor.expression_names, warnings);
         editor.settings = project.settings;
         editor.playhead = snap(project.playhead);
-        if let Some(pose) = editor
-            .timeline
-            .sample(editor.playhead, editor.rig.hips_rest())
-        {
+        if let Some(pose) = editor.sample(editor.playhead) {
             editor.pose = pose;
         }
         warnings.dedup();
@@ -309,6 +388,8 @@ impl Editor {
         Snapshot {
             pose: self.pose.clone(),
             keys: self.timeline.keys().into(),
+            plants: self.timeline.plants().into(),
+            selection: self.selection.as_slice().into(),
             next_key_id: self.timeline.next_id(),
             playhead: self.playhead,
             length: self.settings.length,
@@ -317,7 +398,8 @@ impl Editor {
 
     fn restore(&mut self, snapshot: Snapshot) {
         let next_id = self.timeline.next_id().max(snapshot.next_key_id);
-        self.timeline = Timeline::from_shared(&snapshot.keys, next_id);
+        self.timeline = Timeline::from_shared(&snapshot.keys, &snapshot.plants, next_id);
+        self.selection = snapshot.selection.to_vec();
         self.pose = snapshot.pose;
         self.playhead = snapshot.playhead;
         self.settings.length = snapshot.length;
@@ -338,21 +420,41 @@ impl Editor {
 
     /// With keys, the pose shown is the timeline's pose at the playhead.
     fn follow_playhead(&mut self) {
-        if let Some(pose) = self.timeline.sample(self.playhead, self.rig.hips_rest()) {
+        if let Some(pose) = self.sample(self.playhead) {
             self.pose = pose;
         }
     }
 
-    /// Advances playback by `dt` seconds (looping or stopping at the end).
+    /// The animation's pose at `t` (keys interpolated, planted feet held); `None`
+    /// without keys.
+    pub fn sample(&self, t: f32) -> Option<Pose> {
+        super::plant::sample(&self.rig, &self.timeline, t)
+    }
+
+    /// Where playback wraps or stops: the loop range, else the timeline.
+    pub fn play_range(&self) -> (f32, f32) {
+        let end = self.settings.length.max(self.timeline.end());
+        match self.settings.loop_range {
+            Some((a, b)) if a < end => (a, b.min(end)),
+            _ => (0.0, end),
+        }
+    }
+
+    /// Advances playback by `dt` seconds of wall time at the playback speed, looping
+    /// (within the loop range when set) or stopping at the end.
     pub fn advance(&mut self, dt: f32) {
         if !self.playing || !dt.is_finite() {
             return;
         }
-        let end = self.settings.length.max(self.timeline.end());
-        let mut t = self.playhead + dt.max(0.0);
+        let (start, end) = self.play_range();
+        let mut t = self.playhead + dt.max(0.0) * self.settings.speed;
+        if self.settings.loop_range.is_some() && t < start {
+            t = start;
+        }
         if t > end {
-            if self.settings.looping && end > 0.0 {
-                t %= end;
+            let span = end - start;
+            if self.settings.looping && span > 0.0 {
+                t = start + (t - start) % span;
             } else {
                 t = end;
                 self.playing = false;
@@ -418,17 +520,32 @@ impl Editor {
                 Ok(())
             }
             Edit::ChangeSettings(settings) => {
-                if !settings.length.is_finite()
-                    || settings.length <= 0.0
-                    || settings.length > MAX_TIME
-                {
-                    return Err(Refusal::new(format!(
-                        "the timeline length must be between 0 and {MAX_TIME} s"
-                    )));
-                }
+                settings.check()?;
                 self.settings = settings;
                 self.mark_changed();
                 Ok(())
+            }
+            Edit::CopyKeys => {
+                if self.selection.is_empty() {
+                    return Err(Refusal::new("no keys are selected to copy"));
+                }
+                self.copied_keys = self.timeline.copy_keys(&self.selection);
+                Ok(())
+            }
+            Edit::CopyPose => {
+                self.copied_pose = Some(self.pose.clone());
+                Ok(())
+            }
+            Edit::PastePose { mirror, mask } => {
+                let pose = self
+                    .copied_pose
+                    .clone()
+                    .ok_or_else(|| Refusal::new("no pose has been copied"))?;
+                self.apply(Edit::Pose(PoseEdit::ApplyPose {
+                    pose: Box::new(pose),
+                    mask,
+                    mirror,
+                }))
             }
             Edit::Gesture(gesture) => self.apply_gesture(gesture),
             Edit::Pose(edit) => self.recorded(|editor| {
@@ -436,6 +553,12 @@ impl Editor {
                 editor.write_back();
                 Ok(())
             }),
+            // Picking what is already selected is no step to undo.
+            Edit::Keys(KeyEdit::Select { pick, mode })
+                if self.picked(&pick, mode) == self.selection =>
+            {
+                Ok(())
+            }
             Edit::Keys(edit) => self.recorded(|editor| editor.change_keys(edit)),
         }
     }
@@ -453,6 +576,8 @@ impl Editor {
         change(self)?;
         self.gesture_start = None;
         self.gesture_pins = None;
+        // Keys an edit removed leave the selection.
+        self.selection = self.timeline.pick(&KeyPick::Ids(std::mem::take(&mut self.selection)));
         self.history.record(before);
         self.mark_changed();
         Ok(())
@@ -535,7 +660,111 @@ impl Editor {
                 self.settings.length = self.settings.length.max(self.timeline.end());
                 self.pose = pose;
             }
+            KeyEdit::Select { pick, mode } => self.selection = self.picked(&pick, mode),
+            KeyEdit::MoveSelected { by } => {
+                let ids = self.selected("move")?;
+                self.timeline.move_keys(&ids, by)?;
+                self.settings.length = self.settings.length.max(self.timeline.end());
+                self.follow_playhead();
+            }
+            KeyEdit::ScaleSelected { factor, pivot } => {
+                let ids = self.selected("scale")?;
+                self.timeline.scale_keys(&ids, factor, pivot)?;
+                self.settings.length = self.settings.length.max(self.timeline.end());
+                self.follow_playhead();
+            }
+            KeyEdit::DeleteSelected => {
+                let ids = self.selected("delete")?;
+                self.timeline.delete_keys(&ids);
+                self.selection.clear();
+                self.follow_playhead();
+            }
+            KeyEdit::EaseSelected(ease) => {
+                let ids = self.selected("ease")?;
+                self.timeline.ease_keys(&ids, ease);
+            }
+            KeyEdit::Paste { t, mirror } => {
+                if self.copied_keys.is_empty() {
+                    return Err(Refusal::new("no keys have been copied"));
+                }
+                let mut keys = self.copied_keys.clone();
+                if mirror {
+                    for key in &mut keys {
+                        key.pose = key.pose.mirrored();
+                    }
+                }
+                self.paste(&keys, t)?;
+            }
+            KeyEdit::Duplicate { t } => {
+                let ids = self.selected("duplicate")?;
+                let keys = self.timeline.copy_keys(&ids);
+                self.paste(&keys, t)?;
+            }
+            KeyEdit::Plant { foot, from, to, on } => {
+                for x in [from, to] {
+                    if !x.is_finite() || !(0.0..=MAX_TIME).contains(&x) {
+                        return Err(Refusal::new(format!(
+                            "plant_foot: {x} is not a time from 0 to {MAX_TIME} s"
+                        )));
+                    }
+                }
+                if super::timeline::frame_of(from) == super::timeline::frame_of(to) {
+                    return Err(Refusal::new("plant_foot: the span must be at least a frame"));
+                }
+                let before = self.timeline.plants().to_vec();
+                self.timeline.set_plant(foot, from, to, on);
+                if self.timeline.plants() == before {
+                    return Err(Refusal::new(if on {
+                        "the foot is already planted there"
+                    } else {
+                        "the foot is not planted there"
+                    }));
+                }
+                self.follow_playhead();
+            }
         }
+        Ok(())
+    }
+
+    /// The selection `pick` makes in `mode`, in time order.
+    fn picked(&self, pick: &KeyPick, mode: SelectMode) -> Vec<u64> {
+        let picked = self.timeline.pick(pick);
+        let mut ids = match mode {
+            SelectMode::Replace => picked,
+            SelectMode::Add => [self.selection.clone(), picked].concat(),
+            SelectMode::Toggle => {
+                let mut ids: Vec<u64> = self
+                    .selection
+                    .iter()
+                    .copied()
+                    .filter(|id| !picked.contains(id))
+                    .collect();
+                ids.extend(picked.iter().filter(|id| !self.selection.contains(id)));
+                ids
+            }
+        };
+        ids.sort_unstable();
+        ids.dedup();
+        self.timeline.pick(&KeyPick::Ids(ids))
+    }
+
+    /// The selected keys, or why `action` needs some.
+    fn selected(&self, action: &str) -> Result<Vec<u64>, Refusal> {
+        if self.selection.is_empty() {
+            return Err(Refusal::new(format!("no keys are selected to {action}")));
+        }
+        Ok(self.selection.clone())
+    }
+
+    /// Pastes keys at `t`; they become the selection and the pose follows the playhead.
+    fn paste(&mut self, keys: &[Key], t: f32) -> Result<(), Refusal> {
+        let mut keys = keys.to_vec();
+        for key in &mut keys {
+            key.pose = self.checked_pose(std::mem::take(&mut key.pose))?;
+        }
+        self.selection = self.timeline.paste_keys(&keys, t)?;
+        self.settings.length = self.settings.length.max(self.timeline.end());
+        self.follow_playhead();
         Ok(())
     }
 
@@ -613,6 +842,11 @@ impl Editor {
                     None
                 };
                 ik::move_hips(&self.rig, &mut self.pose, to, rotate, pins.as_ref())?;
+            }
+            PoseEdit::ApplyPose { pose, mask, mirror } => {
+                let pose = if mirror { pose.mirrored() } else { *pose };
+                let pose = self.checked_pose(pose)?;
+                self.pose = self.pose.overlaid(&pose, mask);
             }
         }
         Ok(())
@@ -714,16 +948,7 @@ pub fn parse_step(value: &Value) -> Result<Edit, Refusal> {
         "seek" => Edit::Seek(op_f32(step, "t")?),
         "key" => Edit::Keys(KeyEdit::Add),
         "delete_key" => Edit::Keys(KeyEdit::Delete),
-        "ease" => {
-            let name = op_str(step, "value")?;
-            Edit::Keys(KeyEdit::SetEase(Ease::from_name(name).ok_or_else(
-                || {
-                    Refusal::new(format!(
-                        "unknown ease '{name}' (LINEAR, IN-OUT, IN, OUT or HOLD)"
-                    ))
-                },
-            )?))
-        }
+        "ease" => Edit::Keys(KeyEdit::SetEase(op_ease(step)?)),
         "move_key" => Edit::Keys(KeyEdit::Move {
             from: op_f32(step, "from")?,
             to: op_f32(step, "to")?,
@@ -783,8 +1008,134 @@ pub fn parse_step(value: &Value) -> Result<Edit, Refusal> {
                 pin_feet,
             })
         }
+        "select_keys" => {
+            let pick = if let Some(times) = step.get("times") {
+                let times = times
+                    .as_array()
+                    .filter(|t| t.len() <= MAX_SCRIPT_TIMES)
+                    .ok_or_else(|| {
+                        Refusal::new(format!(
+                            "'times' must be an array of at most {MAX_SCRIPT_TIMES} seconds"
+                        ))
+                    })?;
+                KeyPick::Times(
+                    times
+                        .iter()
+                        .map(|t| {
+                            t.as_f64()
+                                .filter(|t| t.is_finite())
+                                .map(|t| t as f32)
+                                .ok_or_else(|| Refusal::new("'times' must hold finite numbers"))
+                        })
+                        .collect::<Result<_, _>>()?,
+                )
+            } else if step.contains_key("from") || step.contains_key("to") {
+                KeyPick::Range {
+                    from: op_f32(step, "from")?,
+                    to: op_f32(step, "to")?,
+                }
+            } else if step.get("all") == Some(&Value::Bool(true)) {
+                KeyPick::All
+            } else if step.get("none") == Some(&Value::Bool(true)) {
+                KeyPick::None
+            } else {
+                return Err(Refusal::new(
+                    "select_keys needs 'times', 'from' and 'to', \"all\": true or \"none\": true",
+                ));
+            };
+            let mode = match step.get("mode").and_then(Value::as_str).unwrap_or("replace") {
+                "replace" => SelectMode::Replace,
+                "add" => SelectMode::Add,
+                "toggle" => SelectMode::Toggle,
+                other => {
+                    return Err(Refusal::new(format!(
+                        "'mode' must be replace, add or toggle, not '{other}'"
+                    )));
+                }
+            };
+            Edit::Keys(KeyEdit::Select { pick, mode })
+        }
+        "move_keys" => Edit::Keys(KeyEdit::MoveSelected {
+            by: op_f32(step, "by")?,
+        }),
+        "scale_keys" => Edit::Keys(KeyEdit::ScaleSelected {
+            factor: op_f32(step, "factor")?,
+            pivot: op_f32(step, "pivot")?,
+        }),
+        "delete_keys" => Edit::Keys(KeyEdit::DeleteSelected),
+        "ease_keys" => Edit::Keys(KeyEdit::EaseSelected(op_ease(step)?)),
+        "copy_keys" => Edit::CopyKeys,
+        "paste_keys" => Edit::Keys(KeyEdit::Paste {
+            t: op_f32(step, "t")?,
+            mirror: op_bool(step, "mirror", false)?,
+        }),
+        "duplicate_keys" => Edit::Keys(KeyEdit::Duplicate {
+            t: op_f32(step, "t")?,
+        }),
+        "copy_pose" => Edit::CopyPose,
+        "paste_pose" => Edit::PastePose {
+            mirror: op_bool(step, "mirror", false)?,
+            mask: op_mask(step)?,
+        },
+        "apply_pose" => {
+            let mut warnings = Vec::new();
+            Edit::Pose(PoseEdit::ApplyPose {
+                pose: Box::new(Pose::from_json(
+                    step.get("pose").unwrap_or(&Value::Null),
+                    &mut warnings,
+                )?),
+                mask: op_mask(step)?,
+                mirror: op_bool(step, "mirror", false)?,
+            })
+        }
+        "plant_foot" => {
+            let name = op_str(step, "foot")?;
+            let foot = Plant::foot_from_name(name).ok_or_else(|| {
+                Refusal::new(format!("'foot' must be leftFoot or rightFoot, not '{name}'"))
+            })?;
+            Edit::Keys(KeyEdit::Plant {
+                foot,
+                from: op_f32(step, "from")?,
+                to: op_f32(step, "to")?,
+                on: !op_bool(step, "off", false)?,
+            })
+        }
         other => return Err(Refusal::new(format!("unknown op '{other}'"))),
     })
+}
+
+/// The most times one `select_keys` step may list.
+pub const MAX_SCRIPT_TIMES: usize = 1_000_000;
+
+fn op_bool(step: &Map<String, Value>, key: &str, default: bool) -> Result<bool, Refusal> {
+    match step.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(Refusal::new(format!("'{key}' must be true or false"))),
+    }
+}
+
+fn op_ease(step: &Map<String, Value>) -> Result<Ease, Refusal> {
+    let name = op_str(step, "value")?;
+    Ease::from_name(name).ok_or_else(|| {
+        Refusal::new(format!(
+            "unknown ease '{name}' (LINEAR, IN-OUT, IN, OUT or HOLD)"
+        ))
+    })
+}
+
+fn op_mask(step: &Map<String, Value>) -> Result<BodyMask, Refusal> {
+    match step.get("mask") {
+        None | Some(Value::Null) => Ok(BodyMask::WholeBody),
+        Some(Value::String(name)) => BodyMask::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = BodyMask::ALL.iter().map(|m| m.name()).collect();
+            Refusal::new(format!(
+                "unknown mask '{name}' ({})",
+                names.join(", ")
+            ))
+        }),
+        Some(_) => Err(Refusal::new("'mask' must be a string")),
+    }
 }
 
 /// Parses an edit script: a JSON array of steps. Errors name the step (1-based).
@@ -1191,5 +1542,200 @@ mod tests {
         ed.apply(Edit::Gesture(Gesture::Cancel)).unwrap();
         assert_eq!(ed.snapshot(), before, "cancel restores exactly");
         assert!(!ed.history.can_undo(), "a cancelled drag records nothing");
+    }
+
+    mod key_selections {
+        use super::*;
+        use crate::math::testing::arb_quat;
+        use crate::timeline::{FPS, frame_of};
+        use proptest::prelude::*;
+
+        /// An editor with keys on the given frames, each a distinct pose.
+        fn keyed(frames: &[u32], turns: &[Quat]) -> Editor {
+            let mut ed = editor(MannequinVariant::Vrm1);
+            for (i, frame) in frames.iter().enumerate() {
+                let mut pose = Pose::default();
+                pose.set_rotation(Bone::LeftUpperArm, turns[i % turns.len()]);
+                pose.set_rotation(Bone::Spine, Quat::from_rotation_y(i as f32 * 0.1));
+                pose.hips = Some(Vec3::new(i as f32 * 0.01, 0.9, 0.0));
+                ed.apply(Edit::Keys(KeyEdit::PlacePose {
+                    t: *frame as f32 / FPS,
+                    pose: Box::new(pose),
+                }))
+                .unwrap();
+            }
+            ed.history = History::default();
+            ed
+        }
+
+        fn key_frames(ed: &Editor) -> Vec<i64> {
+            ed.timeline.keys().iter().map(|k| frame_of(k.t)).collect()
+        }
+
+        fn arb_frames() -> impl Strategy<Value = Vec<u32>> {
+            proptest::collection::btree_set(0u32..300, 1..12).prop_map(|s| s.into_iter().collect())
+        }
+
+        fn select(ed: &mut Editor, pick: KeyPick) {
+            ed.apply(Edit::Keys(KeyEdit::Select {
+                pick,
+                mode: SelectMode::Replace,
+            }))
+            .unwrap();
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(64))]
+
+            #[test]
+            fn moving_keys_and_moving_them_back_changes_nothing(
+                frames in arb_frames(),
+                turns in proptest::collection::vec(arb_quat(), 1..4),
+                picked in proptest::collection::vec(any::<bool>(), 12),
+                by in -200i32..200,
+            ) {
+                let mut ed = keyed(&frames, &turns);
+                let ids: Vec<u64> = ed.timeline.keys().iter().zip(&picked)
+                    .filter(|(_, p)| **p).map(|(k, _)| k.id).collect();
+                prop_assume!(!ids.is_empty());
+                select(&mut ed, KeyPick::Ids(ids));
+                let before = ed.timeline.clone();
+                let by = by as f32 / FPS;
+                if ed.apply(Edit::Keys(KeyEdit::MoveSelected { by })).is_ok() {
+                    ed.apply(Edit::Keys(KeyEdit::MoveSelected { by: -by })).unwrap();
+                    prop_assert_eq!(ed.timeline.keys(), before.keys());
+                } else {
+                    prop_assert_eq!(ed.timeline.keys(), before.keys(), "a refused move changes nothing");
+                }
+            }
+
+            #[test]
+            fn scaling_by_f_then_by_its_inverse_changes_nothing(
+                frames in arb_frames(),
+                turns in proptest::collection::vec(arb_quat(), 1..4),
+                factor in 1.0f32..4.0,
+                pivot in 0u32..300,
+            ) {
+                let mut ed = keyed(&frames, &turns);
+                select(&mut ed, KeyPick::All);
+                let before = ed.timeline.clone();
+                let pivot = pivot as f32 / FPS;
+                if ed.apply(Edit::Keys(KeyEdit::ScaleSelected { factor, pivot })).is_ok() {
+                    ed.apply(Edit::Keys(KeyEdit::ScaleSelected { factor: 1.0 / factor, pivot })).unwrap();
+                    prop_assert_eq!(ed.timeline.keys(), before.keys());
+                }
+            }
+
+            #[test]
+            fn pasting_mirrored_twice_is_pasting(
+                frames in arb_frames(),
+                turns in proptest::collection::vec(arb_quat(), 1..4),
+                at in 400u32..600,
+            ) {
+                let mut ed = keyed(&frames, &turns);
+                select(&mut ed, KeyPick::All);
+                ed.apply(Edit::CopyKeys).unwrap();
+                let mut plain = keyed(&frames, &turns);
+                select(&mut plain, KeyPick::All);
+                plain.apply(Edit::CopyKeys).unwrap();
+                let t = at as f32 / FPS;
+                plain.apply(Edit::Keys(KeyEdit::Paste { t, mirror: false })).unwrap();
+
+                ed.apply(Edit::Keys(KeyEdit::Paste { t, mirror: true })).unwrap();
+                ed.apply(Edit::CopyKeys).unwrap();
+                ed.apply(Edit::Keys(KeyEdit::Paste { t, mirror: true })).unwrap();
+                let poses = |e: &Editor| e.timeline.keys().iter()
+                    .map(|k| (frame_of(k.t), k.ease, k.pose.clone())).collect::<Vec<_>>();
+                prop_assert_eq!(poses(&ed), poses(&plain));
+
+                // A pose pasted mirrored twice is the pose.
+                let copied = ed.pose.clone();
+                ed.apply(Edit::CopyPose).unwrap();
+                ed.apply(Edit::PastePose { mirror: true, mask: BodyMask::WholeBody }).unwrap();
+                ed.apply(Edit::CopyPose).unwrap();
+                ed.apply(Edit::PastePose { mirror: true, mask: BodyMask::WholeBody }).unwrap();
+                prop_assert_eq!(&ed.pose, &copied);
+            }
+
+            #[test]
+            fn every_key_op_then_undo_is_the_project_before(
+                frames in arb_frames(),
+                turns in proptest::collection::vec(arb_quat(), 1..4),
+                picked in proptest::collection::vec(any::<bool>(), 12),
+                op in 0usize..14,
+                a in 0u32..400,
+                b in 0u32..400,
+                amount in 0.3f32..3.0,
+            ) {
+                let mut ed = keyed(&frames, &turns);
+                let ids: Vec<u64> = ed.timeline.keys().iter().zip(&picked)
+                    .filter(|(_, p)| **p).map(|(k, _)| k.id).collect();
+                select(&mut ed, KeyPick::Ids(ids));
+                ed.apply(Edit::CopyKeys).ok();
+                ed.apply(Edit::CopyPose).unwrap();
+                ed.apply(Edit::Seek(a as f32 / FPS)).unwrap();
+                ed.history = History::default();
+                let (ta, tb) = (a as f32 / FPS, b as f32 / FPS);
+                let mask = BodyMask::ALL[op % BodyMask::ALL.len()];
+                let edit = match op {
+                    0 => Edit::Keys(KeyEdit::Select { pick: KeyPick::Range { from: ta, to: tb }, mode: SelectMode::Toggle }),
+                    1 => Edit::Keys(KeyEdit::MoveSelected { by: tb - ta }),
+                    2 => Edit::Keys(KeyEdit::ScaleSelected { factor: amount, pivot: tb }),
+                    3 => Edit::Keys(KeyEdit::DeleteSelected),
+                    4 => Edit::Keys(KeyEdit::EaseSelected(Ease::Out)),
+                    5 => Edit::Keys(KeyEdit::Paste { t: tb, mirror: false }),
+                    6 => Edit::Keys(KeyEdit::Paste { t: tb, mirror: true }),
+                    7 => Edit::Keys(KeyEdit::Duplicate { t: tb }),
+                    8 => Edit::PastePose { mirror: true, mask },
+                    9 => Edit::Pose(PoseEdit::ApplyPose { pose: Box::new(Pose::default().mirrored()), mask, mirror: false }),
+                    10 => Edit::Keys(KeyEdit::Plant { foot: Side::Left, from: ta, to: tb, on: true }),
+                    11 => Edit::Keys(KeyEdit::Plant { foot: Side::Right, from: ta.min(tb), to: ta.max(tb) + 0.5, on: true }),
+                    12 => Edit::Keys(KeyEdit::Select { pick: KeyPick::All, mode: SelectMode::Add }),
+                    _ => Edit::PastePose { mirror: false, mask: BodyMask::LeftArm },
+                };
+                let project = ed.project(None).to_json();
+                let snapshot = ed.snapshot();
+                if ed.apply(edit.clone()).is_ok() && ed.history.can_undo() {
+                    ed.apply(Edit::Undo).unwrap();
+                }
+                prop_assert_eq!(ed.project(None).to_json(), project, "{:?}", edit);
+                prop_assert_eq!(ed.snapshot(), snapshot, "{:?}", edit);
+            }
+        }
+
+        #[test]
+        fn moves_onto_a_key_are_refused_with_a_message() {
+            let mut ed = keyed(&[0, 10, 20], &[Quat::from_rotation_x(0.3)]);
+            select(&mut ed, KeyPick::Times(vec![10.0 / FPS]));
+            let before = ed.snapshot();
+            let err = ed
+                .apply(Edit::Keys(KeyEdit::MoveSelected { by: 10.0 / FPS }))
+                .unwrap_err();
+            assert!(err.to_string().contains("both land on"), "{err}");
+            assert_eq!(ed.snapshot(), before);
+            assert_eq!(key_frames(&ed), vec![0, 10, 20]);
+        }
+
+        #[test]
+        fn a_mask_takes_only_its_part() {
+            let mut ed = keyed(&[0], &[Quat::from_rotation_x(0.3)]);
+            let mut source = Pose::default();
+            for bone in [Bone::LeftUpperArm, Bone::RightUpperArm, Bone::LeftIndexProximal, Bone::Head, Bone::LeftUpperLeg] {
+                source.set_rotation(bone, Quat::from_rotation_z(0.7));
+            }
+            source.hips = Some(Vec3::new(0.2, 0.5, 0.1));
+            let before = ed.pose.clone();
+            ed.apply(Edit::Pose(PoseEdit::ApplyPose { pose: Box::new(source.clone()), mask: BodyMask::LeftArm, mirror: false })).unwrap();
+            for bone in ALL_BONES {
+                let expected = if BodyMask::LeftArm.covers(bone) { source.rotation(bone) } else { before.rotation(bone) };
+                assert_eq!(ed.pose.rotation(bone), expected, "{bone}");
+            }
+            assert_eq!(ed.pose.hips, before.hips, "an arm does not move the hips");
+            assert!(BodyMask::LeftArm.covers(Bone::LeftIndexProximal));
+            assert!(!BodyMask::LeftHand.covers(Bone::LeftUpperArm));
+            assert!(BodyMask::LowerBody.covers(Bone::Hips) && !BodyMask::UpperBody.covers(Bone::Hips));
+            assert!(BodyMask::UpperBody.covers(Bone::Head) && !BodyMask::LowerBody.covers(Bone::Head));
+            assert_eq!(ed.timeline.keys()[0].pose, ed.pose, "written back to the key at the playhead");
+        }
     }
 }

@@ -27,6 +27,8 @@ pub struct ExportWork {
     pub rig: Rig,
     pub timeline: Timeline,
     pub pose: Pose,
+    /// The project's export frame rate.
+    pub fps: f32,
 }
 
 impl ExportWork {
@@ -35,6 +37,7 @@ impl ExportWork {
             rig: editor.rig.clone(),
             timeline: editor.timeline.clone(),
             pose: editor.pose.clone(),
+            fps: editor.settings.fps,
         }
     }
 }
@@ -145,7 +148,7 @@ pub fn write_file(
 }
 
 fn write_vrma(work: &ExportWork, progress: &mut dyn FnMut(f32)) -> Result<Written, Refusal> {
-    let (bytes, stats) = export_vrma(&work.rig, &work.timeline, &work.pose, progress);
+    let (bytes, stats) = export_vrma(&work.rig, &work.timeline, &work.pose, work.fps, progress);
     Ok(Written {
         bytes,
         facts: json!({

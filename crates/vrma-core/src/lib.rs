@@ -19,6 +19,7 @@ pub mod look_at;
 pub mod mannequin;
 pub mod math;
 pub mod mtoon;
+pub mod plant;
 pub mod pose;
 pub mod prefs;
 pub mod project;

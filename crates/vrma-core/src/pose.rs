@@ -30,9 +30,118 @@ impl Default for Pose {
     }
 }
 
+/// The vector part below which a unit rotation is the identity: 1e-7 is 1.1e-5°. `w`
+/// alone cannot tell: it rounds to 1 in f32 for every rotation under about 0.03°.
+pub const IDENTITY_VECTOR: f32 = 1e-7;
+
 /// Whether a rotation is (numerically) the identity, up to sign.
 pub fn is_identity(q: Quat) -> bool {
-    q.w.abs() >= 1.0 - 1e-9 || (q.x.abs() < 1e-9 && q.y.abs() < 1e-9 && q.z.abs() < 1e-9)
+    q.xyz().length() < IDENTITY_VECTOR
+}
+
+/// A part of the body a pose can be pasted onto (SPEC §11 "paste onto"): which bones it
+/// takes, and whether it takes the hips position and the expressions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum BodyMask {
+    #[default]
+    WholeBody,
+    UpperBody,
+    LowerBody,
+    LeftArm,
+    RightArm,
+    LeftHand,
+    RightHand,
+    Head,
+}
+
+impl BodyMask {
+    pub const ALL: [BodyMask; 8] = [
+        BodyMask::WholeBody,
+        BodyMask::UpperBody,
+        BodyMask::LowerBody,
+        BodyMask::LeftArm,
+        BodyMask::RightArm,
+        BodyMask::LeftHand,
+        BodyMask::RightHand,
+        BodyMask::Head,
+    ];
+
+    /// The edit-script name (`"leftArm"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            BodyMask::WholeBody => "wholeBody",
+            BodyMask::UpperBody => "upperBody",
+            BodyMask::LowerBody => "lowerBody",
+            BodyMask::LeftArm => "leftArm",
+            BodyMask::RightArm => "rightArm",
+            BodyMask::LeftHand => "leftHand",
+            BodyMask::RightHand => "rightHand",
+            BodyMask::Head => "head",
+        }
+    }
+
+    /// What the menus show.
+    pub fn label(self) -> &'static str {
+        match self {
+            BodyMask::WholeBody => "Whole body",
+            BodyMask::UpperBody => "Upper body",
+            BodyMask::LowerBody => "Lower body",
+            BodyMask::LeftArm => "Left arm",
+            BodyMask::RightArm => "Right arm",
+            BodyMask::LeftHand => "Left hand",
+            BodyMask::RightHand => "Right hand",
+            BodyMask::Head => "Head",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<BodyMask> {
+        BodyMask::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// Whether the mask takes this bone. An arm is shoulder to finger tips, a hand is
+    /// the hand and its fingers, the head is the neck up; the upper body is everything
+    /// above the hips, the lower body the hips and legs.
+    pub fn covers(self, bone: Bone) -> bool {
+        let name = bone.name();
+        let side_part = |side: &str, hand_only: bool| {
+            name.strip_prefix(side).is_some_and(|rest| {
+                let finger = ["Thumb", "Index", "Middle", "Ring", "Little"]
+                    .iter()
+                    .any(|f| rest.starts_with(f));
+                finger
+                    || rest == "Hand"
+                    || (!hand_only && matches!(rest, "Shoulder" | "UpperArm" | "LowerArm"))
+            })
+        };
+        let leg = |rest: &str| matches!(rest, "UpperLeg" | "LowerLeg" | "Foot" | "Toes");
+        let lower = bone == Bone::Hips
+            || ["left", "right"]
+                .iter()
+                .any(|side| name.strip_prefix(side).is_some_and(leg));
+        match self {
+            BodyMask::WholeBody => true,
+            BodyMask::LowerBody => lower,
+            BodyMask::UpperBody => !lower,
+            BodyMask::LeftArm => side_part("left", false),
+            BodyMask::RightArm => side_part("right", false),
+            BodyMask::LeftHand => side_part("left", true),
+            BodyMask::RightHand => side_part("right", true),
+            BodyMask::Head => matches!(
+                bone,
+                Bone::Neck | Bone::Head | Bone::Jaw | Bone::LeftEye | Bone::RightEye
+            ),
+        }
+    }
+
+    /// Whether the mask takes the hips position (the whole and the lower body).
+    pub fn takes_hips(self) -> bool {
+        matches!(self, BodyMask::WholeBody | BodyMask::LowerBody)
+    }
+
+    /// Whether the mask takes the expressions (the whole body and the head).
+    pub fn takes_expressions(self) -> bool {
+        matches!(self, BodyMask::WholeBody | BodyMask::Head)
+    }
 }
 
 /// Reads `[x, y, z, w]`, normalizing it; zero length or non-finite is an error.
@@ -171,6 +280,23 @@ impl Pose {
             }
             ok
         });
+    }
+
+    /// This pose with the part of `source` that `mask` covers laid over it.
+    pub fn overlaid(&self, source: &Pose, mask: BodyMask) -> Pose {
+        let mut out = self.clone();
+        for bone in ALL_BONES {
+            if mask.covers(bone) {
+                out.bones[bone.index()] = source.bones[bone.index()];
+            }
+        }
+        if mask.takes_hips() {
+            out.hips = source.hips;
+        }
+        if mask.takes_expressions() {
+            out.expressions = source.expressions.clone();
+        }
+        out
     }
 
     /// Left↔right: swap bones, rotations `(x,-y,-z,w)`, hips `(-x,y,z)`, left/right

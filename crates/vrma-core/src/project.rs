@@ -8,7 +8,10 @@ use serde_json::{Value, json};
 use super::Refusal;
 use super::num;
 use super::pose::Pose;
-use super::timeline::{FPS, Key, MAX_TIME, Timeline};
+use super::timeline::{FPS, Key, MAX_TIME, Plant, Timeline, snap};
+
+/// The most planted spans a project may hold.
+pub const MAX_PLANTS: usize = 100_000;
 
 /// Editor settings saved with a project.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -19,7 +22,22 @@ pub struct Settings {
     pub looping: bool,
     /// Timeline length in seconds (at least the last key).
     pub length: f32,
+    /// Frames per second the VRMA export samples at (24, 30 or 60 offered; a file's
+    /// own value from 1 to 240 is kept). Keys stay on the 1/30 s grid.
+    pub fps: f32,
+    /// Playback speed, 0.25× to 2×.
+    pub speed: f32,
+    /// Playback loops between these in and out markers (seconds) instead of the whole
+    /// timeline.
+    pub loop_range: Option<(f32, f32)>,
 }
+
+/// The export frame rates the window offers.
+pub const EXPORT_FPS: [f32; 3] = [24.0, 30.0, 60.0];
+/// The slowest and fastest playback speeds.
+pub const SPEED_RANGE: (f32, f32) = (0.25, 2.0);
+/// The export frame rates a file may ask for.
+pub const FPS_RANGE: (f32, f32) = (1.0, 240.0);
 
 impl Default for Settings {
     fn default() -> Self {
@@ -28,7 +46,41 @@ impl Default for Settings {
             keep_angle: true,
             looping: true,
             length: 4.0,
+            fps: FPS,
+            speed: 1.0,
+            loop_range: None,
         }
+    }
+}
+
+impl Settings {
+    /// Why these settings cannot be used, if they cannot.
+    pub fn check(&self) -> Result<(), Refusal> {
+        if !self.length.is_finite() || self.length <= 0.0 || self.length > MAX_TIME {
+            return Err(Refusal::new(format!(
+                "the timeline length must be between 0 and {MAX_TIME} s"
+            )));
+        }
+        if !(FPS_RANGE.0..=FPS_RANGE.1).contains(&self.fps) {
+            return Err(Refusal::new(format!(
+                "the export frame rate must be {} to {} fps",
+                FPS_RANGE.0, FPS_RANGE.1
+            )));
+        }
+        if !(SPEED_RANGE.0..=SPEED_RANGE.1).contains(&self.speed) {
+            return Err(Refusal::new(format!(
+                "the playback speed must be {}x to {}x",
+                SPEED_RANGE.0, SPEED_RANGE.1
+            )));
+        }
+        if let Some((a, b)) = self.loop_range
+            && !(a.is_finite() && b.is_finite() && 0.0 <= a && a < b && b <= MAX_TIME)
+        {
+            return Err(Refusal::new(format!(
+                "the loop range must start before it ends, within 0 to {MAX_TIME} s"
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -120,7 +172,7 @@ impl Project {
                 "path": model_path.map(|p| p.to_string_lossy().into_owned()),
                 "title": self.model_title,
             },
-            "fps": FPS as u32,
+            "fps": num(self.settings.fps),
             "playhead": num(self.playhead),
             "keys": keys,
             "pose": self.pose.to_json(&self.model_title),
@@ -129,7 +181,10 @@ impl Project {
                 "keep_angle": self.settings.keep_angle,
                 "loop": self.settings.looping,
                 "length": num(self.settings.length),
+                "speed": num(self.settings.speed),
+                "loop_range": self.settings.loop_range.map(|(a, b)| json!([num(a), num(b)])),
             },
+            "plants": self.timeline.plants().iter().map(|p| p.to_json()).collect::<Vec<_>>(),
         })
     }
 
@@ -145,12 +200,15 @@ impl Project {
                 "project: unsupported version {v} (expected 1)"
             )));
         }
-        if let Some(fps) = obj.get("fps").filter(|v| !v.is_null())
-            && fps.as_f64() != Some(FPS as f64)
-        {
-            return Err(Refusal::new(format!(
-                "project.fps: {fps} is not supported (only 30)"
-            )));
+        let mut settings = Settings::default();
+        if let Some(fps) = obj.get("fps").filter(|v| !v.is_null()) {
+            match fps.as_f64().map(|f| f as f32) {
+                Some(f) if (FPS_RANGE.0..=FPS_RANGE.1).contains(&f) => settings.fps = f,
+                _ => warnings.push(format!(
+                    "project.fps: {fps} is not a frame rate from {} to {}; exporting at {FPS}",
+                    FPS_RANGE.0, FPS_RANGE.1
+                )),
+            }
         }
         let (model_path, model_title) = match obj.get("model") {
             None | Some(Value::Null) => (None, String::new()),
@@ -193,7 +251,22 @@ impl Project {
                 )));
             }
         };
-        let timeline = Timeline::from_keys(keys).map_err(|e| e.context("project.keys"))?;
+        let mut timeline = Timeline::from_keys(keys).map_err(|e| e.context("project.keys"))?;
+        match obj.get("plants") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(list)) if list.len() <= MAX_PLANTS => timeline.set_plants(
+                list.iter()
+                    .enumerate()
+                    .map(|(i, p)| Plant::from_json(p, &format!("project.plants[{i}]")))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Some(other) => {
+                return Err(Refusal::new(format!(
+                    "project.plants: expected an array of at most {MAX_PLANTS} spans, got {}",
+                    type_name(other)
+                )));
+            }
+        }
         let playhead = match obj.get("playhead") {
             None | Some(Value::Null) => 0.0,
             Some(v) => v
@@ -206,7 +279,6 @@ impl Project {
             None | Some(Value::Null) => Pose::default(),
             Some(p) => Pose::from_json(p, warnings).map_err(|e| e.context("project.pose"))?,
         };
-        let mut settings = Settings::default();
         if let Some(s) = obj.get("settings").filter(|s| !s.is_null()) {
             let s = s
                 .as_object()
@@ -222,8 +294,25 @@ impl Project {
                         Refusal::new(format!("settings.length: {len} is not a valid length"))
                     })? as f32;
             }
+            if let Some(speed) = s.get("speed").filter(|v| !v.is_null()) {
+                settings.speed = speed
+                    .as_f64()
+                    .map(|v| v as f32)
+                    .filter(|v| (SPEED_RANGE.0..=SPEED_RANGE.1).contains(v))
+                    .ok_or_else(|| {
+                        Refusal::new(format!(
+                            "settings.speed: {speed} is not a speed from {} to {}",
+                            SPEED_RANGE.0, SPEED_RANGE.1
+                        ))
+                    })?;
+            }
+            if let Some(range) = s.get("loop_range").filter(|v| !v.is_null()) {
+                let [a, b] = crate::pose::read_floats::<2>(range, "settings.loop_range")?;
+                settings.loop_range = Some((snap(a), snap(b)));
+            }
         }
         settings.length = settings.length.max(timeline.end());
+        settings.check().map_err(|e| e.context("project.settings"))?;
         Ok(Project {
             model_path,
             model_title,
@@ -449,7 +538,9 @@ mod tests {
                 json!({"keys": [{"t": 1, "pose": {"bones": {"head": [0, 0, 0, 0]}}}]}),
                 "keys[0].pose",
             ),
-            (json!({"fps": 60}), "fps"),
+            (json!({"settings": {"speed": 9}}), "settings.speed"),
+            (json!({"settings": {"loop_range": [2, 1]}}), "loop range"),
+            (json!({"plants": [{"foot": "leftFoot", "from": 1, "to": 1}]}), "plants[0]"),
             (json!({"v": 7}), "version"),
             (json!({"settings": {"pin_feet": "yes"}}), "pin_feet"),
             (json!([1, 2]), "object"),
@@ -460,5 +551,36 @@ mod tests {
                 .to_string();
             assert!(err.contains(needle), "{value}: {err}");
         }
+    }
+
+    #[test]
+    fn a_projects_own_frame_rate_is_kept_and_an_odd_one_only_warns() {
+        for fps in [24.0, 25.0, 60.0] {
+            let mut w = Vec::new();
+            let p = Project::from_json(&json!({"fps": fps}), &mut w).unwrap();
+            assert_eq!(p.settings.fps, fps as f32);
+            assert!(w.is_empty());
+            let back = Project::from_json(&p.to_json(), &mut w).unwrap();
+            assert_eq!(back.settings.fps, fps as f32);
+        }
+        let mut w = Vec::new();
+        let p = Project::from_json(&json!({"fps": "fast"}), &mut w).unwrap();
+        assert_eq!(p.settings.fps, FPS);
+        assert!(w[0].contains("project.fps"), "{w:?}");
+    }
+
+    #[test]
+    fn speed_loop_range_and_plants_round_trip() {
+        let mut p = Project::default();
+        p.timeline.set_key(0.0, Pose::default());
+        p.timeline.set_key(2.0, Pose::default());
+        p.timeline.set_plant(crate::humanoid::Side::Left, 0.5, 1.0, true);
+        p.timeline.set_plant(crate::humanoid::Side::Right, 1.0, 2.0, true);
+        p.settings.speed = 0.5;
+        p.settings.loop_range = Some((0.5, 1.5));
+        let back = Project::from_json(&p.to_json(), &mut Vec::new()).unwrap();
+        assert_eq!(back.timeline.plants(), p.timeline.plants());
+        assert_eq!(back.settings, p.settings);
+        assert_eq!(back.to_json(), p.to_json());
     }
 }

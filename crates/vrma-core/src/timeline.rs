@@ -8,7 +8,7 @@ use glam::Vec3;
 use serde_json::{Map, Value, json};
 
 use super::Refusal;
-use super::humanoid::ALL_BONES;
+use super::humanoid::{ALL_BONES, Side};
 use super::math::slerp_shortest;
 use super::num;
 use super::pose::Pose;
@@ -100,11 +100,360 @@ pub struct Key {
 pub struct Timeline {
     keys: Vec<Arc<Key>>,
     next_id: u64,
+    /// Where a foot is planted (SPEC §11 foot locking): sorted by foot, then time; the
+    /// spans of one foot never overlap.
+    plants: Vec<Plant>,
+}
+
+/// A foot planted over a span of time: it keeps its world position and rotation from
+/// `from` until `to` (both on frames, `from < to`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Plant {
+    pub foot: Side,
+    pub from: f32,
+    pub to: f32,
+}
+
+impl Plant {
+    /// `"leftFoot"` / `"rightFoot"`, as edit scripts and files name it.
+    pub fn foot_name(foot: Side) -> &'static str {
+        match foot {
+            Side::Left => "leftFoot",
+            Side::Right => "rightFoot",
+        }
+    }
+
+    pub fn foot_from_name(name: &str) -> Option<Side> {
+        match name {
+            "leftFoot" | "left" => Some(Side::Left),
+            "rightFoot" | "right" => Some(Side::Right),
+            _ => None,
+        }
+    }
+
+    pub fn covers(&self, t: f32) -> bool {
+        self.from <= t && t <= self.to
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({"foot": Plant::foot_name(self.foot), "from": num(self.from), "to": num(self.to)})
+    }
+
+    /// Reads `{foot, from, to}`; `what` names it in errors.
+    pub fn from_json(value: &Value, what: &str) -> Result<Plant, Refusal> {
+        let foot = value["foot"]
+            .as_str()
+            .and_then(Plant::foot_from_name)
+            .ok_or_else(|| Refusal::new(format!("{what}.foot: expected leftFoot or rightFoot")))?;
+        let time = |name: &str| {
+            value[name]
+                .as_f64()
+                .map(|t| t as f32)
+                .filter(|t| t.is_finite() && (0.0..=MAX_TIME).contains(t))
+                .ok_or_else(|| {
+                    Refusal::new(format!("{what}.{name}: expected a time from 0 to {MAX_TIME} s"))
+                })
+        };
+        let (from, to) = (snap(time("from")?), snap(time("to")?));
+        if frame_of(to) <= frame_of(from) {
+            return Err(Refusal::new(format!(
+                "{what}: the span must end after it starts ({from} to {to} s)"
+            )));
+        }
+        Ok(Plant { foot, from, to })
+    }
+}
+
+/// Which keys a selection names.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KeyPick {
+    /// The keys on these times' frames (times without a key are ignored).
+    Times(Vec<f32>),
+    /// Every key from `from` to `to`, both included.
+    Range { from: f32, to: f32 },
+    /// These key ids.
+    Ids(Vec<u64>),
+    All,
+    None,
 }
 
 impl Timeline {
     pub fn keys(&self) -> &[Arc<Key>] {
         &self.keys
+    }
+
+    pub fn plants(&self) -> &[Plant] {
+        &self.plants
+    }
+
+    /// The ids of the keys `pick` names, in time order.
+    pub fn pick(&self, pick: &KeyPick) -> Vec<u64> {
+        match pick {
+            KeyPick::Times(times) => {
+                let frames: BTreeSet<i64> = times
+                    .iter()
+                    .filter(|t| t.is_finite())
+                    .map(|t| frame_of(*t))
+                    .collect();
+                self.keys
+                    .iter()
+                    .filter(|k| frames.contains(&frame_of(k.t)))
+                    .map(|k| k.id)
+                    .collect()
+            }
+            KeyPick::Range { from, to } => {
+                let (a, b) = (frame_of(from.min(*to)), frame_of(from.max(*to)));
+                self.keys
+                    .iter()
+                    .filter(|k| (a..=b).contains(&frame_of(k.t)))
+                    .map(|k| k.id)
+                    .collect()
+            }
+            KeyPick::Ids(ids) => {
+                let ids = id_set(ids);
+                self.keys
+                    .iter()
+                    .filter(|k| ids.contains(&k.id))
+                    .map(|k| k.id)
+                    .collect()
+            }
+            KeyPick::All => self.keys.iter().map(|k| k.id).collect(),
+            KeyPick::None => Vec::new(),
+        }
+    }
+
+    /// Gives the keys in `ids` new frames (`retime(old frame) -> new frame`), keeping
+    /// the rest; plant ends on a retimed key's frame go with it. Refused, changing
+    /// nothing, when a key would leave 0..MAX_TIME or two keys would share a frame.
+    fn retime(&mut self, ids: &[u64], retime: impl Fn(i64) -> i64) -> Result<(), Refusal> {
+        let ids = id_set(ids);
+        let max_frame = frame_of(MAX_TIME);
+        let mut moved = std::collections::BTreeMap::new();
+        for key in self.keys.iter().filter(|k| ids.contains(&k.id)) {
+            let (old, new) = (frame_of(key.t), retime(frame_of(key.t)));
+            if !(0..=max_frame).contains(&new) {
+                return Err(Refusal::new(format!(
+                    "the key at {} s would move to {} s, outside 0 to {MAX_TIME} s",
+                    key.t,
+                    new as f32 / FPS
+                )));
+            }
+            moved.insert(old, new);
+        }
+        let mut taken = std::collections::BTreeMap::new();
+        for key in &self.keys {
+            let frame = frame_of(key.t);
+            let new = if ids.contains(&key.id) {
+                moved[&frame]
+            } else {
+                frame
+            };
+            if let Some(other) = taken.insert(new, key.t) {
+                return Err(Refusal::new(format!(
+                    "the keys at {} s and {} s would both land on {} s",
+                    other.min(key.t),
+                    other.max(key.t),
+                    new as f32 / FPS
+                )));
+            }
+        }
+        for key in &mut self.keys {
+            if ids.contains(&key.id) {
+                Arc::make_mut(key).t = moved[&frame_of(key.t)] as f32 / FPS;
+            }
+        }
+        self.keys.sort_by_key(|k| frame_of(k.t));
+        let moved_time = |t: f32| {
+            moved
+                .get(&frame_of(t))
+                .map_or(t, |frame| *frame as f32 / FPS)
+        };
+        let plants: Vec<Plant> = self
+            .plants
+            .iter()
+            .map(|p| Plant {
+                from: moved_time(p.from),
+                to: moved_time(p.to),
+                ..*p
+            })
+            .collect();
+        self.set_plants(plants);
+        Ok(())
+    }
+
+    /// Moves the keys in `ids` by `by` seconds (snapped to whole frames), keeping their
+    /// spacing.
+    pub fn move_keys(&mut self, ids: &[u64], by: f32) -> Result<(), Refusal> {
+        if !by.is_finite() || by.abs() > MAX_TIME {
+            return Err(Refusal::new(format!("cannot move keys by {by} s")));
+        }
+        let frames = frame_of(by);
+        self.retime(ids, |f| f + frames)
+    }
+
+    /// Scales the times of the keys in `ids` around `pivot` by `factor`, each landing on
+    /// the nearest frame.
+    pub fn scale_keys(&mut self, ids: &[u64], factor: f32, pivot: f32) -> Result<(), Refusal> {
+        if !factor.is_finite() || !(0.01..=100.0).contains(&factor) {
+            return Err(Refusal::new(format!(
+                "cannot scale key times by {factor} (0.01 to 100)"
+            )));
+        }
+        if !pivot.is_finite() || !(0.0..=MAX_TIME).contains(&pivot) {
+            return Err(Refusal::new(format!(
+                "cannot scale around {pivot} s (0 to {MAX_TIME} s)"
+            )));
+        }
+        let pivot = pivot as f64 * FPS as f64;
+        self.retime(ids, |f| {
+            (pivot + (f as f64 - pivot) * factor as f64).round() as i64
+        })
+    }
+
+    /// Removes the keys in `ids`; returns how many there were.
+    pub fn delete_keys(&mut self, ids: &[u64]) -> usize {
+        let ids = id_set(ids);
+        let before = self.keys.len();
+        self.keys.retain(|k| !ids.contains(&k.id));
+        before - self.keys.len()
+    }
+
+    /// Sets the ease of the keys in `ids`.
+    pub fn ease_keys(&mut self, ids: &[u64], ease: Ease) {
+        let ids = id_set(ids);
+        for key in &mut self.keys {
+            if ids.contains(&key.id) && key.ease != ease {
+                Arc::make_mut(key).ease = ease;
+            }
+        }
+    }
+
+    /// Copies of the keys in `ids` with times relative to the first of them.
+    pub fn copy_keys(&self, ids: &[u64]) -> Vec<Key> {
+        let ids = id_set(ids);
+        let picked: Vec<&Arc<Key>> = self.keys.iter().filter(|k| ids.contains(&k.id)).collect();
+        let start = picked.first().map_or(0, |k| frame_of(k.t));
+        picked
+            .into_iter()
+            .map(|k| Key {
+                t: (frame_of(k.t) - start) as f32 / FPS,
+                file_id: None,
+                ..(**k).clone()
+            })
+            .collect()
+    }
+
+    /// Puts copied keys (times relative to the first) at `at`, replacing keys on the
+    /// frames they land on; returns the new keys' ids. Refused when one would pass
+    /// `MAX_TIME`.
+    pub fn paste_keys(&mut self, keys: &[Key], at: f32) -> Result<Vec<u64>, Refusal> {
+        if !at.is_finite() || !(0.0..=MAX_TIME).contains(&at) {
+            return Err(Refusal::new(format!("cannot paste at {at} s (0 to {MAX_TIME} s)")));
+        }
+        let start = frame_of(at);
+        if let Some(last) = keys.last()
+            && start + frame_of(last.t) > frame_of(MAX_TIME)
+        {
+            return Err(Refusal::new(format!(
+                "the pasted keys would end after {MAX_TIME} s"
+            )));
+        }
+        let mut ids = Vec::with_capacity(keys.len());
+        for key in keys {
+            let t = (start + frame_of(key.t)) as f32 / FPS;
+            self.delete_key_at(t);
+            let id = self.set_key(t, key.pose.clone());
+            self.set_ease_at(t, key.ease);
+            ids.push(id);
+        }
+        Ok(ids)
+    }
+
+    /// Plants (`on`) or frees a foot over `from..=to`: planting merges with the foot's
+    /// spans it touches; freeing cuts that time out of them.
+    pub fn set_plant(&mut self, foot: Side, from: f32, to: f32, on: bool) {
+        let (a, b) = (frame_of(from.min(to)), frame_of(from.max(to)));
+        let mut spans: Vec<(i64, i64)> = Vec::new();
+        let mut others = Vec::new();
+        for p in &self.plants {
+            if p.foot == foot {
+                spans.push((frame_of(p.from), frame_of(p.to)));
+            } else {
+                others.push(*p);
+            }
+        }
+        let mut next: Vec<(i64, i64)> = Vec::new();
+        if on {
+            let (mut lo, mut hi) = (a, b);
+            for (s, e) in spans {
+                if e < lo || s > hi {
+                    next.push((s, e));
+                } else {
+                    lo = lo.min(s);
+                    hi = hi.max(e);
+                }
+            }
+            next.push((lo, hi));
+        } else {
+            for (s, e) in spans {
+                if e <= a || s >= b {
+                    next.push((s, e));
+                    continue;
+                }
+                if s < a {
+                    next.push((s, a));
+                }
+                if e > b {
+                    next.push((b, e));
+                }
+            }
+        }
+        next.retain(|(s, e)| e > s);
+        next.sort();
+        others.extend(next.into_iter().map(|(s, e)| Plant {
+            foot,
+            from: s as f32 / FPS,
+            to: e as f32 / FPS,
+        }));
+        others.sort_by_key(|p| (p.foot == Side::Right, frame_of(p.from)));
+        self.plants = others;
+    }
+
+    /// The span planting `foot` at `t`, if any.
+    pub fn plant_at(&self, foot: Side, t: f32) -> Option<Plant> {
+        self.plants
+            .iter()
+            .find(|p| p.foot == foot && p.covers(t))
+            .copied()
+    }
+
+    /// Replaces the planted spans: empty ones dropped, overlapping ones of a foot
+    /// merged, in O(n log n).
+    pub fn set_plants(&mut self, plants: Vec<Plant>) {
+        let mut spans: Vec<(bool, i64, i64)> = plants
+            .iter()
+            .map(|p| {
+                let (a, b) = (frame_of(p.from), frame_of(p.to));
+                (p.foot == Side::Right, a.min(b), a.max(b))
+            })
+            .filter(|(_, a, b)| b > a)
+            .collect();
+        spans.sort();
+        let mut merged: Vec<(bool, i64, i64)> = Vec::with_capacity(spans.len());
+        for (right, a, b) in spans {
+            match merged.last_mut() {
+                Some(last) if last.0 == right && a <= last.2 => last.2 = last.2.max(b),
+                _ => merged.push((right, a, b)),
+            }
+        }
+        self.plants = merged
+            .into_iter()
+            .map(|(right, a, b)| Plant {
+                foot: if right { Side::Right } else { Side::Left },
+                from: a as f32 / FPS,
+                to: b as f32 / FPS,
+            })
+            .collect();
     }
 
     /// The highest key id handed out so far (undo keeps ids unique across steps).
@@ -114,11 +463,12 @@ impl Timeline {
 
     /// A timeline of keys that came from a timeline (an undo step): already sorted, on
     /// frames and unique, so they are taken as they are.
-    pub fn from_shared(keys: &[Arc<Key>], next_id: u64) -> Timeline {
+    pub fn from_shared(keys: &[Arc<Key>], plants: &[Plant], next_id: u64) -> Timeline {
         let next_id = keys.iter().map(|k| k.id).max().unwrap_or(0).max(next_id);
         Timeline {
             keys: keys.to_vec(),
             next_id,
+            plants: plants.to_vec(),
         }
     }
 
@@ -285,6 +635,7 @@ impl Timeline {
         Ok(Timeline {
             keys: keys.into_iter().map(Arc::new).collect(),
             next_id,
+            plants: Vec::new(),
         })
     }
 
@@ -310,6 +661,10 @@ impl Timeline {
         let x = (t - a.t) / (b.t - a.t);
         Some(interpolate(&a.pose, &b.pose, a.ease.apply(x), rest_hips))
     }
+}
+
+fn id_set(ids: &[u64]) -> std::collections::HashSet<u64> {
+    ids.iter().copied().collect()
 }
 
 fn with_hips(pose: &Pose, rest_hips: Vec3) -> Pose {

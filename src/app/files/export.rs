@@ -226,7 +226,12 @@ fn follow_import(
             edits.write(EditRequest::new(KeyEdit::Replace(Box::new(
                 imported.timeline,
             ))));
-            let mut notice = format!("Imported {keys} keys from {}", path.display());
+            let how = if imported.fps.is_some() {
+                "Restored"
+            } else {
+                "Imported"
+            };
+            let mut notice = format!("{how} {keys} keys from {}", path.display());
             if !imported.warnings.is_empty() {
                 notice.push_str(&format!(" (warnings: {})", imported.warnings.join("; ")));
             }

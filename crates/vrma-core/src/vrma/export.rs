@@ -1,5 +1,5 @@
 //! Timeline → `.vrma` (SPEC §7): one node per humanoid bone (identity rest rotations,
-//! rest offsets), the timeline sampled at 30 fps with eases baked in, reduced within
+//! rest offsets), the timeline sampled at the project's rate (30 fps by default) and at every key, eases and planted feet baked in, reduced within
 //! tolerance, key frames always kept; hips translation absolute; one node per
 //! expression with its weight in `translation.x`.
 
@@ -15,7 +15,8 @@ use crate::gltf_buffer::BufferBuilder;
 use crate::humanoid::Bone;
 use crate::pose::Pose;
 use crate::rig::Rig;
-use crate::timeline::{FPS, Timeline, frame_of};
+use crate::plant;
+use crate::timeline::{FPS, Timeline};
 use crate::vrm::PRESET_EXPRESSIONS;
 
 /// What an export wrote, for the user and for benchmarks.
@@ -31,47 +32,77 @@ pub struct ExportStats {
     pub duration: f32,
 }
 
-/// Samples the timeline at every frame. Without keys, `still` is the one frame.
+/// The times an export samples: every `1/fps` s from 0 to the last key, and every key's
+/// own time (so keys play exactly at any rate), in order.
+pub fn frame_times(timeline: &Timeline, fps: f32) -> Vec<f32> {
+    let fps = if (1.0..=240.0).contains(&fps) { fps } else { FPS };
+    let end = timeline.end();
+    let grid = (end as f64 * fps as f64 + 1e-6).floor() as usize;
+    let mut times: Vec<f32> = (0..=grid).map(|f| (f as f64 / fps as f64) as f32).collect();
+    times.extend(timeline.keys().iter().map(|k| k.t));
+    times.sort_by(f32::total_cmp);
+    // Two times closer than a millisecond are one frame; a key's own time wins.
+    let mut out: Vec<f32> = Vec::with_capacity(times.len());
+    for t in times {
+        match out.last_mut() {
+            Some(last) if t - *last < 1e-3 => {
+                if timeline.key_at(t).is_some() {
+                    *last = t;
+                }
+            }
+            _ => out.push(t),
+        }
+    }
+    if out.last().is_some_and(|&last| last < end) {
+        out.push(end);
+    }
+    out
+}
+
+/// Samples the timeline (keys interpolated, planted feet held) at `times`. Without keys,
+/// `still` is the one frame.
 pub fn sample_frames(
     rig: &Rig,
     timeline: &Timeline,
     still: &Pose,
+    times: &[f32],
     progress: &mut dyn FnMut(f32),
 ) -> Vec<Pose> {
     let rest = rig.hips_rest();
-    let frames = frame_of(timeline.end()).max(0) as usize + 1;
-    let mut poses = Vec::with_capacity(frames);
-    for f in 0..frames {
-        let t = f as f32 / FPS;
-        let mut pose = timeline.sample(t, rest).unwrap_or_else(|| still.clone());
+    let mut poses = Vec::with_capacity(times.len());
+    for (f, &t) in times.iter().enumerate() {
+        let mut pose = plant::sample(rig, timeline, t).unwrap_or_else(|| still.clone());
         pose.hips.get_or_insert(rest);
         poses.push(pose);
         if f % 256 == 0 {
-            progress(f as f32 / frames as f32);
+            progress(f as f32 / times.len() as f32);
         }
     }
     progress(1.0);
     poses
 }
 
-/// Exports the timeline (or, without keys, the still pose) as VRMA bytes.
+/// Exports the timeline (or, without keys, the still pose) as VRMA bytes, sampled at
+/// `fps`. The keys, eases and planted spans ride along in the animation's `extras`
+/// (players ignore them), so importing the file gives back the same keys.
 pub fn export_vrma(
     rig: &Rig,
     timeline: &Timeline,
     still: &Pose,
+    fps: f32,
     progress: &mut dyn FnMut(f32),
 ) -> (Vec<u8>, ExportStats) {
-    let poses = sample_frames(rig, timeline, still, progress);
+    let times = frame_times(timeline, fps);
+    let poses = sample_frames(rig, timeline, still, &times, progress);
     let frames = poses.len();
     let mut required = vec![false; frames];
     required[0] = true;
     required[frames - 1] = true;
-    for key in timeline.keys() {
-        if let Some(slot) = required.get_mut(frame_of(key.t) as usize) {
+    for (slot, &t) in required.iter_mut().zip(&times) {
+        if timeline.key_at(t).is_some_and(|k| k.t == t) {
             *slot = true;
         }
     }
-    let times: Vec<f32> = (0..frames).map(|f| f as f32 / FPS).collect();
 
     // Eye bones are the gaze's, not the animation's (the VRMA spec forbids them).
     let bones: Vec<Bone> = rig
@@ -193,7 +224,8 @@ pub fn export_vrma(
         "scene": 0,
         "scenes": [{"nodes": scene_nodes}],
         "nodes": nodes,
-        "animations": [{"name": "VRMA Maker", "samplers": samplers, "channels": channels}],
+        "animations": [{"name": "VRMA Maker", "samplers": samplers, "channels": channels,
+                        "extras": {super::extras::KEY: super::extras::write(timeline, fps, rig.hips_rest())}}],
         "accessors": accessors,
         "bufferViews": views,
         "buffers": buffers,

@@ -51,6 +51,9 @@ pub struct Imported {
     pub duration: f32,
     /// Keyframe times in the source (all channels).
     pub source_times: usize,
+    /// The frame rate our own export was made at, when the keys came back from its
+    /// extras (not baked).
+    pub fps: Option<f32>,
     pub warnings: Vec<String>,
 }
 
@@ -492,6 +495,29 @@ pub fn import_animation(
         ));
     }
 
+    let all_tracks = || rotations.values().chain(translations.values());
+    let source_times = all_tracks()
+        .flat_map(|t| t.times.iter().map(|&x| frame_of(x)))
+        .collect::<BTreeSet<i64>>()
+        .len();
+    // Our own export: its keys ride along and come back as they were.
+    if kind == AnimationKind::Vrma {
+        let end = all_tracks()
+            .filter_map(|t| t.times.last().copied())
+            .fold(0.0f32, f32::max);
+        if let Some((timeline, fps)) =
+            super::extras::read(&root, end, target_hips_rest, &mut warnings)
+        {
+            return Ok(Imported {
+                duration: timeline.end(),
+                timeline,
+                source_times,
+                fps: Some(fps),
+                warnings,
+            });
+        }
+    }
+
     // Retargeting frames (rest pose of the source).
     let world = world_rest(&nodes);
     let hips_node = bone_node[&Bone::Hips];
@@ -506,12 +532,9 @@ pub fn import_animation(
     };
 
     // Keys where the source has keys (snapped to frames), optionally thinned.
-    let all_times: BTreeSet<i64> = rotations
-        .values()
-        .chain(translations.values())
+    let all_times: BTreeSet<i64> = all_tracks()
         .flat_map(|t| t.times.iter().map(|&x| frame_of(x)))
         .collect();
-    let source_times = all_times.len();
     let mut frames: Vec<i64> = all_times.into_iter().collect();
     if let Some(rate) = rate.filter(|r| r.is_finite() && *r > 0.0) {
         let min_gap = (FPS / rate).round().max(1.0) as i64;
@@ -585,6 +608,7 @@ pub fn import_animation(
         timeline,
         duration,
         source_times,
+        fps: None,
         warnings,
     })
 }

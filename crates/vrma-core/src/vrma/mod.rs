@@ -2,6 +2,7 @@
 //! and humanoid glTF clips as editable keys (SPEC §11).
 
 pub mod export;
+pub mod extras;
 pub mod import;
 pub mod reduce;
 
