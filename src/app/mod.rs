@@ -110,6 +110,7 @@ pub fn build_app(launch: Launch) -> App {
         files::window_plugin,
         render::plugin,
         render::thumbnails_plugin,
+        render::onion_plugin,
         render::report_in_window,
         vr::plugin,
         dev::plugin,

@@ -1,5 +1,5 @@
 //! `vrma-maker apply --model M [--project P] --script S.json [-o OUT.json]`: run an edit
-//! script through the editor's own edit path and print `{pose, keys, world}`. With `-o`
+//! script through the editor's own edit path and print `{pose, keys, world, selection, plants}` (the selection as key times). With `-o`
 //! the resulting project (pose, keys, playhead, settings) is saved there.
 
 use std::path::Path;
@@ -28,5 +28,21 @@ pub fn run(
     }
     let title = &editor.rig.model.title;
     let keys: Vec<Value> = editor.timeline.keys().iter().map(|k| k.to_json()).collect();
-    Ok(json!({"pose": editor.pose.to_json(title), "keys": keys, "world": editor.world_json()}))
+    let selection: Vec<Value> = editor
+        .timeline
+        .keys()
+        .iter()
+        .filter(|k| editor.selection.contains(&k.id))
+        .map(|k| json!(k.t))
+        .collect();
+    let plants: Vec<Value> = editor
+        .timeline
+        .plants()
+        .iter()
+        .map(|p| p.to_json())
+        .collect();
+    Ok(
+        json!({"pose": editor.pose.to_json(title), "keys": keys, "world": editor.world_json(),
+              "selection": selection, "plants": plants}),
+    )
 }

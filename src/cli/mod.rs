@@ -95,6 +95,9 @@ pub enum Command {
         /// Comma-separated times in seconds, e.g. 0,0.5,1.
         #[arg(long)]
         times: String,
+        /// Also print each bone's model-space position and rotation (the core's FK).
+        #[arg(long)]
+        world: bool,
     },
     /// Export the project's timeline as a VRM Animation (.vrma).
     ExportVrma {
@@ -194,7 +197,8 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, Refusal> {
             model,
             project,
             times,
-        } => sample::run(&model, &project, &times).map(Some),
+            world,
+        } => sample::run(&model, &project, &times, world).map(Some),
         Command::ExportVrma {
             model,
             project,

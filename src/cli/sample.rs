@@ -1,5 +1,6 @@
-//! `vrma-maker sample --model M --project P --times 0,0.5,1`: the interpolated pose at
-//! each time (SPEC §4), as `[{t, pose}]`.
+//! `vrma-maker sample --model M --project P --times 0,0.5,1 [--world]`: the pose at each
+//! time (SPEC §4: keys interpolated, planted feet held), as `[{t, pose}]`; with `--world`
+//! each bone's model-space position and rotation too.
 
 use std::path::Path;
 
@@ -7,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::core::{Refusal, round7};
 
-pub fn run(model: &Path, project: &Path, times: &str) -> Result<Value, Refusal> {
+pub fn run(model: &Path, project: &Path, times: &str, world: bool) -> Result<Value, Refusal> {
     let times = parse_times(times)?;
     let editor = super::open_editor(model, Some(project))?;
     let title = &editor.rig.model.title;
@@ -16,7 +17,11 @@ pub fn run(model: &Path, project: &Path, times: &str) -> Result<Value, Refusal> 
         .map(|t| {
             // Without keys the project's pose holds at every time.
             let pose = editor.sample(t).unwrap_or_else(|| editor.pose.clone());
-            json!({"t": round7(t), "pose": pose.to_json(title)})
+            let mut sample = json!({"t": round7(t), "pose": pose.to_json(title)});
+            if world {
+                sample["world"] = world_json(&editor.rig, &pose);
+            }
+            sample
         })
         .collect();
     Ok(Value::Array(samples))
@@ -45,4 +50,22 @@ pub fn parse_times(text: &str) -> Result<Vec<f32>, Refusal> {
                 Ok(v)
             }
         })
+}
+
+/// `{bone: {"position": [x,y,z], "rotation": [x,y,z,w]}}` in model space (VRM 1.0 frame).
+fn world_json(rig: &crate::core::rig::Rig, pose: &crate::core::pose::Pose) -> Value {
+    let world = rig.world_pose(pose);
+    let bones: serde_json::Map<String, Value> = crate::core::humanoid::ALL_BONES
+        .iter()
+        .filter_map(|b| {
+            world[b.index()].map(|(p, r)| {
+                (
+                    b.name().to_string(),
+                    json!({"position": [round7(p.x), round7(p.y), round7(p.z)],
+                           "rotation": [round7(r.x), round7(r.y), round7(r.z), round7(r.w)]}),
+                )
+            })
+        })
+        .collect();
+    Value::Object(bones)
 }

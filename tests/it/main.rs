@@ -22,6 +22,7 @@ mod recovery_window;
 mod springs;
 mod three_reference;
 mod timeline_cli;
+mod timeline_walk;
 mod vr;
 mod vrma_interop;
 mod vrma_roundtrip;

@@ -587,7 +587,18 @@ fn generate(model: &[u8], model0: &[u8], anim: &[u8]) -> Vec<Case> {
             "project-bad-pose.json",
             json!({"keys": [{"t": 1, "pose": {"bones": {"neck": [0, 0, 0, 0]}}}]}),
         ),
-        ("project-fps-60.json", json!({"fps": 60})),
+        (
+            "project-bad-speed.json",
+            json!({"settings": {"speed": 100}}),
+        ),
+        (
+            "project-plant-backwards.json",
+            json!({"keys": [{"t": 1, "pose": {}}], "plants": [{"foot": "leftFoot", "from": 2, "to": 1}]}),
+        ),
+        (
+            "project-plant-unknown-foot.json",
+            json!({"plants": [{"foot": "tail", "from": 0, "to": 1}]}),
+        ),
         ("project-bad-version.json", json!({"v": 3})),
         (
             "project-bad-settings.json",

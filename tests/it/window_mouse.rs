@@ -1285,3 +1285,134 @@ fn the_view_menus_spring_toggle_lets_the_hair_hang_or_holds_it_as_modelled() {
     );
     let _ = s.finish(&saved);
 }
+
+const VIEW_ONION_SKIN: (i32, i32) = (170, 117);
+/// The key row and the left foot's plant bar on the ruler (window rows).
+const KEY_ROW_Y: i32 = 752;
+const LEFT_FOOT_BAR_Y: i32 = 762;
+/// A row of the ruler above the thumbnails, where a click only moves the playhead.
+const RULER_TICKS_Y: i32 = 690;
+
+/// Pixels of a region that `after` tints orange and bluish against `before`: the onion
+/// skin's two ghosts (the future orange, the past blue) laid over the view.
+fn ghost_tints(
+    before: &image::RgbaImage,
+    after: &image::RgbaImage,
+    x: (u32, u32),
+    y: (u32, u32),
+) -> (usize, usize) {
+    let warmth = |p: &image::Rgba<u8>| p[0] as i32 - p[2] as i32;
+    let mut tints = (0, 0);
+    for y in y.0..y.1 {
+        for x in x.0..x.1 {
+            let change = warmth(after.get_pixel(x, y)) - warmth(before.get_pixel(x, y));
+            if change > 25 {
+                tints.0 += 1;
+            } else if change < -25 {
+                tints.1 += 1;
+            }
+        }
+    }
+    tints
+}
+
+/// File ▸ Export PNG of the pose, written to `path`.
+fn export_still(s: &Session, path: &Path) -> image::RgbaImage {
+    s.click(FILE_MENU);
+    s.click(FILE_EXPORT_PNG);
+    pause(1.0);
+    s.click(PNG_EXPORT);
+    s.answer_path_dialog(path);
+    let started = std::time::Instant::now();
+    while !path.exists() && started.elapsed() < Duration::from_secs(60) {
+        pause(0.5);
+    }
+    pause(0.5);
+    image::open(path).expect("the still").to_rgba8()
+}
+
+#[test]
+fn keys_are_box_selected_dragged_copied_pasted_and_planted_and_onion_skin_shows_in_the_view_only() {
+    let Some((dir, model)) = prepare("window-key-selection") else {
+        return;
+    };
+    let project = dir.join("keys.json");
+    three_key_project(&model, &project);
+    let at_exit = dir.join("at-exit.json");
+    let s = start_for(&dir, &project, &at_exit, 180);
+    let d = key_diamonds(&s.settled("start.png", &dir));
+    assert_eq!(d.len(), 3, "three keys on the ruler: {d:?}");
+    let px = (d[1] - d[0]) as f32; // per second
+    let at = |t: f32| d[0] + (px * t).round() as i32;
+
+    // A box over the first two keys selects them; dragging one drags both.
+    s.left_drag(&[
+        (at(-0.03), KEY_ROW_Y),
+        (at(0.5), KEY_ROW_Y),
+        (at(1.4), KEY_ROW_Y),
+    ]);
+    let before = s.save(&project);
+    let by = (px * 0.5) as i32 + 3; // a few pixels off a frame
+    let path: Vec<(i32, i32)> = (0..=8).map(|i| (d[1] + by * i / 8, KEY_ROW_Y)).collect();
+    s.left_drag(&path);
+    let moved = s.save(&project);
+    assert_eq!(
+        key_times(&moved),
+        [0.5, 1.5, 2.0],
+        "both selected keys moved"
+    );
+    assert_eq!(moved["keys"][0]["pose"], before["keys"][0]["pose"]);
+    s.one_undo_step(&project, "the selection drag", &before, &moved);
+
+    // Ctrl+C, the playhead to 2.5 s, Ctrl+V: the two keys again, their spacing kept.
+    ctrl_chord(&s.display, "c");
+    s.click((at(2.5), RULER_TICKS_Y));
+    ctrl_chord(&s.display, "v");
+    let pasted = s.save(&project);
+    assert_eq!(key_times(&pasted), [0.5, 1.5, 2.0, 2.5, 3.5]);
+    assert_eq!(pasted["keys"][3]["pose"], moved["keys"][0]["pose"]);
+    assert_eq!(pasted["keys"][4]["pose"], moved["keys"][1]["pose"]);
+    s.one_undo_step(&project, "the paste", &moved, &pasted);
+
+    // A click on the left foot's bar between the pasted keys plants it over that span.
+    s.click((at(3.0), LEFT_FOOT_BAR_Y));
+    let planted = s.save(&project);
+    assert_eq!(
+        planted["plants"],
+        json!([{"foot": "leftFoot", "from": 2.5, "to": 3.5}]),
+        "{}",
+        planted["plants"]
+    );
+
+    // View ▸ Onion skin: the keys either side of the playhead (2.0 and 3.5 s) appear as
+    // ghosts in the 3D view, and a still taken with them on is the still without them.
+    let still_before = export_still(&s, &dir.join("before.png"));
+    let plain = s.settled("no-onion.png", &dir);
+    s.click(VIEW_MENU);
+    s.click(VIEW_ONION_SKIN);
+    let onion = s.settled("onion.png", &dir);
+    let (orange, blue) = ghost_tints(&plain, &onion, (270, 1110), (30, 640));
+    assert!(
+        orange > 500 && blue > 500,
+        "ghosts in the view: {orange} pixels turned orange, {blue} bluish"
+    );
+    let still_after = export_still(&s, &dir.join("after.png"));
+    assert_eq!(still_after.dimensions(), still_before.dimensions());
+    let covered = still_after.pixels().filter(|p| p[3] > 127).count();
+    assert!(
+        covered > 10_000,
+        "the avatar is in the still ({covered} px)"
+    );
+    let differing = still_after
+        .pixels()
+        .zip(still_before.pixels())
+        .filter(|(a, b)| (0..4).any(|c| a[c].abs_diff(b[c]) > 8))
+        .count();
+    assert!(
+        differing < 20,
+        "{differing} pixels of the still changed with the onion skin on"
+    );
+    ctrl_chord(&s.display, "q");
+    let last = s.finish(&at_exit);
+    assert_eq!(key_times(&last), key_times(&planted));
+}

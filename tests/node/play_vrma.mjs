@@ -23,6 +23,8 @@
 //     "samples": [ { "t": requested t,
 //                    "bones": { "<vrm1 bone>": [x,y,z,w] },  // every bone with a normalized node
 //                    "hips": [x,y,z],                        // normalized hips .position (model space)
+//                    "world": { "<vrm1 bone>": {"position": [x,y,z], "rotation": [x,y,z,w]} },
+//                                      // the normalized bones' world transforms (scene graph)
 //                    "expr": { "<expression name>": weight } } ] }   // every expression of the model
 //
 // Frame: VRM 1.0 (see load_vrm.mjs). For VRM 0.x models three-vrm-animation flips
@@ -114,6 +116,15 @@ async function main() {
     mixer.setTime(te);
     const sample = { t, bones: {}, hips: posOut(hipsNode.position.toArray(), isV0), expr: {} };
     for (const [name, node] of bones) sample.bones[name] = quatOut(node.quaternion.toArray(), isV0);
+    // World transforms of the normalized bones, from three.js's own scene graph.
+    vrm.scene.updateMatrixWorld(true);
+    sample.world = {};
+    for (const [name, node] of bones) {
+      sample.world[name] = {
+        position: posOut(node.getWorldPosition(new THREE.Vector3()).toArray(), isV0),
+        rotation: quatOut(node.getWorldQuaternion(new THREE.Quaternion()).toArray(), isV0),
+      };
+    }
     for (const name of exprNames) sample.expr[name] = num(em.getValue(name));
     samples.push(sample);
   }

@@ -115,8 +115,8 @@ pub enum KeyEdit {
     /// Put the copied keys at `t` (keeping their spacing, replacing keys where they land;
     /// mirrored when asked); the pasted keys become the selection.
     Paste { t: f32, mirror: bool },
-    /// Copy the selected keys to `t` without touching the clipboard; the copies become
-    /// the selection.
+    /// Copy the selected keys to `t` without touching the clipboard (refused where a copy
+    /// would land on a key); the copies become the selection.
     Duplicate { t: f32 },
     /// Plant (`on`) or free a foot over `from..=to`.
     Plant {
@@ -159,7 +159,23 @@ pub enum Edit {
     CopyPose,
     /// Lay the copied pose over the pose at the playhead (a pose edit: one undo step,
     /// written back to the key there).
-    PastePose { mirror: bool, mask: BodyMask },
+    PastePose {
+        mirror: bool,
+        mask: BodyMask,
+    },
+    /// Paste what was copied last: keys at the playhead, or the pose onto `mask`
+    /// (Ctrl+V / Ctrl+Shift+V).
+    PasteLast {
+        mirror: bool,
+        mask: BodyMask,
+    },
+}
+
+/// What was copied last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Copied {
+    Keys,
+    Pose,
 }
 
 impl Edit {
@@ -296,6 +312,8 @@ pub struct Editor {
     pub copied_keys: Vec<Key>,
     /// The pose copied with [`Edit::CopyPose`].
     pub copied_pose: Option<Pose>,
+    /// Which of the two was copied last.
+    pub last_copied: Option<Copied>,
     /// Changes since the last save or load.
     pub dirty: bool,
     /// Counts changes (autosave watches it).
@@ -324,6 +342,7 @@ impl Editor {
             selection: Vec::new(),
             copied_keys: Vec::new(),
             copied_pose: None,
+            last_copied: None,
             dirty: false,
             revision: 0,
             gesture_start: None,
@@ -530,12 +549,22 @@ impl Editor {
                     return Err(Refusal::new("no keys are selected to copy"));
                 }
                 self.copied_keys = self.timeline.copy_keys(&self.selection);
+                self.last_copied = Some(Copied::Keys);
                 Ok(())
             }
             Edit::CopyPose => {
                 self.copied_pose = Some(self.pose.clone());
+                self.last_copied = Some(Copied::Pose);
                 Ok(())
             }
+            Edit::PasteLast { mirror, mask } => match self.last_copied {
+                Some(Copied::Keys) => self.apply(Edit::Keys(KeyEdit::Paste {
+                    t: self.playhead,
+                    mirror,
+                })),
+                Some(Copied::Pose) => self.apply(Edit::PastePose { mirror, mask }),
+                None => Err(Refusal::new("nothing has been copied")),
+            },
             Edit::PastePose { mirror, mask } => {
                 let pose = self
                     .copied_pose
@@ -577,7 +606,9 @@ impl Editor {
         self.gesture_start = None;
         self.gesture_pins = None;
         // Keys an edit removed leave the selection.
-        self.selection = self.timeline.pick(&KeyPick::Ids(std::mem::take(&mut self.selection)));
+        self.selection = self
+            .timeline
+            .pick(&KeyPick::Ids(std::mem::take(&mut self.selection)));
         self.history.record(before);
         self.mark_changed();
         Ok(())
@@ -698,6 +729,16 @@ impl Editor {
             KeyEdit::Duplicate { t } => {
                 let ids = self.selected("duplicate")?;
                 let keys = self.timeline.copy_keys(&ids);
+                // Unlike a paste, a duplicate never replaces a key.
+                if let Some(taken) = keys
+                    .iter()
+                    .find_map(|k| self.timeline.key_at(snap(t) + k.t))
+                {
+                    return Err(Refusal::new(format!(
+                        "the copies would land on the key at {} s",
+                        taken.t
+                    )));
+                }
                 self.paste(&keys, t)?;
             }
             KeyEdit::Plant { foot, from, to, on } => {
@@ -709,7 +750,9 @@ impl Editor {
                     }
                 }
                 if super::timeline::frame_of(from) == super::timeline::frame_of(to) {
-                    return Err(Refusal::new("plant_foot: the span must be at least a frame"));
+                    return Err(Refusal::new(
+                        "plant_foot: the span must be at least a frame",
+                    ));
                 }
                 let before = self.timeline.plants().to_vec();
                 self.timeline.set_plant(foot, from, to, on);
@@ -1043,7 +1086,11 @@ pub fn parse_step(value: &Value) -> Result<Edit, Refusal> {
                     "select_keys needs 'times', 'from' and 'to', \"all\": true or \"none\": true",
                 ));
             };
-            let mode = match step.get("mode").and_then(Value::as_str).unwrap_or("replace") {
+            let mode = match step
+                .get("mode")
+                .and_then(Value::as_str)
+                .unwrap_or("replace")
+            {
                 "replace" => SelectMode::Replace,
                 "add" => SelectMode::Add,
                 "toggle" => SelectMode::Toggle,
@@ -1091,7 +1138,9 @@ pub fn parse_step(value: &Value) -> Result<Edit, Refusal> {
         "plant_foot" => {
             let name = op_str(step, "foot")?;
             let foot = Plant::foot_from_name(name).ok_or_else(|| {
-                Refusal::new(format!("'foot' must be leftFoot or rightFoot, not '{name}'"))
+                Refusal::new(format!(
+                    "'foot' must be leftFoot or rightFoot, not '{name}'"
+                ))
             })?;
             Edit::Keys(KeyEdit::Plant {
                 foot,
@@ -1129,10 +1178,7 @@ fn op_mask(step: &Map<String, Value>) -> Result<BodyMask, Refusal> {
         None | Some(Value::Null) => Ok(BodyMask::WholeBody),
         Some(Value::String(name)) => BodyMask::from_name(name).ok_or_else(|| {
             let names: Vec<&str> = BodyMask::ALL.iter().map(|m| m.name()).collect();
-            Refusal::new(format!(
-                "unknown mask '{name}' ({})",
-                names.join(", ")
-            ))
+            Refusal::new(format!("unknown mask '{name}' ({})", names.join(", ")))
         }),
         Some(_) => Err(Refusal::new("'mask' must be a string")),
     }
@@ -1720,22 +1766,45 @@ mod tests {
         fn a_mask_takes_only_its_part() {
             let mut ed = keyed(&[0], &[Quat::from_rotation_x(0.3)]);
             let mut source = Pose::default();
-            for bone in [Bone::LeftUpperArm, Bone::RightUpperArm, Bone::LeftIndexProximal, Bone::Head, Bone::LeftUpperLeg] {
+            for bone in [
+                Bone::LeftUpperArm,
+                Bone::RightUpperArm,
+                Bone::LeftIndexProximal,
+                Bone::Head,
+                Bone::LeftUpperLeg,
+            ] {
                 source.set_rotation(bone, Quat::from_rotation_z(0.7));
             }
             source.hips = Some(Vec3::new(0.2, 0.5, 0.1));
             let before = ed.pose.clone();
-            ed.apply(Edit::Pose(PoseEdit::ApplyPose { pose: Box::new(source.clone()), mask: BodyMask::LeftArm, mirror: false })).unwrap();
+            ed.apply(Edit::Pose(PoseEdit::ApplyPose {
+                pose: Box::new(source.clone()),
+                mask: BodyMask::LeftArm,
+                mirror: false,
+            }))
+            .unwrap();
             for bone in ALL_BONES {
-                let expected = if BodyMask::LeftArm.covers(bone) { source.rotation(bone) } else { before.rotation(bone) };
+                let expected = if BodyMask::LeftArm.covers(bone) {
+                    source.rotation(bone)
+                } else {
+                    before.rotation(bone)
+                };
                 assert_eq!(ed.pose.rotation(bone), expected, "{bone}");
             }
             assert_eq!(ed.pose.hips, before.hips, "an arm does not move the hips");
             assert!(BodyMask::LeftArm.covers(Bone::LeftIndexProximal));
             assert!(!BodyMask::LeftHand.covers(Bone::LeftUpperArm));
-            assert!(BodyMask::LowerBody.covers(Bone::Hips) && !BodyMask::UpperBody.covers(Bone::Hips));
-            assert!(BodyMask::UpperBody.covers(Bone::Head) && !BodyMask::LowerBody.covers(Bone::Head));
-            assert_eq!(ed.timeline.keys()[0].pose, ed.pose, "written back to the key at the playhead");
+            assert!(
+                BodyMask::LowerBody.covers(Bone::Hips) && !BodyMask::UpperBody.covers(Bone::Hips)
+            );
+            assert!(
+                BodyMask::UpperBody.covers(Bone::Head) && !BodyMask::LowerBody.covers(Bone::Head)
+            );
+            assert_eq!(
+                ed.timeline.keys()[0].pose,
+                ed.pose,
+                "written back to the key at the playhead"
+            );
         }
     }
 }

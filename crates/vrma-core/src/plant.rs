@@ -67,13 +67,24 @@ mod tests {
                 let t = f as f32 / 30.0;
                 let pose = sample(&rig, &timeline, t).unwrap();
                 let (p, r) = rig.world_pose(&pose)[Bone::LeftFoot.index()].unwrap();
-                assert!(p.distance(start.0) < 1e-3, "{variant:?} t={t}: {p} vs {}", start.0);
-                assert!(angle_between(r, start.1).to_degrees() < 0.1, "{variant:?} t={t}");
+                assert!(
+                    p.distance(start.0) < 1e-3,
+                    "{variant:?} t={t}: {p} vs {}",
+                    start.0
+                );
+                assert!(
+                    angle_between(r, start.1).to_degrees() < 0.1,
+                    "{variant:?} t={t}"
+                );
                 let keyed = timeline.sample(t, rest).unwrap();
                 assert_eq!(pose.hips, keyed.hips, "the hips stay as keyed");
             }
             let after = sample(&rig, &timeline, 1.5).unwrap();
-            assert_eq!(after, timeline.sample(1.5, rest).unwrap(), "outside the span: as keyed");
+            assert_eq!(
+                after,
+                timeline.sample(1.5, rest).unwrap(),
+                "outside the span: as keyed"
+            );
         }
     }
 }

@@ -312,7 +312,9 @@ impl Project {
             }
         }
         settings.length = settings.length.max(timeline.end());
-        settings.check().map_err(|e| e.context("project.settings"))?;
+        settings
+            .check()
+            .map_err(|e| e.context("project.settings"))?;
         Ok(Project {
             model_path,
             model_title,
@@ -540,7 +542,10 @@ mod tests {
             ),
             (json!({"settings": {"speed": 9}}), "settings.speed"),
             (json!({"settings": {"loop_range": [2, 1]}}), "loop range"),
-            (json!({"plants": [{"foot": "leftFoot", "from": 1, "to": 1}]}), "plants[0]"),
+            (
+                json!({"plants": [{"foot": "leftFoot", "from": 1, "to": 1}]}),
+                "plants[0]",
+            ),
             (json!({"v": 7}), "version"),
             (json!({"settings": {"pin_feet": "yes"}}), "pin_feet"),
             (json!([1, 2]), "object"),
@@ -574,8 +579,10 @@ mod tests {
         let mut p = Project::default();
         p.timeline.set_key(0.0, Pose::default());
         p.timeline.set_key(2.0, Pose::default());
-        p.timeline.set_plant(crate::humanoid::Side::Left, 0.5, 1.0, true);
-        p.timeline.set_plant(crate::humanoid::Side::Right, 1.0, 2.0, true);
+        p.timeline
+            .set_plant(crate::humanoid::Side::Left, 0.5, 1.0, true);
+        p.timeline
+            .set_plant(crate::humanoid::Side::Right, 1.0, 2.0, true);
         p.settings.speed = 0.5;
         p.settings.loop_range = Some((0.5, 1.5));
         let back = Project::from_json(&p.to_json(), &mut Vec::new()).unwrap();

@@ -151,7 +151,9 @@ impl Plant {
                 .map(|t| t as f32)
                 .filter(|t| t.is_finite() && (0.0..=MAX_TIME).contains(t))
                 .ok_or_else(|| {
-                    Refusal::new(format!("{what}.{name}: expected a time from 0 to {MAX_TIME} s"))
+                    Refusal::new(format!(
+                        "{what}.{name}: expected a time from 0 to {MAX_TIME} s"
+                    ))
                 })
         };
         let (from, to) = (snap(time("from")?), snap(time("to")?));
@@ -170,7 +172,10 @@ pub enum KeyPick {
     /// The keys on these times' frames (times without a key are ignored).
     Times(Vec<f32>),
     /// Every key from `from` to `to`, both included.
-    Range { from: f32, to: f32 },
+    Range {
+        from: f32,
+        to: f32,
+    },
     /// These key ids.
     Ids(Vec<u64>),
     All,
@@ -348,7 +353,9 @@ impl Timeline {
     /// `MAX_TIME`.
     pub fn paste_keys(&mut self, keys: &[Key], at: f32) -> Result<Vec<u64>, Refusal> {
         if !at.is_finite() || !(0.0..=MAX_TIME).contains(&at) {
-            return Err(Refusal::new(format!("cannot paste at {at} s (0 to {MAX_TIME} s)")));
+            return Err(Refusal::new(format!(
+                "cannot paste at {at} s (0 to {MAX_TIME} s)"
+            )));
         }
         let start = frame_of(at);
         if let Some(last) = keys.last()

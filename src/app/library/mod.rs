@@ -10,12 +10,12 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::session::{
-    AvatarShown, Banner, EditRequest, EditorSet, KeepAwake, LibraryPoseDrag, Prefs,
+    AvatarShown, Banner, EditRequest, EditorSet, KeepAwake, LibraryPoseDrag, PasteMask, Prefs,
     RenderPoseThumbnail, Session, THUMBNAIL, UiLayout, UpdatedThumbnails, ViewRect, Windows,
 };
 use crate::core::edit::PoseEdit;
 use crate::core::library::{Library, default_dir};
-use crate::core::pose::Pose;
+use crate::core::pose::{BodyMask, Pose};
 
 /// A folder chosen in a dialog: (export?, folder).
 type FolderPick = std::sync::Mutex<std::sync::mpsc::Receiver<(bool, Option<PathBuf>)>>;
@@ -115,6 +115,8 @@ struct LibraryRequests<'w> {
     awake: ResMut<'w, KeepAwake>,
     view: Res<'w, ViewRect>,
     prefs: ResMut<'w, Prefs>,
+    /// Edit ▸ Paste onto: the part of the body a library pose is applied to.
+    mask: Res<'w, PasteMask>,
 }
 
 /// The library window's width when it first opens (its height follows the poses in it).
@@ -344,9 +346,15 @@ fn draw_library(
             Some(EntryAction::Apply(id)) => {
                 // Expressions this model lacks are dropped by the edit itself.
                 if let Some(entry) = library.entries.iter().find(|e| e.id == id) {
-                    out.edits.write(EditRequest::new(PoseEdit::SetPose(Box::new(
-                        entry.pose.clone(),
-                    ))));
+                    let pose = Box::new(entry.pose.clone());
+                    out.edits.write(EditRequest::new(match out.mask.0 {
+                        BodyMask::WholeBody => PoseEdit::SetPose(pose),
+                        mask => PoseEdit::ApplyPose {
+                            pose,
+                            mask,
+                            mirror: false,
+                        },
+                    }));
                 }
             }
             Some(EntryAction::Rename(id)) => {

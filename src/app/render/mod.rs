@@ -5,6 +5,7 @@
 //! runs the same plugins with no window.
 
 mod headless;
+mod onion;
 mod thumbnails;
 
 use std::path::PathBuf;
@@ -125,6 +126,7 @@ fn count_compiling_pipelines(cache: Res<PipelineCache>, compiling: Res<Pipelines
 #[derive(Resource, Default)]
 struct Captures(Vec<(Entity, Result<image::RgbaImage, String>)>);
 
+pub(in crate::app) use onion::plugin as onion_plugin;
 pub(in crate::app) use thumbnails::plugin as thumbnails_plugin;
 
 pub(super) fn plugin(app: &mut App) {

@@ -8,6 +8,12 @@ use bevy::prelude::*;
 pub enum Action {
     AddKey,
     DeleteKey,
+    SelectAllKeys,
+    /// Copy the selected keys, or the pose when no key is selected.
+    Copy,
+    Paste,
+    PasteMirrored,
+    DuplicateKeys,
     PlayStop,
     PreviousFrame,
     NextFrame,
@@ -191,7 +197,37 @@ pub const KEYMAP: &[Binding] = &[
         action: Action::DeleteKey,
         scope: Scope::Window,
         chords: &[key(KeyCode::Delete)],
-        does: "delete the key at the playhead",
+        does: "delete the selected keys (or the key at the playhead)",
+    },
+    Binding {
+        action: Action::SelectAllKeys,
+        scope: Scope::Window,
+        chords: &[ctrl(KeyCode::KeyA, Shift::Released)],
+        does: "select every key",
+    },
+    Binding {
+        action: Action::Copy,
+        scope: Scope::Window,
+        chords: &[ctrl(KeyCode::KeyC, Shift::Released)],
+        does: "copy the selected keys, or the pose when no key is selected",
+    },
+    Binding {
+        action: Action::Paste,
+        scope: Scope::Window,
+        chords: &[ctrl(KeyCode::KeyV, Shift::Released)],
+        does: "paste keys at the playhead (spacing kept), or the pose onto the Edit menu's part",
+    },
+    Binding {
+        action: Action::PasteMirrored,
+        scope: Scope::Window,
+        chords: &[ctrl(KeyCode::KeyV, Shift::Held)],
+        does: "paste mirrored left/right",
+    },
+    Binding {
+        action: Action::DuplicateKeys,
+        scope: Scope::Window,
+        chords: &[ctrl(KeyCode::KeyD, Shift::Released)],
+        does: "duplicate the selected keys after them; drag the copies into place",
     },
     Binding {
         action: Action::PlayStop,

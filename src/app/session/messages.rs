@@ -236,6 +236,18 @@ pub struct VrStatus {
     pub runtime: Option<String>,
 }
 
+/// Which part of the body a pasted pose (Ctrl+V) or an applied library pose goes onto
+/// (Edit ▸ Paste onto).
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PasteMask(pub crate::core::pose::BodyMask);
+
+/// View ▸ Onion skin: the previous and next keys' poses drawn as translucent ghosts in
+/// the 3D view (never in stills).
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OnionSkin {
+    pub on: bool,
+}
+
 /// Spring bones (hair, skirts): simulated live on screen (View ▸ Spring bones), and the
 /// joint rotations a still holds while it renders (its pose settled from rest, so the
 /// same pose always gives the same still), which pause the live simulation.

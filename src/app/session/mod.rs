@@ -39,6 +39,8 @@ pub const THUMBNAIL_LAYER: usize = 1;
 pub const OVERLAY_LAYER: usize = 2;
 /// VR spheres and lasers (the headset's cameras only).
 pub const VR_LAYER: usize = 3;
+/// The onion skin's ghosts: the editor camera sees them, stills never do.
+pub const ONION_LAYER: usize = 4;
 /// egui's own full-window camera: nothing 3D lives there.
 pub const UI_LAYER: usize = 31;
 
@@ -242,6 +244,8 @@ pub fn plugin(app: &mut App) {
         .add_message::<bevy::window::RequestRedraw>()
         .insert_resource(MarkersVisible(true))
         .init_resource::<SpringBones>()
+        .init_resource::<PasteMask>()
+        .init_resource::<OnionSkin>()
         .init_resource::<StillPose>()
         .add_message::<EditRequest>()
         .add_message::<SaveRecoveryNow>()

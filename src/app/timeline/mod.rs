@@ -6,22 +6,19 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::session::{EditRequest, LibraryPoseDrag, Session, Thumbnails, UiLayout, UiSpace};
-use crate::core::edit::{Edit, KeyEdit};
-use crate::core::project::Settings;
-use crate::core::timeline::{Ease, FPS, snap};
+use std::collections::HashSet;
 
-/// Timeline UI state that is not part of the project.
+use crate::core::edit::{Edit, Editor, KeyEdit, SelectMode};
+use crate::core::humanoid::Side;
+use crate::core::project::{EXPORT_FPS, SPEED_RANGE, Settings};
+use crate::core::timeline::{Ease, FPS, KeyPick, snap};
+
+/// Timeline UI state that is not part of the project (the selection is the editor's).
 #[derive(Resource, Default, Debug)]
 pub struct TimelineUi {
-    /// The selected key (selecting a key also moves the playhead onto it).
-    pub selected: Option<u64>,
-    drag: Option<KeyDrag>,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct KeyDrag {
-    from: f32,
-    to: f32,
+    drag: Option<RulerDrag>,
+    /// The "scale around the playhead" factor being typed.
+    scale_factor: f32,
 }
 
 pub(super) fn plugin(app: &mut App) {
@@ -173,24 +170,79 @@ fn draw(
                     .timeline
                     .key_at(editor.playhead)
                     .filter(|_| !editor.playing);
-                ui.add_enabled_ui(key.is_some(), |ui| {
-                    if ui.button("Delete key").on_hover_text("Delete").clicked() {
-                        send(Edit::Keys(KeyEdit::Delete));
+                let selected: Vec<&crate::core::timeline::Key> = editor
+                    .timeline
+                    .keys()
+                    .iter()
+                    .filter(|k| editor.selection.contains(&k.id))
+                    .map(|k| &**k)
+                    .collect();
+                ui.add_enabled_ui(key.is_some() || !selected.is_empty(), |ui| {
+                    let label = if selected.len() > 1 {
+                        "Delete keys"
+                    } else {
+                        "Delete key"
+                    };
+                    if ui.button(label).on_hover_text("Delete").clicked() {
+                        send(Edit::Keys(if selected.is_empty() {
+                            KeyEdit::Delete
+                        } else {
+                            KeyEdit::DeleteSelected
+                        }));
                     }
                 });
-                if let Some(key) = key {
+                // The ease of the selection (or of the key at the playhead).
+                let eased: Vec<Ease> = if selected.is_empty() {
+                    key.iter().map(|k| k.ease).collect()
+                } else {
+                    selected.iter().map(|k| k.ease).collect()
+                };
+                if let Some(&first) = eased.first() {
                     ui.label("Ease");
-                    let mut ease = key.ease;
+                    let mixed = eased.iter().any(|e| *e != first);
+                    let mut picked = None;
                     egui::ComboBox::from_id_salt("key-ease")
-                        .selected_text(ease.name())
+                        .selected_text(if mixed { "mixed" } else { first.name() })
                         .show_ui(ui, |ui| {
                             for e in Ease::ALL {
-                                ui.selectable_value(&mut ease, e, e.name());
+                                let current = !mixed && e == first;
+                                if ui.selectable_label(current, e.name()).clicked() {
+                                    picked = Some(e);
+                                }
                             }
                         });
-                    if ease != key.ease {
-                        send(Edit::Keys(KeyEdit::SetEase(ease)));
+                    if let Some(ease) = picked.filter(|e| mixed || *e != first) {
+                        send(Edit::Keys(if selected.is_empty() {
+                            KeyEdit::SetEase(ease)
+                        } else {
+                            KeyEdit::EaseSelected(ease)
+                        }));
                     }
+                }
+                if selected.len() > 1 {
+                    ui.label("Scale")
+                        .on_hover_text("the selected keys' times, around the playhead");
+                    if ui_state.scale_factor <= 0.0 {
+                        ui_state.scale_factor = 1.0;
+                    }
+                    let response = ui.add(
+                        egui::DragValue::new(&mut ui_state.scale_factor)
+                            .speed(0.01)
+                            .range(0.1..=10.0)
+                            .prefix("×")
+                            .max_decimals(2)
+                            .update_while_editing(false),
+                    );
+                    let done =
+                        (response.changed() && !response.dragged()) || response.drag_stopped();
+                    if done && (ui_state.scale_factor - 1.0).abs() > 1e-4 {
+                        send(Edit::Keys(KeyEdit::ScaleSelected {
+                            factor: ui_state.scale_factor,
+                            pivot: snap(editor.playhead),
+                        }));
+                        ui_state.scale_factor = 1.0;
+                    }
+                } else if let Some(key) = key {
                     ui.label("Key time");
                     let mut kt = key.t;
                     let response = ui.add(
@@ -227,11 +279,89 @@ fn draw(
                         send(Edit::Redo);
                     }
                 });
+                ui.separator();
+                playback_controls(ui, editor, &mut send);
             });
             ui.add_space(2.0);
             ruler(ui, session, ui_state, &mut send, thumbs);
             ui.add_space(4.0);
         });
+}
+
+/// What a press on the ruler started.
+#[derive(Debug, Clone)]
+enum RulerDrag {
+    /// Moving keys (the selection, or the key pressed): where the press was, in time.
+    Keys { ids: Vec<u64>, from: f32, to: f32 },
+    /// Retiming the selection by one of its ends; the other end stays.
+    End { pivot: f32, from: f32, to: f32 },
+    /// A box on the key row: everything between the two times gets selected.
+    Box { from: f32, to: f32, add: bool },
+    /// Scrubbing the playhead.
+    Scrub,
+}
+
+/// Rows of the ruler, from its top (px).
+const KEY_ROW: f32 = 76.0;
+const PLANT_ROWS: [(f32, f32); 2] = [(84.0, 89.0), (90.0, 95.0)];
+const PLANT_COLOURS: [egui::Color32; 2] = [
+    egui::Color32::from_rgb(90, 200, 120),
+    egui::Color32::from_rgb(240, 150, 70),
+];
+const SELECTED_FILL: egui::Color32 = egui::Color32::from_rgb(250, 210, 40);
+
+/// Speed, the loop range's in and out markers, and the export frame rate.
+fn playback_controls(ui: &mut egui::Ui, editor: &Editor, send: &mut impl FnMut(Edit)) {
+    let mut settings = editor.settings;
+    egui::ComboBox::from_id_salt("playback-speed")
+        .selected_text(format!("{}×", settings.speed))
+        .width(54.0)
+        .show_ui(ui, |ui| {
+            for speed in [0.25, 0.5, 1.0, 1.5, 2.0] {
+                debug_assert!((SPEED_RANGE.0..=SPEED_RANGE.1).contains(&speed));
+                ui.selectable_value(&mut settings.speed, speed, format!("{speed}×"));
+            }
+        })
+        .response
+        .on_hover_text("playback speed");
+    let playhead = snap(editor.playhead);
+    let end = editor.settings.length.max(editor.timeline.end());
+    let (lo, hi) = settings.loop_range.unwrap_or((0.0, end));
+    if ui
+        .selectable_label(settings.loop_range.is_some_and(|r| r.0 > 0.0), "In")
+        .on_hover_text("play and loop from the playhead")
+        .clicked()
+    {
+        settings.loop_range = (playhead < hi).then_some((playhead, hi));
+    }
+    if ui
+        .selectable_label(settings.loop_range.is_some_and(|r| r.1 < end), "Out")
+        .on_hover_text("play and loop up to the playhead")
+        .clicked()
+    {
+        settings.loop_range = (playhead > lo).then_some((lo, playhead));
+    }
+    if settings.loop_range.is_some()
+        && ui
+            .small_button("×")
+            .on_hover_text("clear the loop range")
+            .clicked()
+    {
+        settings.loop_range = None;
+    }
+    egui::ComboBox::from_id_salt("export-fps")
+        .selected_text(format!("{} fps", settings.fps))
+        .width(64.0)
+        .show_ui(ui, |ui| {
+            for fps in EXPORT_FPS {
+                ui.selectable_value(&mut settings.fps, fps, format!("{fps} fps"));
+            }
+        })
+        .response
+        .on_hover_text("the frame rate VRMA export samples at");
+    if settings != editor.settings {
+        send(Edit::ChangeSettings(settings));
+    }
 }
 
 fn ruler(
@@ -243,9 +373,11 @@ fn ruler(
 ) {
     let editor = &session.editor;
     let width = ui.available_width();
+    // Not focusable: a click on the ruler must leave the window's shortcuts (Delete,
+    // Ctrl+C, Ctrl+V…) working, which a focused egui widget would take.
     let (rect, response) = ui.allocate_exact_size(
         egui::vec2(width, RULER_HEIGHT),
-        egui::Sense::click_and_drag(),
+        egui::Sense::CLICK | egui::Sense::DRAG,
     );
     let length = editor
         .settings
@@ -260,6 +392,22 @@ fn ruler(
     let painter = ui.painter_at(rect);
     let visuals = ui.visuals();
     painter.rect_filled(rect, 3.0, visuals.extreme_bg_color);
+
+    // The loop range, shaded behind everything.
+    if let Some((a, b)) = editor.settings.loop_range {
+        painter.rect_filled(
+            egui::Rect::from_x_y_ranges(scale.x(a)..=scale.x(b.min(length)), rect.y_range()),
+            0.0,
+            egui::Color32::from_rgba_unmultiplied(80, 140, 255, 28),
+        );
+        for t in [a, b] {
+            let x = scale.x(t.min(length));
+            painter.line_segment(
+                [egui::pos2(x, rect.top()), egui::pos2(x, rect.bottom())],
+                egui::Stroke::new(1.0, egui::Color32::from_rgb(80, 140, 255)),
+            );
+        }
+    }
 
     // Ticks: frames when there is room, labelled seconds.
     let px_per_second = scale.width / length;
@@ -291,24 +439,99 @@ fn ruler(
         s += step;
     }
 
-    // Keys as diamonds; the dragged key shows where it will land.
-    let key_y = rect.bottom() - 16.0;
-    let wanted = keys_with_thumbnails(editor.timeline.keys(), scale, ui_state.selected);
+    let key_y = rect.top() + KEY_ROW;
+    let selection: HashSet<u64> = editor.selection.iter().copied().collect();
+    let selected_times: Vec<f32> = editor
+        .timeline
+        .keys()
+        .iter()
+        .filter(|k| selection.contains(&k.id))
+        .map(|k| k.t)
+        .collect();
+    let span = match (selected_times.first(), selected_times.last()) {
+        (Some(&a), Some(&b)) if selected_times.len() >= 2 => Some((a, b)),
+        _ => None,
+    };
+
+    // Planted feet: a bar per foot under the key row.
+    for (row, (y0, y1)) in PLANT_ROWS.into_iter().enumerate() {
+        painter.text(
+            egui::pos2(rect.left() + 1.0, rect.top() + (y0 + y1) / 2.0),
+            egui::Align2::LEFT_CENTER,
+            ["L", "R"][row],
+            egui::FontId::proportional(7.0),
+            visuals.weak_text_color(),
+        );
+        for plant in editor
+            .timeline
+            .plants()
+            .iter()
+            .filter(|p| p.foot == FEET[row])
+        {
+            painter.rect_filled(
+                egui::Rect::from_x_y_ranges(
+                    scale.x(plant.from)..=scale.x(plant.to.min(length)),
+                    rect.top() + y0..=rect.top() + y1,
+                ),
+                1.0,
+                PLANT_COLOURS[row],
+            );
+        }
+    }
+
+    // The selection's span with a handle at each end for retiming it.
+    let handle_x = span.map(|(a, b)| (scale.x(a) - 10.0, scale.x(b) + 10.0));
+    if let (Some((a, b)), Some((hl, hr))) = (span, handle_x) {
+        painter.rect_filled(
+            egui::Rect::from_x_y_ranges(scale.x(a)..=scale.x(b), key_y - 2.0..=key_y + 2.0),
+            1.0,
+            egui::Color32::from_rgba_unmultiplied(250, 210, 40, 90),
+        );
+        for x in [hl, hr] {
+            painter.rect_filled(
+                egui::Rect::from_center_size(egui::pos2(x, key_y), egui::vec2(4.0, 14.0)),
+                1.0,
+                SELECTED_FILL,
+            );
+        }
+    }
+
+    // Where a drag in progress puts each key.
+    let dragged_time = |id: u64, t: f32| -> f32 {
+        match &ui_state.drag {
+            Some(RulerDrag::Keys { ids, from, to }) if ids.contains(&id) => {
+                snap(t + (to - from)).max(0.0)
+            }
+            Some(RulerDrag::End { pivot, from, to })
+                if selection.contains(&id) && (from - pivot).abs() > 1e-6 =>
+            {
+                let factor = ((to - pivot) / (from - pivot)).max(0.01);
+                snap(pivot + (t - pivot) * factor).max(0.0)
+            }
+            _ => t,
+        }
+    };
+
+    // Keys as diamonds; dragged keys show where they will land.
+    let wanted = keys_with_thumbnails(
+        editor.timeline.keys(),
+        scale,
+        editor.selection.first().copied(),
+    );
     if thumbs.wanted != wanted {
         thumbs.wanted = wanted;
     }
-    let showing: std::collections::HashSet<u64> = thumbs.wanted.iter().copied().collect();
+    let showing: HashSet<u64> = thumbs.wanted.iter().copied().collect();
     // Keys closer than a pixel and a half draw as one diamond, and ease names only where
-    // they fit (the selected and the dragged key always draw): 50,000 overlapping
-    // diamonds and labels looked the same and took half a second a frame to rasterise.
+    // they fit (selected and dragged keys always draw): 50,000 overlapping diamonds and
+    // labels looked the same and took half a second a frame to rasterise.
     let (mut last_diamond, mut last_label) = (f32::NEG_INFINITY, f32::NEG_INFINITY);
     for key in editor.timeline.keys() {
-        let dragging = ui_state.drag.filter(|d| (d.from - key.t).abs() < 1e-6);
-        let t = dragging.map_or(key.t, |d| d.to);
+        let t = dragged_time(key.id, key.t);
         let x = scale.x(t);
-        let selected = ui_state.selected == Some(key.id);
+        let selected = selection.contains(&key.id);
         let fill = if selected {
-            egui::Color32::from_rgb(250, 210, 40)
+            SELECTED_FILL
         } else {
             egui::Color32::from_rgb(120, 190, 250)
         };
@@ -329,8 +552,7 @@ fn ruler(
                 egui::Color32::WHITE,
             );
         }
-        let always = selected || dragging.is_some();
-        if !always && x - last_diamond < 1.5 {
+        if !selected && x - last_diamond < 1.5 {
             continue;
         }
         last_diamond = x;
@@ -345,7 +567,7 @@ fn ruler(
             fill,
             egui::Stroke::new(1.0, egui::Color32::BLACK),
         ));
-        if key.ease != Ease::Linear && (always || x - last_label >= 32.0) {
+        if key.ease != Ease::Linear && (selected || x - last_label >= 32.0) {
             last_label = x;
             painter.text(
                 egui::pos2(x + r + 1.0, key_y - r - 1.0),
@@ -357,6 +579,20 @@ fn ruler(
         }
     }
 
+    // A box being dragged.
+    if let Some(RulerDrag::Box { from, to, .. }) = ui_state.drag {
+        painter.rect(
+            egui::Rect::from_x_y_ranges(
+                scale.x(from.min(to))..=scale.x(from.max(to)),
+                key_y - 12.0..=key_y + 12.0,
+            ),
+            1.0,
+            egui::Color32::from_rgba_unmultiplied(250, 210, 40, 30),
+            egui::Stroke::new(1.0, SELECTED_FILL),
+            egui::StrokeKind::Inside,
+        );
+    }
+
     // The playhead.
     let px = scale.x(editor.playhead.min(length));
     painter.line_segment(
@@ -364,7 +600,7 @@ fn ruler(
         egui::Stroke::new(2.0, egui::Color32::from_rgb(230, 60, 60)),
     );
 
-    // Interaction: press on a key selects it (and drags it); elsewhere scrubs.
+    // Interaction.
     let key_under = |pos: egui::Pos2| {
         editor
             .timeline
@@ -375,46 +611,138 @@ fn ruler(
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(_, k)| (k.id, k.t))
     };
+    let end_under = |pos: egui::Pos2| {
+        let ((a, b), (hl, hr)) = (span?, handle_x?);
+        if (pos.y - key_y).abs() > 9.0 {
+            return None;
+        }
+        if (pos.x - hl).abs() <= 4.0 {
+            Some((b, a))
+        } else if (pos.x - hr).abs() <= 4.0 {
+            Some((a, b))
+        } else {
+            None
+        }
+    };
+    let plant_row_under = |pos: egui::Pos2| {
+        PLANT_ROWS
+            .iter()
+            .position(|(y0, y1)| (rect.top() + y0 - 1.0..=rect.top() + y1 + 1.0).contains(&pos.y))
+    };
+    let in_key_row = |pos: egui::Pos2| (pos.y - key_y).abs() <= 14.0;
+    let (shift, ctrl) = ui.input(|i| (i.modifiers.shift, i.modifiers.command));
+    let mode = if ctrl {
+        SelectMode::Toggle
+    } else if shift {
+        SelectMode::Add
+    } else {
+        SelectMode::Replace
+    };
     // Where the button went down: a quick drag is already past the key by the time egui
     // calls it a drag.
     let pressed_at = ui
         .input(|i| i.pointer.press_origin())
         .or(response.interact_pointer_pos());
-    if (response.drag_started() || response.clicked())
+    if response.clicked()
         && let Some(pos) = pressed_at
     {
-        match key_under(pos) {
-            Some((id, t)) => {
-                ui_state.selected = Some(id);
-                send(Edit::Seek(t));
-                if response.drag_started() {
-                    ui_state.drag = Some(KeyDrag { from: t, to: t });
-                }
+        if let Some(row) = plant_row_under(pos) {
+            toggle_plant(editor, FEET[row], scale.t(pos.x), send);
+        } else if let Some((id, t)) = key_under(pos) {
+            send(Edit::Keys(KeyEdit::Select {
+                pick: KeyPick::Ids(vec![id]),
+                mode,
+            }));
+            send(Edit::Seek(t));
+        } else {
+            if in_key_row(pos) && mode == SelectMode::Replace {
+                send(Edit::Keys(KeyEdit::Select {
+                    pick: KeyPick::None,
+                    mode,
+                }));
             }
-            None => {
-                ui_state.selected = None;
-                send(Edit::Seek(snap(scale.t(pos.x))));
-            }
+            send(Edit::Seek(snap(scale.t(pos.x))));
         }
+    }
+    if response.drag_started()
+        && let Some(pos) = pressed_at
+    {
+        let t = scale.t(pos.x);
+        ui_state.drag = Some(if let Some((pivot, end)) = end_under(pos) {
+            RulerDrag::End {
+                pivot,
+                from: end,
+                to: end,
+            }
+        } else if let Some((id, key_t)) = key_under(pos) {
+            let ids = if selection.contains(&id) {
+                editor.selection.clone()
+            } else {
+                send(Edit::Keys(KeyEdit::Select {
+                    pick: KeyPick::Ids(vec![id]),
+                    mode: SelectMode::Replace,
+                }));
+                vec![id]
+            };
+            send(Edit::Seek(key_t));
+            RulerDrag::Keys {
+                ids,
+                from: t,
+                to: t,
+            }
+        } else if in_key_row(pos) || plant_row_under(pos).is_some() {
+            RulerDrag::Box {
+                from: t,
+                to: t,
+                add: shift || ctrl,
+            }
+        } else {
+            send(Edit::Seek(snap(t)));
+            RulerDrag::Scrub
+        });
     }
     if response.dragged()
         && let Some(pos) = response.interact_pointer_pos()
     {
+        let t = scale.t(pos.x);
         match ui_state.drag.as_mut() {
-            Some(drag) => drag.to = snap(scale.t(pos.x)),
-            None => send(Edit::Seek(snap(scale.t(pos.x)))),
+            Some(RulerDrag::Keys { to, .. }) | Some(RulerDrag::Box { to, .. }) => *to = t,
+            Some(RulerDrag::End { to, .. }) => *to = snap(t),
+            Some(RulerDrag::Scrub) | None => send(Edit::Seek(snap(t))),
         }
     }
     if response.drag_stopped()
         && let Some(drag) = ui_state.drag.take()
-        && (drag.to - drag.from).abs() > 1e-6
-        && editor.timeline.key_at(drag.to).is_none()
     {
-        send(Edit::Keys(KeyEdit::Move {
-            from: drag.from,
-            to: drag.to,
-        }));
-        send(Edit::Seek(drag.to));
+        match drag {
+            RulerDrag::Keys { from, to, .. } => {
+                let by = snap(to - from);
+                if by.abs() > 1e-6 {
+                    send(Edit::Keys(KeyEdit::MoveSelected { by }));
+                    send(Edit::Seek(snap(editor.playhead + by)));
+                }
+            }
+            RulerDrag::End { pivot, from, to } => {
+                if (to - from).abs() > 1e-6 && (from - pivot).abs() > 1e-6 {
+                    let factor = (to - pivot) / (from - pivot);
+                    send(Edit::Keys(KeyEdit::ScaleSelected { factor, pivot }));
+                }
+            }
+            RulerDrag::Box { from, to, add } => {
+                send(Edit::Keys(KeyEdit::Select {
+                    pick: KeyPick::Range {
+                        from: from.min(to),
+                        to: from.max(to),
+                    },
+                    mode: if add {
+                        SelectMode::Add
+                    } else {
+                        SelectMode::Replace
+                    },
+                }));
+            }
+            RulerDrag::Scrub => {}
+        }
     }
     // A library pose dropped on the ruler becomes a key at that time: one undo step.
     if let Some(pose) = response.dnd_release_payload::<LibraryPoseDrag>()
@@ -425,12 +753,26 @@ fn ruler(
             pose: Box::new(pose.0.clone()),
         }));
     }
-    // A deleted or undone key is no longer selected.
-    if let Some(id) = ui_state.selected
-        && editor.timeline.key_by_id(id).is_none()
-    {
-        ui_state.selected = None;
+}
+
+const FEET: [Side; 2] = [Side::Left, Side::Right];
+
+/// A click on a foot's bar between two keys plants that foot over the span between
+/// them, or frees it there when it is planted.
+fn toggle_plant(editor: &Editor, foot: Side, t: f32, send: &mut impl FnMut(Edit)) {
+    let keys = editor.timeline.keys();
+    let after = keys.partition_point(|k| k.t <= t);
+    if after == 0 || after == keys.len() {
+        return;
     }
+    let (from, to) = (keys[after - 1].t, keys[after].t);
+    let planted = editor.timeline.plant_at(foot, (from + to) / 2.0).is_some();
+    send(Edit::Keys(KeyEdit::Plant {
+        foot,
+        from,
+        to,
+        on: !planted,
+    }));
 }
 
 #[cfg(test)]

@@ -7,12 +7,14 @@ use bevy_egui::{EguiContexts, egui};
 use super::Requests;
 use crate::app::session::keymap::{Action, menu_label};
 use crate::app::session::{
-    DialogPurpose, EditRequest, FileRequest, FileSettings, LoadModel, ModelSource, Prefs,
-    QuitRequested, Session, SpringBones, UiSpace, VrStatus, Windows,
+    DialogPurpose, EditRequest, FileRequest, FileSettings, LoadModel, ModelSource, OnionSkin,
+    PasteMask, Prefs, QuitRequested, Session, SpringBones, UiSpace, VrStatus, Windows,
 };
-use crate::core::edit::{Edit, PoseEdit};
+use crate::core::edit::{Edit, KeyEdit, PoseEdit, SelectMode};
 use crate::core::export::{EXPORT_FORMATS, Writer};
+use crate::core::pose::BodyMask;
 use crate::core::prefs::RecentKind;
+use crate::core::timeline::{FPS, KeyPick};
 
 /// A path typed into the File menu, for machines without a native file dialog.
 #[derive(Default)]
@@ -26,6 +28,8 @@ pub(super) struct MenuState<'w> {
     windows: ResMut<'w, Windows>,
     vr: ResMut<'w, VrStatus>,
     springs: ResMut<'w, SpringBones>,
+    paste_mask: ResMut<'w, PasteMask>,
+    onion: ResMut<'w, OnionSkin>,
 }
 
 pub(super) fn draw(
@@ -42,15 +46,17 @@ pub(super) fn draw(
         windows,
         vr,
         springs,
+        paste_mask,
+        onion,
     } = &mut state;
     let ctx = contexts.ctx_mut()?.clone();
     space.show(&ctx, "menu-bar", |root| {
         egui::Panel::top("menu").show(root, |ui| {
             egui::MenuBar::new().ui(ui, |ui| {
                 file_menu(ui, settings, prefs, windows, &mut typed, &mut out);
-                edit_menu(ui, &session, &mut out);
-                pose_menu(ui, &mut out);
-                view_menu(ui, windows, vr, springs);
+                edit_menu(ui, &session, paste_mask, &mut out);
+                pose_menu(ui, &session, paste_mask.0, &mut out);
+                view_menu(ui, windows, vr, springs, onion);
                 ui.menu_button("Help", |ui| {
                     if ui.button(menu_label("Controls", Action::Help)).clicked() {
                         windows.help = true;
@@ -205,12 +211,67 @@ fn file_menu(
         });
 }
 
-fn edit_menu(ui: &mut egui::Ui, session: &Session, out: &mut Requests) {
+fn edit_menu(ui: &mut egui::Ui, session: &Session, paste_mask: &mut PasteMask, out: &mut Requests) {
     ui.menu_button("Edit", |ui| {
-        let history = &session.editor.history;
+        let editor = &session.editor;
+        let history = &editor.history;
+        let selected = !editor.selection.is_empty();
+        let keys = !editor.timeline.is_empty();
+        let copy = if selected {
+            Edit::CopyKeys
+        } else {
+            Edit::CopyPose
+        };
+        let paste = |mirror| Edit::PasteLast {
+            mirror,
+            mask: paste_mask.0,
+        };
+        let pasteable = editor.last_copied.is_some();
+        let duplicate_at = editor
+            .timeline
+            .keys()
+            .iter()
+            .filter(|k| editor.selection.contains(&k.id))
+            .map(|k| k.t)
+            .last()
+            .map_or(0.0, |_| editor.timeline.end() + 1.0 / FPS);
         for (label, action, edit, enabled) in [
             ("Undo", Action::Undo, Edit::Undo, history.can_undo()),
             ("Redo", Action::Redo, Edit::Redo, history.can_redo()),
+            (
+                "Select all keys",
+                Action::SelectAllKeys,
+                Edit::Keys(KeyEdit::Select {
+                    pick: KeyPick::All,
+                    mode: SelectMode::Replace,
+                }),
+                keys,
+            ),
+            (
+                if selected { "Copy keys" } else { "Copy pose" },
+                Action::Copy,
+                copy,
+                true,
+            ),
+            ("Paste", Action::Paste, paste(false), pasteable),
+            (
+                "Paste mirrored",
+                Action::PasteMirrored,
+                paste(true),
+                pasteable,
+            ),
+            (
+                "Duplicate keys",
+                Action::DuplicateKeys,
+                Edit::Keys(KeyEdit::Duplicate { t: duplicate_at }),
+                selected,
+            ),
+            (
+                "Delete keys",
+                Action::DeleteKey,
+                Edit::Keys(KeyEdit::DeleteSelected),
+                selected,
+            ),
         ] {
             if ui
                 .add_enabled(enabled, egui::Button::new(menu_label(label, action)))
@@ -220,6 +281,18 @@ fn edit_menu(ui: &mut egui::Ui, session: &Session, out: &mut Requests) {
                 ui.close();
             }
         }
+        ui.separator();
+        ui.menu_button(format!("Paste onto: {}", paste_mask.0.label()), |ui| {
+            for mask in BodyMask::ALL {
+                if ui
+                    .radio_value(&mut paste_mask.0, mask, mask.label())
+                    .on_hover_text("where a pasted or library pose goes")
+                    .clicked()
+                {
+                    ui.close();
+                }
+            }
+        });
     });
 }
 
@@ -230,11 +303,33 @@ pub(super) const POSE_ACTIONS: [(&str, &str, PoseEdit); 3] = [
     ("Arms down", "Arms down", PoseEdit::ArmsDown),
 ];
 
-fn pose_menu(ui: &mut egui::Ui, out: &mut Requests) {
+fn pose_menu(ui: &mut egui::Ui, session: &Session, mask: BodyMask, out: &mut Requests) {
     ui.menu_button("Pose", |ui| {
         for (label, _, edit) in POSE_ACTIONS {
             if ui.button(label).clicked() {
                 out.edits.write(EditRequest::new(edit));
+                ui.close();
+            }
+        }
+        ui.separator();
+        if ui.button("Copy pose").clicked() {
+            out.edits.write(EditRequest(Edit::CopyPose));
+            ui.close();
+        }
+        let copied = session.editor.copied_pose.is_some();
+        for (label, mirror) in [
+            ("Paste pose onto", false),
+            ("Paste pose mirrored onto", true),
+        ] {
+            if ui
+                .add_enabled(
+                    copied,
+                    egui::Button::new(format!("{label} {}", mask.label().to_lowercase())),
+                )
+                .clicked()
+            {
+                out.edits
+                    .write(EditRequest(Edit::PastePose { mirror, mask }));
                 ui.close();
             }
         }
@@ -246,6 +341,7 @@ fn view_menu(
     windows: &mut Windows,
     vr: &mut VrStatus,
     springs: &mut SpringBones,
+    onion: &mut OnionSkin,
 ) {
     ui.menu_button("View", |ui| {
         ui.checkbox(&mut windows.library, "Pose library");
@@ -273,5 +369,7 @@ fn view_menu(
             .on_hover_text(
                 "Hair and skirts swing as you pose and play; stills always show them settled",
             );
+        ui.checkbox(&mut onion.on, "Onion skin")
+            .on_hover_text("The previous and next keys' poses as ghosts (never in stills)");
     });
 }

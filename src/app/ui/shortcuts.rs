@@ -10,10 +10,28 @@ use bevy_egui::input::EguiWantsInput;
 use super::Requests;
 use crate::app::session::keymap::{Action, window_action};
 use crate::app::session::{
-    DialogPurpose, EditRequest, FileRequest, ModalTool, QuitRequested, Session, Windows,
+    DialogPurpose, EditRequest, FileRequest, ModalTool, PasteMask, QuitRequested, Session, Windows,
 };
-use crate::core::edit::{Edit, KeyEdit};
-use crate::core::timeline::FPS;
+use crate::core::edit::{Edit, Editor, KeyEdit, SelectMode};
+use crate::core::timeline::{FPS, KeyPick, snap};
+
+/// Where Ctrl+D puts the copies: at the playhead when they land clear of every key
+/// there, else a frame after the last key; they come selected, to be dragged into place.
+fn duplicate_at(editor: &Editor) -> Option<f32> {
+    let copies = editor.timeline.copy_keys(&editor.selection);
+    copies.last()?;
+    let clear = |at: f32| {
+        copies
+            .iter()
+            .all(|k| editor.timeline.key_at(at + k.t).is_none())
+    };
+    let at = snap(editor.playhead);
+    Some(if clear(at) {
+        at
+    } else {
+        editor.timeline.end() + 1.0 / FPS
+    })
+}
 
 pub(super) fn shortcuts(
     mut presses: MessageReader<KeyboardInput>,
@@ -21,6 +39,7 @@ pub(super) fn shortcuts(
     egui_input: Option<Res<EguiWantsInput>>,
     modal: Res<ModalTool>,
     session: Res<Session>,
+    paste_mask: Res<PasteMask>,
     mut windows: ResMut<Windows>,
     mut out: Requests,
 ) {
@@ -51,7 +70,24 @@ pub(super) fn shortcuts(
         }
         let edit = match action {
             Action::AddKey => Edit::Keys(KeyEdit::Add),
+            Action::DeleteKey if !session.editor.selection.is_empty() => {
+                Edit::Keys(KeyEdit::DeleteSelected)
+            }
             Action::DeleteKey => Edit::Keys(KeyEdit::Delete),
+            Action::SelectAllKeys => Edit::Keys(KeyEdit::Select {
+                pick: KeyPick::All,
+                mode: SelectMode::Replace,
+            }),
+            Action::Copy if session.editor.selection.is_empty() => Edit::CopyPose,
+            Action::Copy => Edit::CopyKeys,
+            Action::Paste | Action::PasteMirrored => Edit::PasteLast {
+                mirror: action == Action::PasteMirrored,
+                mask: paste_mask.0,
+            },
+            Action::DuplicateKeys => match duplicate_at(&session.editor) {
+                Some(t) => Edit::Keys(KeyEdit::Duplicate { t }),
+                None => continue,
+            },
             Action::PlayStop => Edit::SetPlaying(!playing),
             Action::PreviousFrame => {
                 playhead = (playhead - 1.0 / FPS).max(0.0);

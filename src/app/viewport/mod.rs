@@ -18,7 +18,7 @@ use bevy_egui::{EguiGlobalSettings, PrimaryEguiContext};
 
 use super::session::keymap::{self, Action};
 use super::session::{
-    Avatar, AvatarShown, EditorCamera, EditorSet, KeepAwake, ModalTool, OVERLAY_LAYER,
+    Avatar, AvatarShown, EditorCamera, EditorSet, KeepAwake, ModalTool, ONION_LAYER, OVERLAY_LAYER,
     PointerOverUi, SCENE_LAYER, Selection, Session, UI_LAYER, ViewRect, spawn_lights,
 };
 use crate::core::humanoid::Bone;
@@ -98,8 +98,9 @@ fn spawn_camera_and_lights(mut commands: Commands, mut egui_settings: ResMut<Egu
         orbit.transform(),
         orbit,
         EditorCamera,
-        // The scene plus the editing overlays; stills and thumbnails see the scene only.
-        RenderLayers::from_layers(&[SCENE_LAYER, OVERLAY_LAYER]),
+        // The scene plus the editing overlays and ghosts; stills and thumbnails see the
+        // scene only.
+        RenderLayers::from_layers(&[SCENE_LAYER, OVERLAY_LAYER, ONION_LAYER]),
     ));
     spawn_lights(&mut commands);
 }

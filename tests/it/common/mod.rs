@@ -201,7 +201,7 @@ pub fn rich_project(model: &Path) -> serde_json::Value {
     "keys": [
         {"id": 1, "t": 0.0, "ease": "LINEAR", "pose": {"bones": {"spine": q(0.0, 0.3, 0.0, 0.95), "leftUpperArm": q(0.0, 0.0, -0.5, 0.86)}, "hips": [0.0, 0.95, 0.0], "expr": {"happy": 0.0}}},
         {"id": 2, "t": 0.5, "ease": "IN-OUT", "pose": {"bones": {"spine": q(0.0, -0.3, 0.0, -0.95), "leftUpperArm": q(0.2, 0.1, -0.4, 0.88), "rightLowerLeg": q(0.6, 0.0, 0.0, 0.8)}, "hips": [0.05, 0.85, 0.1], "expr": {"happy": 1.0, "blink": 0.3}}},
-        {"id": 3, "t": 1.2, "ease": "IN", "pose": {"bones": {"neck": q(0.3, 0.0, 0.1, 0.95), "leftUpperArm": q(0.0, 0.0, 0.6, 0.8)}, "hips": [-0.1, 0.9, 0.0], "expr": {"aa": 0.8}}},
+        {"id": 3, "t": 1.2, "ease": "IN", "pose": {"bones": {"neck": q(0.3, 0.0, 0.1, 0.95), "leftUpperArm": q(0.0, 0.0, 0.6, 0.8), "leftShoulder": q(0.0002, 0.0, 0.0, 1.0)}, "hips": [-0.1, 0.9, 0.0], "expr": {"aa": 0.8}}},
         {"id": 4, "t": 2.0, "ease": "OUT", "pose": {"bones": {"head": q(0.0, 0.7, 0.0, 0.7), "leftLowerArm": q(0.0, 0.9, 0.0, 0.4)}, "hips": [0.0, 0.7, 0.2]}},
         {"id": 5, "t": 2.5, "ease": "HOLD", "pose": {"bones": {"chest": q(0.2, 0.0, 0.0, 0.98)}, "expr": {"surprised": 1.0}}},
         {"id": 6, "t": 3.0, "ease": "LINEAR", "pose": {"bones": {"chest": q(-0.2, 0.0, 0.0, 0.98)}, "hips": [0.0, 1.0, 0.0]}},

@@ -12,10 +12,10 @@ use super::EXTENSION;
 use super::reduce::{make_sign_continuous, reduce_positions, reduce_rotations, reduce_scalars};
 use crate::glb;
 use crate::gltf_buffer::BufferBuilder;
-use crate::humanoid::Bone;
+use crate::humanoid::{Bone, Side};
+use crate::plant;
 use crate::pose::Pose;
 use crate::rig::Rig;
-use crate::plant;
 use crate::timeline::{FPS, Timeline};
 use crate::vrm::PRESET_EXPRESSIONS;
 
@@ -35,7 +35,11 @@ pub struct ExportStats {
 /// The times an export samples: every `1/fps` s from 0 to the last key, and every key's
 /// own time (so keys play exactly at any rate), in order.
 pub fn frame_times(timeline: &Timeline, fps: f32) -> Vec<f32> {
-    let fps = if (1.0..=240.0).contains(&fps) { fps } else { FPS };
+    let fps = if (1.0..=240.0).contains(&fps) {
+        fps
+    } else {
+        FPS
+    };
     let end = timeline.end();
     let grid = (end as f64 * fps as f64 + 1e-6).floor() as usize;
     let mut times: Vec<f32> = (0..=grid).map(|f| (f as f64 / fps as f64) as f32).collect();
@@ -103,6 +107,30 @@ pub fn export_vrma(
             *slot = true;
         }
     }
+    // A planted foot is held by its whole chain: reducing the hips and that leg, each
+    // within tolerance, would add up to over a millimetre at the foot. Every frame of a
+    // planted span is kept on those tracks.
+    let planted = |side: Side| -> Vec<bool> {
+        required
+            .iter()
+            .zip(&times)
+            .map(|(&r, &t)| r || timeline.plant_at(side, t).is_some())
+            .collect()
+    };
+    let (left_planted, right_planted) = (planted(Side::Left), planted(Side::Right));
+    let both_planted: Vec<bool> = left_planted
+        .iter()
+        .zip(&right_planted)
+        .map(|(a, b)| *a || *b)
+        .collect();
+    let required_for = |bone: Bone| -> &[bool] {
+        match bone {
+            Bone::Hips => &both_planted,
+            Bone::LeftUpperLeg | Bone::LeftLowerLeg | Bone::LeftFoot => &left_planted,
+            Bone::RightUpperLeg | Bone::RightLowerLeg | Bone::RightFoot => &right_planted,
+            _ => &required,
+        }
+    };
 
     // Eye bones are the gaze's, not the animation's (the VRMA spec forbids them).
     let bones: Vec<Bone> = rig
@@ -148,7 +176,7 @@ pub fn export_vrma(
     for (node, &bone) in bones.iter().enumerate() {
         let mut values: Vec<Quat> = poses.iter().map(|p| p.rotation(bone)).collect();
         make_sign_continuous(&mut values);
-        let kept = reduce_rotations(&values, &required);
+        let kept = reduce_rotations(&values, required_for(bone));
         let output = buffer.quats(
             &kept
                 .iter()
@@ -162,7 +190,7 @@ pub fn export_vrma(
         .iter()
         .map(|p| p.hips.unwrap_or(rig.hips_rest()))
         .collect();
-    let kept = reduce_positions(&hips, &required);
+    let kept = reduce_positions(&hips, required_for(Bone::Hips));
     let output = buffer.vec3(&kept.iter().map(|&i| hips[i]).collect::<Vec<_>>(), None);
     add_track(&mut buffer, hips_node, "translation", &kept, output);
 

@@ -99,7 +99,9 @@ fn parse(
     }
     let plants = extras["plants"].as_array().map_or(&[][..], Vec::as_slice);
     if plants.len() > MAX_PLANTS {
-        return Err(Refusal::new(format!("more than {MAX_PLANTS} planted spans")));
+        return Err(Refusal::new(format!(
+            "more than {MAX_PLANTS} planted spans"
+        )));
     }
     timeline.set_plants(
         plants
@@ -126,7 +128,10 @@ mod tests {
         let mut timeline = Timeline::default();
         for (i, t) in [0.0, 0.4, 1.0, 1.7].into_iter().enumerate() {
             let mut pose = Pose::default();
-            pose.set_rotation(Bone::LeftUpperLeg, Quat::from_rotation_x(0.3 * i as f32 - 0.4));
+            pose.set_rotation(
+                Bone::LeftUpperLeg,
+                Quat::from_rotation_x(0.3 * i as f32 - 0.4),
+            );
             // Under the 0.03° that `w` alone could not tell from the identity.
             pose.set_rotation(Bone::Neck, Quat::from_rotation_y(0.0002));
             pose.hips = Some(Vec3::new(0.0, 0.9, 0.2 * i as f32));
@@ -174,7 +179,11 @@ mod tests {
         let imported =
             import_animation(&tampered, &[], AnimationKind::Vrma, rig.hips_rest(), None).unwrap();
         assert_eq!(imported.fps, None, "baked");
-        assert!(imported.warnings.iter().any(|w| w.contains("unusable")), "{:?}", imported.warnings);
+        assert!(
+            imported.warnings.iter().any(|w| w.contains("unusable")),
+            "{:?}",
+            imported.warnings
+        );
         assert!((imported.timeline.end() - timeline.end()).abs() < 1e-6);
     }
 }
