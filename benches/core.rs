@@ -192,5 +192,76 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// Key selections on a 10,000-key take (every 3 frames, 1000 s), and planted feet.
+fn timeline_ops(c: &mut Criterion) {
+    use vrma_maker::core::edit::{Edit, Editor, KeyEdit, SelectMode};
+    use vrma_maker::core::humanoid::Side;
+    use vrma_maker::core::timeline::KeyPick;
+    let bytes = mannequin::build(MannequinVariant::Vrm1);
+    let rig = vrma_maker::core::rig_from_bytes(&bytes).unwrap();
+    let mut editor = Editor::new(rig.clone());
+    let mut take = Timeline::default();
+    for i in 0..10_000 {
+        take.set_key(i as f32 * 3.0 / FPS, full_pose(i as f32));
+    }
+    editor
+        .apply(Edit::Keys(KeyEdit::Replace(Box::new(take))))
+        .unwrap();
+    let mut group = c.benchmark_group("10,000 keys");
+    group.sample_size(10);
+    group.bench_function("select all, move by a frame, undo", |b| {
+        b.iter(|| {
+            editor
+                .apply(Edit::Keys(KeyEdit::Select {
+                    pick: KeyPick::All,
+                    mode: SelectMode::Replace,
+                }))
+                .unwrap();
+            editor
+                .apply(Edit::Keys(KeyEdit::MoveSelected { by: 1.0 / FPS }))
+                .unwrap();
+            editor.apply(Edit::Undo).unwrap();
+            editor.apply(Edit::Undo).unwrap();
+        })
+    });
+    group.bench_function("copy all, paste after them, undo", |b| {
+        editor
+            .apply(Edit::Keys(KeyEdit::Select {
+                pick: KeyPick::All,
+                mode: SelectMode::Replace,
+            }))
+            .unwrap();
+        editor.apply(Edit::CopyKeys).unwrap();
+        b.iter(|| {
+            editor
+                .apply(Edit::Keys(KeyEdit::Paste {
+                    t: 1100.0,
+                    mirror: true,
+                }))
+                .unwrap();
+            editor.apply(Edit::Undo).unwrap();
+        })
+    });
+    group.finish();
+
+    let mut planted = timeline(30, 60.0);
+    planted.set_plant(Side::Left, 0.0, 30.0, true);
+    planted.set_plant(Side::Right, 20.0, 60.0, true);
+    let still = Pose::default();
+    c.bench_function("sample one frame with both feet planted", |b| {
+        b.iter(|| {
+            black_box(vrma_maker::core::plant::sample(
+                &rig,
+                &planted,
+                black_box(25.0),
+            ))
+        })
+    });
+    c.bench_function(
+        "export VRMA (60 s, 30 keys, feet planted throughout)",
+        |b| b.iter(|| black_box(export_vrma(&rig, &planted, &still, 30.0, &mut |_| {}))),
+    );
+}
+
+criterion_group!(benches, bench, timeline_ops);
 criterion_main!(benches);

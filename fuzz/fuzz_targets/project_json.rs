@@ -22,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
     vrma_core_fuzz::assert_pose_is_usable(rig, &editor.pose);
     let end = editor.timeline.end();
     for t in [0.0, end * 0.5, end] {
-        if let Some(pose) = editor.timeline.sample(t, rig.hips_rest()) {
+        if let Some(pose) = editor.sample(t) {
             vrma_core_fuzz::assert_pose_is_usable(rig, &pose);
         }
     }
@@ -30,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
     // Export is bounded by the one-hour limit; keep the fuzzer fast on long timelines.
     if end <= 10.0 {
         let (bytes, _) =
-            vrma_core::vrma::export::export_vrma(rig, &editor.timeline, &editor.pose, &mut |_| {});
+            vrma_core::vrma::export::export_vrma(rig, &editor.timeline, &editor.pose, editor.settings.fps, &mut |_| {});
         assert!(!bytes.is_empty());
     }
 });

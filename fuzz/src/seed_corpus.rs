@@ -52,7 +52,7 @@ fn main() {
     write(dir, "project_json", "three-keys.json", &project_json);
 
     let (vrma, _) =
-        vrma_core::vrma::export::export_vrma(&rig, &editor.timeline, &editor.pose, &mut |_| {});
+        vrma_core::vrma::export::export_vrma(&rig, &editor.timeline, &editor.pose, editor.settings.fps, &mut |_| {});
     write(dir, "vrma_import", "three-keys.vrma", &vrma);
 
     let script = json!([
@@ -75,7 +75,21 @@ fn main() {
         {"op": "reset_bone", "bone": "spine"},
         {"op": "delete_key"},
         {"op": "reset_pose"},
-        {"op": "pose", "pose": {"v": 1, "bones": {"head": [0.0, 0.3, 0.0, 0.95]}}}
+        {"op": "pose", "pose": {"v": 1, "bones": {"head": [0.0, 0.3, 0.0, 0.95]}}},
+        {"op": "key"},
+        {"op": "select_keys", "from": 0, "to": 2},
+        {"op": "move_keys", "by": 0.1},
+        {"op": "scale_keys", "factor": 1.5, "pivot": 0.5},
+        {"op": "ease_keys", "value": "OUT"},
+        {"op": "copy_keys"},
+        {"op": "paste_keys", "t": 3.0, "mirror": true},
+        {"op": "duplicate_keys", "t": 6.0},
+        {"op": "select_keys", "times": [3.0], "mode": "toggle"},
+        {"op": "plant_foot", "foot": "leftFoot", "from": 0, "to": 1},
+        {"op": "copy_pose"},
+        {"op": "paste_pose", "mirror": true, "mask": "leftArm"},
+        {"op": "apply_pose", "pose": {"v": 1, "bones": {"neck": [0.1, 0.0, 0.0, 0.99]}}, "mask": "head"},
+        {"op": "delete_keys"}
     ]);
     write(
         dir,

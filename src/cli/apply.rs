@@ -28,11 +28,12 @@ pub fn run(
     }
     let title = &editor.rig.model.title;
     let keys: Vec<Value> = editor.timeline.keys().iter().map(|k| k.to_json()).collect();
+    let selected: std::collections::HashSet<u64> = editor.selection.iter().copied().collect();
     let selection: Vec<Value> = editor
         .timeline
         .keys()
         .iter()
-        .filter(|k| editor.selection.contains(&k.id))
+        .filter(|k| selected.contains(&k.id))
         .map(|k| json!(k.t))
         .collect();
     let plants: Vec<Value> = editor

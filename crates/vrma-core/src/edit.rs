@@ -776,13 +776,15 @@ impl Editor {
             SelectMode::Replace => picked,
             SelectMode::Add => [self.selection.clone(), picked].concat(),
             SelectMode::Toggle => {
+                let flip: std::collections::HashSet<u64> = picked.iter().copied().collect();
+                let had: std::collections::HashSet<u64> = self.selection.iter().copied().collect();
                 let mut ids: Vec<u64> = self
                     .selection
                     .iter()
                     .copied()
-                    .filter(|id| !picked.contains(id))
+                    .filter(|id| !flip.contains(id))
                     .collect();
-                ids.extend(picked.iter().filter(|id| !self.selection.contains(id)));
+                ids.extend(picked.iter().filter(|id| !had.contains(id)));
                 ids
             }
         };

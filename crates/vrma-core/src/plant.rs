@@ -50,10 +50,14 @@ mod tests {
             let rig = crate::rig_from_bytes(&mannequin::build(variant)).unwrap();
             let rest = rig.hips_rest();
             let mut timeline = Timeline::default();
-            let mut a = Pose::default();
-            a.hips = Some(rest);
-            let mut b = Pose::default();
-            b.hips = Some(rest + Vec3::new(0.12, -0.08, 0.15));
+            let a = Pose {
+                hips: Some(rest),
+                ..Default::default()
+            };
+            let mut b = Pose {
+                hips: Some(rest + Vec3::new(0.12, -0.08, 0.15)),
+                ..Default::default()
+            };
             b.set_rotation(Bone::Hips, Quat::from_rotation_y(0.4));
             b.set_rotation(Bone::LeftUpperLeg, Quat::from_rotation_x(-0.5));
             timeline.set_key(0.0, a);

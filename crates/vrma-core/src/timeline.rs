@@ -365,14 +365,28 @@ impl Timeline {
                 "the pasted keys would end after {MAX_TIME} s"
             )));
         }
+        // One merge, not an insert per key: pasting 100,000 keys stays linear.
+        let landing: BTreeSet<i64> = keys.iter().map(|k| start + frame_of(k.t)).collect();
+        let mut merged: Vec<Arc<Key>> = self
+            .keys
+            .drain(..)
+            .filter(|k| !landing.contains(&frame_of(k.t)))
+            .collect();
         let mut ids = Vec::with_capacity(keys.len());
         for key in keys {
-            let t = (start + frame_of(key.t)) as f32 / FPS;
-            self.delete_key_at(t);
-            let id = self.set_key(t, key.pose.clone());
-            self.set_ease_at(t, key.ease);
-            ids.push(id);
+            self.next_id += 1;
+            ids.push(self.next_id);
+            merged.push(Arc::new(Key {
+                id: self.next_id,
+                file_id: None,
+                t: (start + frame_of(key.t)) as f32 / FPS,
+                ease: key.ease,
+                pose: key.pose.clone(),
+            }));
         }
+        merged.sort_by_key(|k| frame_of(k.t));
+        merged.dedup_by_key(|k| frame_of(k.t));
+        self.keys = merged;
         Ok(ids)
     }
 

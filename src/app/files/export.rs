@@ -12,9 +12,10 @@ use crate::app::session::{
     StillEyes, StillRequest, StillView,
 };
 use crate::core::Refusal;
-use crate::core::edit::KeyEdit;
+use crate::core::edit::{Edit, KeyEdit};
 use crate::core::export::{ExportKind, ExportWork, Writer, with_extension, write_file};
 use crate::core::framing::{STILL_FOV_DEGREES, StillCamera};
+use crate::core::project::Settings;
 use crate::core::vrma::import::{AnimationKind, Imported, import_animation, read_animation_file};
 
 /// The running export: what it is, how far it got, and its result.
@@ -211,6 +212,7 @@ impl ImportJob {
 /// why not.
 fn follow_import(
     mut job: ResMut<ImportJob>,
+    session: Res<Session>,
     mut edits: MessageWriter<EditRequest>,
     mut banner: ResMut<Banner>,
     mut awake: ResMut<KeepAwake>,
@@ -226,6 +228,15 @@ fn follow_import(
             edits.write(EditRequest::new(KeyEdit::Replace(Box::new(
                 imported.timeline,
             ))));
+            // Our own VRMA brings back the frame rate it was exported at.
+            if let Some(fps) = imported.fps
+                && fps != session.editor.settings.fps
+            {
+                edits.write(EditRequest(Edit::ChangeSettings(Settings {
+                    fps,
+                    ..session.editor.settings
+                })));
+            }
             let how = if imported.fps.is_some() {
                 "Restored"
             } else {

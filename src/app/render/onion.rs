@@ -1,5 +1,5 @@
-//! Onion skin (View ▸ Onion skin): the previous and next keys' poses as translucent
-//! ghosts in the 3D view. Two more instances of the avatar's scene, their meshes given
+//! Onion skin (View ▸ Onion skin): the previous and next keys' poses (or the poses N
+//! frames either side of the playhead) as translucent ghosts in the 3D view. Two more instances of the avatar's scene, their meshes given
 //! one flat see-through colour each and put on their own render layer, which only the
 //! view's camera sees: stills and thumbnails never show them.
 
@@ -121,11 +121,23 @@ fn finish_ghosts(
     }
 }
 
-/// The pose of the key before (or after) the playhead, planted feet held.
-fn neighbour_pose(session: &Session, neighbour: Neighbour) -> Option<Pose> {
+/// The pose of the key before (or after) the playhead, or `frames` before (after) it,
+/// planted feet held.
+fn neighbour_pose(session: &Session, neighbour: Neighbour, frames: Option<u32>) -> Option<Pose> {
     let editor = &session.editor;
     let keys = editor.timeline.keys();
     let frame = crate::core::timeline::frame_of(editor.playhead);
+    if let Some(n) = frames {
+        let at = match neighbour {
+            Neighbour::Previous => frame - n as i64,
+            Neighbour::Next => frame + n as i64,
+        };
+        let end = crate::core::timeline::frame_of(editor.timeline.end());
+        if at < 0 || at > end {
+            return None;
+        }
+        return editor.sample(at as f32 / crate::core::timeline::FPS);
+    }
     let key = match neighbour {
         Neighbour::Previous => keys
             .iter()
@@ -152,7 +164,7 @@ fn drive_ghosts(
         }
         let pose = onion
             .on
-            .then(|| neighbour_pose(&session, ghost.neighbour))
+            .then(|| neighbour_pose(&session, ghost.neighbour, onion.frames))
             .flatten();
         let wanted = if pose.is_some() {
             Visibility::Inherited

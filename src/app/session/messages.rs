@@ -241,11 +241,14 @@ pub struct VrStatus {
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PasteMask(pub crate::core::pose::BodyMask);
 
-/// View ▸ Onion skin: the previous and next keys' poses drawn as translucent ghosts in
-/// the 3D view (never in stills).
+/// View ▸ Onion skin: the previous and next keys' poses (or the poses ±N frames away)
+/// drawn as translucent ghosts in the 3D view (never in stills).
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct OnionSkin {
     pub on: bool,
+    /// Ghosts this many frames before and after the playhead instead of the
+    /// neighbouring keys.
+    pub frames: Option<u32>,
 }
 
 /// Spring bones (hair, skirts): simulated live on screen (View ▸ Spring bones), and the

@@ -170,11 +170,12 @@ fn draw(
                     .timeline
                     .key_at(editor.playhead)
                     .filter(|_| !editor.playing);
+                let selection: HashSet<u64> = editor.selection.iter().copied().collect();
                 let selected: Vec<&crate::core::timeline::Key> = editor
                     .timeline
                     .keys()
                     .iter()
-                    .filter(|k| editor.selection.contains(&k.id))
+                    .filter(|k| selection.contains(&k.id))
                     .map(|k| &**k)
                     .collect();
                 ui.add_enabled_ui(key.is_some() || !selected.is_empty(), |ui| {
@@ -292,7 +293,11 @@ fn draw(
 #[derive(Debug, Clone)]
 enum RulerDrag {
     /// Moving keys (the selection, or the key pressed): where the press was, in time.
-    Keys { ids: Vec<u64>, from: f32, to: f32 },
+    Keys {
+        ids: HashSet<u64>,
+        from: f32,
+        to: f32,
+    },
     /// Retiming the selection by one of its ends; the other end stays.
     End { pivot: f32, from: f32, to: f32 },
     /// A box on the key row: everything between the two times gets selected.
@@ -676,13 +681,13 @@ fn ruler(
             }
         } else if let Some((id, key_t)) = key_under(pos) {
             let ids = if selection.contains(&id) {
-                editor.selection.clone()
+                selection.clone()
             } else {
                 send(Edit::Keys(KeyEdit::Select {
                     pick: KeyPick::Ids(vec![id]),
                     mode: SelectMode::Replace,
                 }));
-                vec![id]
+                HashSet::from([id])
             };
             send(Edit::Seek(key_t));
             RulerDrag::Keys {

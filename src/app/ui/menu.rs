@@ -227,14 +227,8 @@ fn edit_menu(ui: &mut egui::Ui, session: &Session, paste_mask: &mut PasteMask, o
             mask: paste_mask.0,
         };
         let pasteable = editor.last_copied.is_some();
-        let duplicate_at = editor
-            .timeline
-            .keys()
-            .iter()
-            .filter(|k| editor.selection.contains(&k.id))
-            .map(|k| k.t)
-            .last()
-            .map_or(0.0, |_| editor.timeline.end() + 1.0 / FPS);
+        // After the last key: always clear of every key.
+        let duplicate_at = editor.timeline.end() + 1.0 / FPS;
         for (label, action, edit, enabled) in [
             ("Undo", Action::Undo, Edit::Undo, history.can_undo()),
             ("Redo", Action::Redo, Edit::Redo, history.can_redo()),
@@ -371,5 +365,19 @@ fn view_menu(
             );
         ui.checkbox(&mut onion.on, "Onion skin")
             .on_hover_text("The previous and next keys' poses as ghosts (never in stills)");
+        ui.add_enabled_ui(onion.on, |ui| {
+            ui.menu_button("Onion skin shows", |ui| {
+                for (label, frames) in [
+                    ("The keys either side", None),
+                    ("±2 frames", Some(2)),
+                    ("±5 frames", Some(5)),
+                    ("±10 frames", Some(10)),
+                ] {
+                    if ui.radio_value(&mut onion.frames, frames, label).clicked() {
+                        ui.close();
+                    }
+                }
+            });
+        });
     });
 }

@@ -38,8 +38,7 @@ pub(super) fn shortcuts(
     keys: Res<ButtonInput<KeyCode>>,
     egui_input: Option<Res<EguiWantsInput>>,
     modal: Res<ModalTool>,
-    session: Res<Session>,
-    paste_mask: Res<PasteMask>,
+    (session, paste_mask): (Res<Session>, Res<PasteMask>),
     mut windows: ResMut<Windows>,
     mut out: Requests,
 ) {
