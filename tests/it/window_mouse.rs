@@ -1287,6 +1287,12 @@ fn the_view_menus_spring_toggle_lets_the_hair_hang_or_holds_it_as_modelled() {
 }
 
 const VIEW_ONION_SKIN: (i32, i32) = (170, 117);
+/// The timeline's speed and fps menus and the In marker, with two keys selected (the
+/// Scale field shown); a menu's rows are about 21 px apart below it.
+const SPEED_MENU: (i32, i32) = (897, 661);
+const LOOP_IN: (i32, i32) = (943, 661);
+const FPS_MENU: (i32, i32) = (1030, 661);
+const MENU_ROW: i32 = 21;
 /// The key row and the left foot's plant bar on the ruler (window rows).
 const KEY_ROW_Y: i32 = 752;
 const LEFT_FOOT_BAR_Y: i32 = 762;
@@ -1383,6 +1389,22 @@ fn keys_are_box_selected_dragged_copied_pasted_and_planted_and_onion_skin_shows_
         "{}",
         planted["plants"]
     );
+
+    // Playback at half speed, a loop from the playhead (In), export at 24 fps.
+    s.click(SPEED_MENU);
+    s.click((SPEED_MENU.0, SPEED_MENU.1 + 2 * MENU_ROW)); // 0.25×, 0.5×
+    s.click(FPS_MENU);
+    s.click((FPS_MENU.0, FPS_MENU.1 + MENU_ROW + 4)); // 24 fps
+    s.click(LOOP_IN);
+    let set = s.save(&project);
+    assert_eq!(
+        set["settings"]["speed"].as_f64(),
+        Some(0.5),
+        "{}",
+        set["settings"]
+    );
+    assert_eq!(set["fps"].as_f64(), Some(24.0));
+    assert_eq!(set["settings"]["loop_range"], json!([2.5, 4]));
 
     // View ▸ Onion skin: the keys either side of the playhead (2.0 and 3.5 s) appear as
     // ghosts in the 3D view, and a still taken with them on is the still without them.

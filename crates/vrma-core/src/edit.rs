@@ -387,6 +387,7 @@ impl Editor {
         other.settings = self.settings;
         other.playhead = self.playhead;
         other.history = std::mem::take(&mut self.history);
+        other.selection = std::mem::take(&mut self.selection);
         other.dirty = self.dirty;
     }
 
@@ -582,10 +583,16 @@ impl Editor {
                 editor.write_back();
                 Ok(())
             }),
-            // Picking what is already selected is no step to undo.
-            Edit::Keys(KeyEdit::Select { pick, mode })
-                if self.picked(&pick, mode) == self.selection =>
-            {
+            // A new selection is a step to undo but no change to save; picking what is
+            // already selected is not even a step.
+            Edit::Keys(KeyEdit::Select { pick, mode }) => {
+                let ids = self.picked(&pick, mode);
+                if ids != self.selection {
+                    let before = self.gesture_start.take().unwrap_or_else(|| self.snapshot());
+                    self.gesture_pins = None;
+                    self.selection = ids;
+                    self.history.record(before);
+                }
                 Ok(())
             }
             Edit::Keys(edit) => self.recorded(|editor| editor.change_keys(edit)),
@@ -691,6 +698,7 @@ impl Editor {
                 self.settings.length = self.settings.length.max(self.timeline.end());
                 self.pose = pose;
             }
+            // `apply` takes selections before they get here (they are not saved work).
             KeyEdit::Select { pick, mode } => self.selection = self.picked(&pick, mode),
             KeyEdit::MoveSelected { by } => {
                 let ids = self.selected("move")?;

@@ -39,6 +39,12 @@ pub struct Preferences {
     pub library_open: bool,
     pub library_at: Option<(f32, f32)>,
     pub markers_visible: bool,
+    /// View ▸ Onion skin, and how many frames either side it shows (`None`: the keys
+    /// either side).
+    pub onion_skin: bool,
+    pub onion_frames: Option<u32>,
+    /// Edit ▸ Paste onto (a `BodyMask` name).
+    pub paste_onto: String,
     /// Keys per second when importing a dense clip (0 = every source key).
     pub import_rate: f32,
     /// Export PNG: size and camera ("front", "side", "three-quarter", "current").
@@ -59,6 +65,9 @@ impl Default for Preferences {
             library_open: true,
             library_at: None,
             markers_visible: true,
+            onion_skin: false,
+            onion_frames: None,
+            paste_onto: "wholeBody".into(),
             import_rate: 0.0,
             png_size: (1024, 1365),
             png_view: "front".into(),
@@ -169,6 +178,15 @@ impl Preferences {
             library_open: library["open"].as_bool().unwrap_or(d.library_open),
             library_at: corner(&library["at"]),
             markers_visible: v["markers"].as_bool().unwrap_or(d.markers_visible),
+            onion_skin: v["onion_skin"]["on"].as_bool().unwrap_or(d.onion_skin),
+            onion_frames: v["onion_skin"]["frames"]
+                .as_u64()
+                .filter(|n| (1..=30).contains(n))
+                .map(|n| n as u32),
+            paste_onto: v["paste_onto"]
+                .as_str()
+                .filter(|name| crate::pose::BodyMask::from_name(name).is_some())
+                .map_or(d.paste_onto, str::to_string),
             import_rate: v["import_rate"]
                 .as_f64()
                 .map(|x| x as f32)
@@ -209,6 +227,11 @@ impl Preferences {
         }
         v.insert("library".into(), Value::Object(library));
         v.insert("markers".into(), json!(self.markers_visible));
+        v.insert(
+            "onion_skin".into(),
+            json!({"on": self.onion_skin, "frames": self.onion_frames}),
+        );
+        v.insert("paste_onto".into(), json!(self.paste_onto));
         v.insert("import_rate".into(), json!(self.import_rate));
         v.insert(
             "png".into(),
@@ -277,6 +300,9 @@ mod tests {
             library_open: false,
             library_at: Some((700.0, 80.0)),
             markers_visible: false,
+            onion_skin: true,
+            onion_frames: Some(5),
+            paste_onto: "leftArm".into(),
             import_rate: 5.0,
             png_size: (512, 512),
             png_view: "side".into(),

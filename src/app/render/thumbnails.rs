@@ -262,11 +262,10 @@ fn render_one(
         return;
     }
     let editor = &session.editor;
-    let Some(key) = editor.timeline.keys().iter().find(|k| {
-        thumbs
-            .by_key
-            .get(&k.id)
-            .is_some_and(|t| t.rendered.as_ref() != Some(&k.pose))
+    let Some((key, shown)) = editor.timeline.keys().iter().find_map(|k| {
+        let thumb = thumbs.by_key.get(&k.id)?;
+        let shown = shown_pose(editor, k);
+        (thumb.rendered.as_ref() != Some(&*shown)).then_some((k, shown))
     }) else {
         if let Some((pose, path)) = thumbs.file_requests.pop() {
             render_to_file(
@@ -297,18 +296,31 @@ fn render_one(
     }
     thumbs.run_count += 1;
     thumbs.working = true;
-    let view = thumbnail_view(session.as_ref(), &key.pose);
+    let view = thumbnail_view(session.as_ref(), &shown);
     let camera_entity = thumbs.by_key[&key.id].camera;
     if let Ok((mut camera, mut transform)) = cameras.get_mut(camera_entity) {
         camera.is_active = true;
         *transform = view;
     }
-    let pose = key.pose.clone();
+    let pose = shown.into_owned();
     if let Some(thumb) = thumbs.by_key.get_mut(&key.id) {
         thumb.rendered = Some(pose.clone());
     }
     thumbs.pose = Some(pose);
     thumbs.active = Some(camera_entity);
+}
+
+/// A key's pose as the timeline shows it: with a foot planted across it, its leg as
+/// the plant holds it.
+fn shown_pose<'a>(
+    editor: &crate::core::edit::Editor,
+    key: &'a crate::core::timeline::Key,
+) -> std::borrow::Cow<'a, Pose> {
+    let planted = editor.timeline.plants().iter().any(|p| p.covers(key.t));
+    match planted.then(|| editor.sample(key.t)).flatten() {
+        Some(pose) => std::borrow::Cow::Owned(pose),
+        None => std::borrow::Cow::Borrowed(&key.pose),
+    }
 }
 
 /// Thumbnails render one per frame, and a new hidden instance settles over a few:

@@ -9,8 +9,11 @@ use std::time::Duration;
 use bevy::prelude::*;
 use bevy::window::PrimaryWindow;
 
-use super::{Banner, FileSettings, KeepAwake, MarkersVisible, StillView, Windows};
+use super::{
+    Banner, FileSettings, KeepAwake, MarkersVisible, OnionSkin, PasteMask, StillView, Windows,
+};
 use crate::core::framing::CameraPreset;
+use crate::core::pose::BodyMask;
 use crate::core::prefs::Preferences;
 
 /// How long settings wait after a change before they are written (a panel being
@@ -73,6 +76,7 @@ fn apply_remembered(
     mut markers: ResMut<MarkersVisible>,
     mut windows: ResMut<Windows>,
     mut banner: ResMut<Banner>,
+    (mut onion, mut paste_mask): (ResMut<OnionSkin>, ResMut<PasteMask>),
 ) {
     let p = &prefs.values;
     files.import_rate = p.import_rate;
@@ -81,6 +85,9 @@ fn apply_remembered(
     files.png.background = p.png_background;
     markers.0 = p.markers_visible;
     windows.library = p.library_open;
+    onion.on = p.onion_skin;
+    onion.frames = p.onion_frames;
+    paste_mask.0 = BodyMask::from_name(&p.paste_onto).unwrap_or_default();
     if let Some(warning) = prefs.load_warning.take() {
         banner.notice = Some(warning);
     }
@@ -93,6 +100,7 @@ fn remember_shared_state(
     markers: Res<MarkersVisible>,
     windows: Res<Windows>,
     window: Option<Single<&Window, With<PrimaryWindow>>>,
+    (onion, paste_mask): (Res<OnionSkin>, Res<PasteMask>),
 ) {
     let mut next = prefs.values.clone();
     next.import_rate = files.import_rate;
@@ -101,6 +109,9 @@ fn remember_shared_state(
     next.png_background = files.png.background;
     next.markers_visible = markers.0;
     next.library_open = windows.library;
+    next.onion_skin = onion.on;
+    next.onion_frames = onion.frames;
+    next.paste_onto = paste_mask.0.name().to_string();
     if let Some(window) = window {
         let (w, h) = (
             window.resolution.physical_width(),
