@@ -69,20 +69,11 @@ fn block_out_walk(model: &Path, project: &Path, dir: &Path) -> Value {
 }
 
 fn sample_world(model: &Path, project: &Path, times: &[f32]) -> Vec<Value> {
-    let list: Vec<String> = times.iter().map(|t| t.to_string()).collect();
-    json_stdout(&run(&[
-        "sample",
-        "--model",
-        model.to_str().unwrap(),
-        "--project",
-        project.to_str().unwrap(),
-        "--times",
-        &list.join(","),
-        "--world",
-    ]))
-    .as_array()
-    .unwrap()
-    .clone()
+    let times: Vec<f64> = times.iter().map(|&t| t as f64).collect();
+    sample_project(model, project, &times, &["--world"])
+        .as_array()
+        .unwrap()
+        .clone()
 }
 
 /// The largest distance (m) and angle (°) of `foot` from where it is in the first sample.
@@ -205,18 +196,7 @@ fn a_walk_with_planted_feet_retimed_and_mirrored_exports_plays_and_comes_back() 
             );
             for (foot, from) in [("leftFoot", 0.0), ("rightFoot", 3.0)] {
                 let times: Vec<f32> = frames(from, from + 1.0, fps);
-                let played = std::process::Command::new("node")
-                    .arg(repo().join("tests/node/play_vrma.mjs"))
-                    .args([model.as_os_str(), anim.as_os_str()])
-                    .arg(serde_json::to_string(&times).unwrap())
-                    .output()
-                    .unwrap();
-                assert!(
-                    played.status.success(),
-                    "{}",
-                    String::from_utf8_lossy(&played.stderr)
-                );
-                let played: Value = serde_json::from_slice(&played.stdout).unwrap();
+                let played = play_vrma(&model, &anim, &serde_json::to_string(&times).unwrap());
                 let worlds: Vec<&Value> = played["samples"]
                     .as_array()
                     .unwrap()
@@ -236,15 +216,7 @@ fn a_walk_with_planted_feet_retimed_and_mirrored_exports_plays_and_comes_back() 
 
         // Imported back: the same keys, eases and plants, not 120 baked ones.
         let back = dir.join(format!("{name}-back.json"));
-        let imported = json_stdout(&run(&[
-            "import-anim",
-            "--model",
-            model.to_str().unwrap(),
-            "--anim",
-            anim.to_str().unwrap(),
-            "-o",
-            back.to_str().unwrap(),
-        ]));
+        let imported = import_anim(&model, &anim, &back);
         assert_eq!(imported["restored"], true, "{name}");
         let back: Value = serde_json::from_slice(&std::fs::read(&back).unwrap()).unwrap();
         assert_eq!(back["plants"], saved["plants"], "{name}");
@@ -279,15 +251,7 @@ fn another_tools_vrma_still_imports_by_baking_its_tracks() {
     let (v1, _) = mannequins(&dir);
     let vrma = fixtures.join("vrma/idle_loop.vrma");
     let out = dir.join("foreign.json");
-    let imported = json_stdout(&run(&[
-        "import-anim",
-        "--model",
-        v1.to_str().unwrap(),
-        "--anim",
-        vrma.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]));
+    let imported = import_anim(&v1, &vrma, &out);
     assert_eq!(imported["restored"], false);
     assert!(imported["keys"].as_u64().unwrap() >= 2);
     assert_eq!(

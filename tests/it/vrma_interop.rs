@@ -72,32 +72,8 @@ fn compare(
     );
 }
 
-fn play(model: &Path, anim: &Path, times: &str) -> Value {
-    let out = std::process::Command::new("node")
-        .arg(repo().join("tests/node/play_vrma.mjs"))
-        .args([model.as_os_str(), anim.as_os_str()])
-        .arg(times)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "play_vrma failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 fn sample(model: &Path, project: &Path, times: &[f64]) -> Value {
-    let list: Vec<String> = times.iter().map(|t| format!("{t}")).collect();
-    json_stdout(&run(&[
-        "sample",
-        "--model",
-        model.to_str().unwrap(),
-        "--project",
-        project.to_str().unwrap(),
-        "--times",
-        &list.join(","),
-    ]))
+    sample_project(model, project, times, &[])
 }
 
 #[test]
@@ -128,7 +104,7 @@ fn exported_vrma_plays_in_three_vrm_as_authored() {
         let times: Vec<f64> = (0..frames)
             .map(|f| (f as f64 / 30.0).min(duration - 1e-4))
             .collect();
-        let played = play(model, &anim, &serde_json::to_string(&times).unwrap());
+        let played = play_vrma(model, &anim, &serde_json::to_string(&times).unwrap());
         let ours = sample(model, &project, &times);
         let keys: Vec<f64> = rich_project(model)["keys"]
             .as_array()
@@ -174,15 +150,7 @@ fn importing_real_vrma_files_gives_what_three_vrm_plays() {
                 model.file_name().unwrap().to_string_lossy()
             );
             let project = dir.join("imported.json");
-            let imported = json_stdout(&run(&[
-                "import-anim",
-                "--model",
-                model.to_str().unwrap(),
-                "--anim",
-                anim.to_str().unwrap(),
-                "-o",
-                project.to_str().unwrap(),
-            ]));
+            let imported = import_anim(&model, &anim, &project);
             let saved: Value = serde_json::from_slice(&std::fs::read(&project).unwrap()).unwrap();
             let key_times: Vec<f64> = saved["keys"]
                 .as_array()
@@ -193,7 +161,7 @@ fn importing_real_vrma_files_gives_what_three_vrm_plays() {
             assert_eq!(key_times.len() as u64, imported["keys"].as_u64().unwrap());
             // Compare at our keys (at most 200 of them, spread over the clip).
             let step = key_times.len().div_ceil(200).max(1);
-            let duration = play(&model, anim, "[0]")["duration"].as_f64().unwrap();
+            let duration = play_vrma(&model, anim, "[0]")["duration"].as_f64().unwrap();
             let times: Vec<f64> = key_times
                 .iter()
                 .step_by(step)
@@ -205,7 +173,7 @@ fn importing_real_vrma_files_gives_what_three_vrm_plays() {
                     }
                 })
                 .collect();
-            let played = play(&model, anim, &serde_json::to_string(&times).unwrap());
+            let played = play_vrma(&model, anim, &serde_json::to_string(&times).unwrap());
             let ours = sample(&model, &project, &times);
             compare(&label, &played, &ours, &[], 0.1, true);
         }

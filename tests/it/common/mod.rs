@@ -191,6 +191,58 @@ pub fn export_rich_animation(model: &Path, project: &Path, out: &Path) -> serde_
     ]))
 }
 
+/// three-vrm's playback of a VRMA on a model at `times` (a JSON array, or `keys`):
+/// `tests/node/play_vrma.mjs`.
+pub fn play_vrma(model: &Path, anim: &Path, times: &str) -> serde_json::Value {
+    let out = Command::new("node")
+        .arg(repo().join("tests/node/play_vrma.mjs"))
+        .args([model.as_os_str(), anim.as_os_str()])
+        .arg(times)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "play_vrma failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `vrma-maker import-anim` of `anim` onto `model`, saved as `project`: its JSON output.
+pub fn import_anim(model: &Path, anim: &Path, project: &Path) -> serde_json::Value {
+    json_stdout(&run(&[
+        "import-anim",
+        "--model",
+        model.to_str().unwrap(),
+        "--anim",
+        anim.to_str().unwrap(),
+        "-o",
+        project.to_str().unwrap(),
+    ]))
+}
+
+/// `vrma-maker sample` of a project at `times`, with `extra` flags (`--world`).
+pub fn sample_project(
+    model: &Path,
+    project: &Path,
+    times: &[f64],
+    extra: &[&str],
+) -> serde_json::Value {
+    let list: Vec<String> = times.iter().map(|t| format!("{t}")).collect();
+    let list = list.join(",");
+    let mut args = vec![
+        "sample",
+        "--model",
+        model.to_str().unwrap(),
+        "--project",
+        project.to_str().unwrap(),
+        "--times",
+        &list,
+    ];
+    args.extend(extra);
+    json_stdout(&run(&args))
+}
+
 pub fn rich_project(model: &Path) -> serde_json::Value {
     use serde_json::json;
     let q = |x: f32, y: f32, z: f32, w: f32| {
