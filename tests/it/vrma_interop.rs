@@ -150,7 +150,7 @@ fn importing_real_vrma_files_gives_what_three_vrm_plays() {
                 model.file_name().unwrap().to_string_lossy()
             );
             let project = dir.join("imported.json");
-            let imported = import_anim(&model, &anim, &project);
+            let imported = import_anim(&model, anim, &project);
             let saved: Value = serde_json::from_slice(&std::fs::read(&project).unwrap()).unwrap();
             let key_times: Vec<f64> = saved["keys"]
                 .as_array()

@@ -430,6 +430,20 @@ impl Editor {
         self.revision += 1;
     }
 
+    /// After an undo or redo from `before`: stepping through a selection is no change
+    /// to save.
+    fn mark_changed_unless_only_selected(&mut self, before: &Snapshot) {
+        let now = self.snapshot();
+        let only_selected = now.pose == before.pose
+            && now.keys == before.keys
+            && now.plants == before.plants
+            && now.playhead == before.playhead
+            && now.length == before.length;
+        if !only_selected {
+            self.mark_changed();
+        }
+    }
+
     /// Writes the pose into the key at the playhead (or inserts one) when keys exist and
     /// playback is stopped (SPEC §4).
     fn write_back(&mut self) {
@@ -522,16 +536,18 @@ impl Editor {
                 Ok(())
             }
             Edit::Undo => {
-                if let Some(previous) = self.history.undo(self.snapshot()) {
+                let now = self.snapshot();
+                if let Some(previous) = self.history.undo(now.clone()) {
                     self.restore(previous);
-                    self.mark_changed();
+                    self.mark_changed_unless_only_selected(&now);
                 }
                 Ok(())
             }
             Edit::Redo => {
-                if let Some(next) = self.history.redo(self.snapshot()) {
+                let now = self.snapshot();
+                if let Some(next) = self.history.redo(now.clone()) {
                     self.restore(next);
-                    self.mark_changed();
+                    self.mark_changed_unless_only_selected(&now);
                 }
                 Ok(())
             }
@@ -588,6 +604,8 @@ impl Editor {
             Edit::Keys(KeyEdit::Select { pick, mode }) => {
                 let ids = self.picked(&pick, mode);
                 if ids != self.selection {
+                    // A drag in progress ends first, as its own step.
+                    self.apply_gesture(Gesture::End)?;
                     let before = self.gesture_start.take().unwrap_or_else(|| self.snapshot());
                     self.gesture_pins = None;
                     self.selection = ids;
@@ -683,6 +701,8 @@ impl Editor {
                 let mut timeline = *timeline;
                 timeline.retain_known_expressions(&self.expression_names, &mut Vec::new());
                 self.timeline.replace_keys(timeline);
+                // The new keys may reuse the old ones' ids.
+                self.selection.clear();
                 self.settings.length = self.settings.length.max(self.timeline.end());
                 self.follow_playhead();
             }
@@ -763,6 +783,12 @@ impl Editor {
                     ));
                 }
                 let before = self.timeline.plants().to_vec();
+                if on && before.len() >= super::project::MAX_PLANTS {
+                    return Err(Refusal::new(format!(
+                        "plant_foot: at most {} planted spans",
+                        super::project::MAX_PLANTS
+                    )));
+                }
                 self.timeline.set_plant(foot, from, to, on);
                 if self.timeline.plants() == before {
                     return Err(Refusal::new(if on {
@@ -1770,6 +1796,45 @@ mod tests {
             assert!(err.to_string().contains("both land on"), "{err}");
             assert_eq!(ed.snapshot(), before);
             assert_eq!(key_frames(&ed), vec![0, 10, 20]);
+        }
+
+        #[test]
+        fn selecting_is_undoable_but_not_unsaved_work_and_an_import_clears_it() {
+            let mut ed = keyed(&[0, 10, 20], &[Quat::from_rotation_x(0.3)]);
+            ed.dirty = false;
+            select(&mut ed, KeyPick::All);
+            assert!(!ed.dirty, "a selection is not a change to save");
+            ed.apply(Edit::Undo).unwrap();
+            assert!(ed.selection.is_empty() && !ed.dirty, "nor is undoing one");
+            ed.apply(Edit::Redo).unwrap();
+            assert_eq!(ed.selection.len(), 3);
+            let mut other = Timeline::default();
+            other.set_key(0.0, Pose::default());
+            ed.apply(Edit::Keys(KeyEdit::Replace(Box::new(other))))
+                .unwrap();
+            assert!(
+                ed.selection.is_empty(),
+                "imported keys reuse ids: nothing stays selected"
+            );
+        }
+
+        #[test]
+        fn a_key_moved_alone_takes_its_plant_ends_along() {
+            let mut ed = keyed(&[0, 10, 20], &[Quat::from_rotation_x(0.3)]);
+            ed.apply(Edit::Keys(KeyEdit::Plant {
+                foot: Side::Left,
+                from: 0.0,
+                to: 10.0 / FPS,
+                on: true,
+            }))
+            .unwrap();
+            ed.apply(Edit::Keys(KeyEdit::Move {
+                from: 10.0 / FPS,
+                to: 15.0 / FPS,
+            }))
+            .unwrap();
+            let plant = ed.timeline.plants()[0];
+            assert_eq!((frame_of(plant.from), frame_of(plant.to)), (0, 15));
         }
 
         #[test]

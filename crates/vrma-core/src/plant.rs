@@ -20,7 +20,10 @@ pub fn sample(rig: &Rig, timeline: &Timeline, t: f32) -> Option<Pose> {
 /// stays where the keys put it at its span's start. A leg the model cannot solve (a
 /// missing bone) is left as keyed.
 pub fn hold_planted_feet(rig: &Rig, timeline: &Timeline, t: f32, pose: &mut Pose) {
-    for plant in timeline.plants().iter().filter(|p| p.covers(t)) {
+    for plant in Side::BOTH
+        .into_iter()
+        .filter_map(|foot| timeline.plant_at(foot, t))
+    {
         let Some(start) = timeline.sample(plant.from, rig.hips_rest()) else {
             return;
         };

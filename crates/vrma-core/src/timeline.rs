@@ -299,9 +299,9 @@ impl Timeline {
     /// Scales the times of the keys in `ids` around `pivot` by `factor`, each landing on
     /// the nearest frame.
     pub fn scale_keys(&mut self, ids: &[u64], factor: f32, pivot: f32) -> Result<(), Refusal> {
-        if !factor.is_finite() || !(0.01..=100.0).contains(&factor) {
+        if !factor.is_finite() || !(0.001..=1000.0).contains(&factor) {
             return Err(Refusal::new(format!(
-                "cannot scale key times by {factor} (0.01 to 100)"
+                "cannot scale key times by {factor} (0.001 to 1000)"
             )));
         }
         if !pivot.is_finite() || !(0.0..=MAX_TIME).contains(&pivot) {
@@ -440,12 +440,14 @@ impl Timeline {
         self.plants = others;
     }
 
-    /// The span planting `foot` at `t`, if any.
+    /// The span planting `foot` at `t`, if any: a binary search (spans are sorted by
+    /// foot, then time, and one foot's never overlap).
     pub fn plant_at(&self, foot: Side, t: f32) -> Option<Plant> {
-        self.plants
-            .iter()
-            .find(|p| p.foot == foot && p.covers(t))
-            .copied()
+        let key = |p: &Plant| (p.foot == Side::Right, p.from);
+        let right = foot == Side::Right;
+        let after = self.plants.partition_point(|p| key(p) <= (right, t));
+        let candidate = self.plants.get(after.checked_sub(1)?)?;
+        (candidate.foot == foot && candidate.covers(t)).then_some(*candidate)
     }
 
     /// Replaces the planted spans: empty ones dropped, overlapping ones of a foot
@@ -611,11 +613,9 @@ impl Timeline {
         if self.key_index_at(to).is_some() {
             return Err(Refusal::new(format!("there is already a key at {to} s")));
         }
-        let mut key = self.keys.remove(i);
-        Arc::make_mut(&mut key).t = to;
-        let at = self.keys.partition_point(|k| k.t < to);
-        self.keys.insert(at, key);
-        Ok(())
+        // As a selection of one, so that planted spans ending on it move with it.
+        let id = self.keys[i].id;
+        self.retime(&[id], |_| frame_of(to))
     }
 
     /// Builds a timeline from keys in any order; times snap to frames; two keys on one

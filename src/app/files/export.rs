@@ -225,6 +225,7 @@ fn follow_import(
     match result {
         Ok(Ok(imported)) => {
             let keys = imported.timeline.keys().len();
+            let end = imported.timeline.end();
             edits.write(EditRequest::new(KeyEdit::Replace(Box::new(
                 imported.timeline,
             ))));
@@ -232,9 +233,12 @@ fn follow_import(
             if let Some(fps) = imported.fps
                 && fps != session.editor.settings.fps
             {
+                // The length as the import just made it (it grows to fit the keys).
+                let settings = session.editor.settings;
                 edits.write(EditRequest(Edit::ChangeSettings(Settings {
                     fps,
-                    ..session.editor.settings
+                    length: settings.length.max(end),
+                    ..settings
                 })));
             }
             let how = if imported.fps.is_some() {

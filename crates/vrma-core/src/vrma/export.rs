@@ -50,7 +50,7 @@ pub fn frame_times(timeline: &Timeline, fps: f32) -> Vec<f32> {
     for t in times {
         match out.last_mut() {
             Some(last) if t - *last < 1e-3 => {
-                if timeline.key_at(t).is_some() {
+                if timeline.key_at(t).is_some_and(|k| k.t == t) {
                     *last = t;
                 }
             }
@@ -241,6 +241,12 @@ pub fn export_vrma(
     let (bin, views, accessors, buffers) = buffer.finish();
     let mut scene_nodes = vec![hips_node];
     scene_nodes.extend(expression_nodes);
+    let mut animation = json!({"name": "VRMA Maker", "samplers": samplers, "channels": channels});
+    // A still pose has no keys to give back.
+    if !timeline.is_empty() {
+        animation["extras"] =
+            json!({super::extras::KEY: super::extras::write(timeline, fps, rig.hips_rest())});
+    }
     let root = json!({
         "asset": {"version": "2.0", "generator": concat!("VRMA Maker ", env!("CARGO_PKG_VERSION"))},
         "extensionsUsed": [EXTENSION],
@@ -252,8 +258,7 @@ pub fn export_vrma(
         "scene": 0,
         "scenes": [{"nodes": scene_nodes}],
         "nodes": nodes,
-        "animations": [{"name": "VRMA Maker", "samplers": samplers, "channels": channels,
-                        "extras": {super::extras::KEY: super::extras::write(timeline, fps, rig.hips_rest())}}],
+        "animations": [animation],
         "accessors": accessors,
         "bufferViews": views,
         "buffers": buffers,

@@ -167,6 +167,38 @@ mod tests {
     }
 
     #[test]
+    fn every_key_time_is_sampled_exactly_at_any_frame_rate() {
+        let timeline = walk();
+        for fps in [23.976, 24.0, 25.0, 29.97, 59.94, 60.0, 120.0] {
+            let times = crate::vrma::export::frame_times(&timeline, fps);
+            for key in timeline.keys() {
+                assert!(
+                    times.contains(&key.t),
+                    "{fps} fps lost the key at {} s",
+                    key.t
+                );
+            }
+            assert!(times.windows(2).all(|w| w[0] < w[1]), "{fps} fps: in order");
+        }
+    }
+
+    #[test]
+    fn a_still_pose_export_carries_no_keys_and_imports_without_a_warning() {
+        let rig = crate::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
+        let (bytes, _) = export_vrma(
+            &rig,
+            &Timeline::default(),
+            &Pose::default(),
+            30.0,
+            &mut |_| {},
+        );
+        let imported =
+            import_animation(&bytes, &[], AnimationKind::Vrma, rig.hips_rest(), None).unwrap();
+        assert_eq!(imported.fps, None);
+        assert!(imported.warnings.is_empty(), "{:?}", imported.warnings);
+    }
+
+    #[test]
     fn extras_that_do_not_match_the_tracks_are_ignored_with_a_warning() {
         let rig = crate::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
         let timeline = walk();
