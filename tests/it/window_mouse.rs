@@ -1390,6 +1390,36 @@ fn keys_are_box_selected_dragged_copied_pasted_and_planted_and_onion_skin_shows_
         planted["plants"]
     );
 
+    // Ctrl+D: copies of the selection come after the last key and follow the pointer
+    // until a click puts them down; Ctrl+Z takes back only the placing.
+    ctrl_chord(&s.display, "d");
+    let path: Vec<(i32, i32)> = (0..=6)
+        .map(|i| (at(3.0) + (px * 0.4) as i32 * i / 6, LEFT_FOOT_BAR_Y))
+        .collect();
+    for &p in &path {
+        s.point(p);
+    }
+    xdotool(&s.display, &["click", "1"]);
+    pause(0.8);
+    let placed = s.save(&project);
+    let times = key_times(&placed);
+    assert_eq!(times.len(), 7, "two copies: {times:?}");
+    assert_eq!(times[..5], key_times(&planted)[..], "the originals stay");
+    assert!(times[5] > 3.6, "the copies followed the pointer: {times:?}");
+    assert!(
+        (times[6] - times[5] - 1.0).abs() < 1e-4,
+        "spacing kept: {times:?}"
+    );
+    assert_eq!(placed["keys"][5]["pose"], planted["keys"][3]["pose"]);
+    ctrl_chord(&s.display, "z");
+    let unplaced = s.save(&project);
+    let back = key_times(&unplaced);
+    assert!(
+        (back[5] - (3.5 + 1.0 / 30.0)).abs() < 1e-4,
+        "undo leaves the copies where Ctrl+D put them: {back:?}"
+    );
+    ctrl_chord(&s.display, "y");
+
     // Playback at half speed, a loop from the playhead (In), export at 24 fps.
     s.click(SPEED_MENU);
     s.click((SPEED_MENU.0, SPEED_MENU.1 + 2 * MENU_ROW)); // 0.25×, 0.5×
@@ -1404,7 +1434,16 @@ fn keys_are_box_selected_dragged_copied_pasted_and_planted_and_onion_skin_shows_
         set["settings"]
     );
     assert_eq!(set["fps"].as_f64(), Some(24.0));
-    assert_eq!(set["settings"]["loop_range"], json!([2.5, 4]));
+    assert_eq!(
+        set["settings"]["loop_range"],
+        json!([2.5, set["settings"]["length"]]),
+        "from the playhead to the end"
+    );
+    assert_eq!(
+        key_times(&set),
+        key_times(&placed),
+        "the redo put them back"
+    );
 
     // View ▸ Onion skin: the keys either side of the playhead (2.0 and 3.5 s) appear as
     // ghosts in the 3D view, and a still taken with them on is the still without them.
@@ -1436,5 +1475,5 @@ fn keys_are_box_selected_dragged_copied_pasted_and_planted_and_onion_skin_shows_
     );
     ctrl_chord(&s.display, "q");
     let last = s.finish(&at_exit);
-    assert_eq!(key_times(&last), key_times(&planted));
+    assert_eq!(key_times(&last), key_times(&placed));
 }

@@ -227,7 +227,7 @@ pub const KEYMAP: &[Binding] = &[
         action: Action::DuplicateKeys,
         scope: Scope::Window,
         chords: &[ctrl(KeyCode::KeyD, Shift::Released)],
-        does: "duplicate the selected keys after them; drag the copies into place",
+        does: "duplicate the selected keys: the copies follow the pointer until a click puts them down",
     },
     Binding {
         action: Action::PlayStop,

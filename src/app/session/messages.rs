@@ -241,6 +241,13 @@ pub struct VrStatus {
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PasteMask(pub crate::core::pose::BodyMask);
 
+/// Ctrl+D's placing: the duplicated keys (selected) follow the pointer along the ruler
+/// until a click puts them down (Esc or a right click leaves them where they landed).
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PlacingKeys {
+    pub active: bool,
+}
+
 /// View ▸ Onion skin: the previous and next keys' poses (or the poses ±N frames away)
 /// drawn as translucent ghosts in the 3D view (never in stills).
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -246,6 +246,7 @@ pub fn plugin(app: &mut App) {
         .init_resource::<SpringBones>()
         .init_resource::<PasteMask>()
         .init_resource::<OnionSkin>()
+        .init_resource::<PlacingKeys>()
         .init_resource::<StillPose>()
         .add_message::<EditRequest>()
         .add_message::<SaveRecoveryNow>()

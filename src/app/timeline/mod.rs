@@ -5,7 +5,9 @@
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 
-use super::session::{EditRequest, LibraryPoseDrag, Session, Thumbnails, UiLayout, UiSpace};
+use super::session::{
+    EditRequest, LibraryPoseDrag, PlacingKeys, Session, Thumbnails, UiLayout, UiSpace,
+};
 use std::collections::HashSet;
 
 use crate::core::edit::{Edit, Editor, KeyEdit, SelectMode};
@@ -34,11 +36,18 @@ fn draw_panel(
     session: Res<Session>,
     mut ui_state: ResMut<TimelineUi>,
     mut edits: MessageWriter<EditRequest>,
-    mut thumbs: ResMut<Thumbnails>,
+    (mut thumbs, mut placing): (ResMut<Thumbnails>, ResMut<PlacingKeys>),
 ) -> Result {
     let ctx = contexts.ctx_mut()?.clone();
     space.show(&ctx, "timeline-space", |root| {
-        draw(root, &session, &mut ui_state, &mut edits, &mut thumbs);
+        draw(
+            root,
+            &session,
+            &mut ui_state,
+            &mut edits,
+            &mut thumbs,
+            &mut placing,
+        );
     });
     Ok(())
 }
@@ -109,6 +118,7 @@ fn draw(
     ui_state: &mut TimelineUi,
     edits: &mut MessageWriter<EditRequest>,
     thumbs: &mut Thumbnails,
+    placing: &mut PlacingKeys,
 ) {
     let editor = &session.editor;
     let mut send = |edit: Edit| {
@@ -284,7 +294,7 @@ fn draw(
                 playback_controls(ui, editor, &mut send);
             });
             ui.add_space(2.0);
-            ruler(ui, session, ui_state, &mut send, thumbs);
+            ruler(ui, session, ui_state, &mut send, thumbs, placing);
             ui.add_space(4.0);
         });
 }
@@ -375,6 +385,7 @@ fn ruler(
     ui_state: &mut TimelineUi,
     send: &mut impl FnMut(Edit),
     thumbs: &mut Thumbnails,
+    placing: &mut PlacingKeys,
 ) {
     let editor = &session.editor;
     let width = ui.available_width();
@@ -605,6 +616,13 @@ fn ruler(
         egui::Stroke::new(2.0, egui::Color32::from_rgb(230, 60, 60)),
     );
 
+    // Ctrl+D's copies follow the pointer until a click puts them down; nothing else on
+    // the ruler reacts meanwhile.
+    if placing.active {
+        place_duplicates(ui, editor, &selection, scale, ui_state, placing, send);
+        return;
+    }
+
     // Interaction.
     let key_under = |pos: egui::Pos2| {
         editor
@@ -761,6 +779,49 @@ fn ruler(
 }
 
 const FEET: [Side; 2] = [Side::Left, Side::Right];
+
+/// One frame of placing duplicated keys: the selection previews at the pointer's offset
+/// from where placing began; a left click moves it there (one undo step), Esc or a right
+/// click leaves it where Ctrl+D put it.
+fn place_duplicates(
+    ui: &egui::Ui,
+    editor: &Editor,
+    selection: &HashSet<u64>,
+    scale: Scale,
+    ui_state: &mut TimelineUi,
+    placing: &mut PlacingKeys,
+    send: &mut impl FnMut(Edit),
+) {
+    let (pointer, put_down, cancel) = ui.input(|i| {
+        (
+            i.pointer.latest_pos(),
+            // On release, so that the click this ends is not also the ruler's next.
+            i.pointer.primary_released(),
+            i.key_pressed(egui::Key::Escape) || i.pointer.secondary_released(),
+        )
+    });
+    let t = pointer.map(|p| scale.t(p.x));
+    match (&mut ui_state.drag, t) {
+        (Some(RulerDrag::Keys { to, .. }), Some(t)) => *to = t,
+        (None, Some(t)) if !selection.is_empty() => {
+            ui_state.drag = Some(RulerDrag::Keys {
+                ids: selection.clone(),
+                from: t,
+                to: t,
+            })
+        }
+        _ => {}
+    }
+    if put_down || cancel || editor.selection.is_empty() {
+        if let Some(RulerDrag::Keys { from, to, .. }) = ui_state.drag.take() {
+            let by = snap(to - from);
+            if put_down && by.abs() > 1e-6 {
+                send(Edit::Keys(KeyEdit::MoveSelected { by }));
+            }
+        }
+        placing.active = false;
+    }
+}
 
 /// A click on a foot's bar between two keys plants that foot over the span between
 /// them, or frees it there when it is planted.

@@ -8,7 +8,7 @@ use super::Requests;
 use crate::app::session::keymap::{Action, menu_label};
 use crate::app::session::{
     DialogPurpose, EditRequest, FileRequest, FileSettings, LoadModel, ModelSource, OnionSkin,
-    PasteMask, Prefs, QuitRequested, Session, SpringBones, UiSpace, VrStatus, Windows,
+    PasteMask, PlacingKeys, Prefs, QuitRequested, Session, SpringBones, UiSpace, VrStatus, Windows,
 };
 use crate::core::edit::{Edit, KeyEdit, PoseEdit, SelectMode};
 use crate::core::export::{EXPORT_FORMATS, Writer};
@@ -30,6 +30,7 @@ pub(super) struct MenuState<'w> {
     springs: ResMut<'w, SpringBones>,
     paste_mask: ResMut<'w, PasteMask>,
     onion: ResMut<'w, OnionSkin>,
+    placing: ResMut<'w, PlacingKeys>,
 }
 
 pub(super) fn draw(
@@ -48,13 +49,14 @@ pub(super) fn draw(
         springs,
         paste_mask,
         onion,
+        placing,
     } = &mut state;
     let ctx = contexts.ctx_mut()?.clone();
     space.show(&ctx, "menu-bar", |root| {
         egui::Panel::top("menu").show(root, |ui| {
             egui::MenuBar::new().ui(ui, |ui| {
                 file_menu(ui, settings, prefs, windows, &mut typed, &mut out);
-                edit_menu(ui, &session, paste_mask, &mut out);
+                edit_menu(ui, &session, paste_mask, placing, &mut out);
                 pose_menu(ui, &session, paste_mask.0, &mut out);
                 view_menu(ui, windows, vr, springs, onion);
                 ui.menu_button("Help", |ui| {
@@ -211,7 +213,13 @@ fn file_menu(
         });
 }
 
-fn edit_menu(ui: &mut egui::Ui, session: &Session, paste_mask: &mut PasteMask, out: &mut Requests) {
+fn edit_menu(
+    ui: &mut egui::Ui,
+    session: &Session,
+    paste_mask: &mut PasteMask,
+    placing: &mut PlacingKeys,
+    out: &mut Requests,
+) {
     ui.menu_button("Edit", |ui| {
         let editor = &session.editor;
         let history = &editor.history;
@@ -271,6 +279,8 @@ fn edit_menu(ui: &mut egui::Ui, session: &Session, paste_mask: &mut PasteMask, o
                 .add_enabled(enabled, egui::Button::new(menu_label(label, action)))
                 .clicked()
             {
+                // Duplicated keys then follow the pointer until a click puts them down.
+                placing.active |= action == Action::DuplicateKeys;
                 out.edits.write(EditRequest(edit));
                 ui.close();
             }

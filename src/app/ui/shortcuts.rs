@@ -10,7 +10,8 @@ use bevy_egui::input::EguiWantsInput;
 use super::Requests;
 use crate::app::session::keymap::{Action, window_action};
 use crate::app::session::{
-    DialogPurpose, EditRequest, FileRequest, ModalTool, PasteMask, QuitRequested, Session, Windows,
+    DialogPurpose, EditRequest, FileRequest, ModalTool, PasteMask, PlacingKeys, QuitRequested,
+    Session, Windows,
 };
 use crate::core::edit::{Edit, Editor, KeyEdit, SelectMode};
 use crate::core::timeline::{FPS, KeyPick, snap};
@@ -38,7 +39,7 @@ pub(super) fn shortcuts(
     keys: Res<ButtonInput<KeyCode>>,
     egui_input: Option<Res<EguiWantsInput>>,
     modal: Res<ModalTool>,
-    (session, paste_mask): (Res<Session>, Res<PasteMask>),
+    (session, paste_mask, mut placing): (Res<Session>, Res<PasteMask>, ResMut<PlacingKeys>),
     mut windows: ResMut<Windows>,
     mut out: Requests,
 ) {
@@ -84,7 +85,10 @@ pub(super) fn shortcuts(
                 mask: paste_mask.0,
             },
             Action::DuplicateKeys => match duplicate_at(&session.editor) {
-                Some(t) => Edit::Keys(KeyEdit::Duplicate { t }),
+                Some(t) => {
+                    placing.active = true;
+                    Edit::Keys(KeyEdit::Duplicate { t })
+                }
                 None => continue,
             },
             Action::PlayStop => Edit::SetPlaying(!playing),
