@@ -36,12 +36,7 @@ pub fn run(
         .filter(|k| selected.contains(&k.id))
         .map(|k| json!(k.t))
         .collect();
-    let plants: Vec<Value> = editor
-        .timeline
-        .plants()
-        .iter()
-        .map(|p| p.to_json())
-        .collect();
+    let plants = crate::core::timeline::Plant::list_json(editor.timeline.plants());
     Ok(
         json!({"pose": editor.pose.to_json(title), "keys": keys, "world": editor.world_json(),
               "selection": selection, "plants": plants}),

@@ -99,12 +99,7 @@ fn a_walk_with_planted_feet_retimed_and_mirrored_exports_plays_and_comes_back() 
         let name = model.file_stem().unwrap().to_string_lossy().to_string();
         let project = dir.join(format!("{name}-walk.json"));
         let out = block_out_walk(&model, &project, &dir);
-        let times: Vec<f64> = out["keys"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|k| k["t"].as_f64().unwrap())
-            .collect();
+        let times = written_key_times(&out);
         assert_eq!(
             times,
             [0.0, 1.0, 2.0, 3.0, 4.0],

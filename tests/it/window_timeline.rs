@@ -83,12 +83,7 @@ fn keyboard_shortcuts_edit_keys_and_the_project_saves_at_exit() {
     );
     let saved: Value =
         serde_json::from_slice(&std::fs::read(&out).expect("project saved at exit")).unwrap();
-    let times: Vec<f64> = saved["keys"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|k| k["t"].as_f64().unwrap())
-        .collect();
+    let times = written_key_times(&saved);
     assert_eq!(
         times.len(),
         3,

@@ -20,7 +20,7 @@ use super::pose::{BodyMask, Pose, PoseDirections, read_floats, read_quat};
 use super::project::{Project, Settings};
 use super::rig::Rig;
 use super::round7;
-use super::timeline::{Ease, Key, KeyPick, MAX_TIME, Plant, Timeline, snap};
+use super::timeline::{Ease, Key, KeyPick, MAX_TIME, Plant, Timeline, frame_of, snap};
 
 /// Which hand(s) a grip acts on.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -222,25 +222,29 @@ pub struct Snapshot {
 /// ids unique and moves on after an undo.
 impl PartialEq for Snapshot {
     fn eq(&self, other: &Snapshot) -> bool {
-        self.pose == other.pose
-            && self.keys == other.keys
-            && self.plants == other.plants
-            && self.selection == other.selection
-            && self.playhead == other.playhead
-            && self.length == other.length
+        self.same_work(other) && self.selection == other.selection
     }
 }
 
 impl Snapshot {
+    /// Whether the two hold the same work, whatever is selected in it: stepping through
+    /// a selection is no change to save.
+    pub fn same_work(&self, other: &Snapshot) -> bool {
+        self.pose == other.pose
+            && self.keys == other.keys
+            && self.plants == other.plants
+            && self.playhead == other.playhead
+            && self.length == other.length
+    }
+
     /// The step in the project's JSON data model: `{pose, keys, playhead, length}`, the
     /// pose and keys exactly as a project file writes them.
     pub fn to_json(&self, model_title: &str) -> Value {
         let keys: Vec<Value> = self.keys.iter().map(|k| k.to_json()).collect();
-        let plants: Vec<Value> = self.plants.iter().map(|p| p.to_json()).collect();
         json!({
             "pose": self.pose.to_json(model_title),
             "keys": keys,
-            "plants": plants,
+            "plants": Plant::list_json(&self.plants),
             "selection": &*self.selection,
             "playhead": super::num(self.playhead),
             "length": super::num(self.length),
@@ -261,15 +265,7 @@ impl Snapshot {
             .transpose()?
             .unwrap_or_default();
         let mut timeline = Timeline::from_keys(keys)?;
-        if let Some(list) = value["plants"].as_array() {
-            timeline.set_plants(
-                list.iter()
-                    .take(super::project::MAX_PLANTS)
-                    .enumerate()
-                    .map(|(i, p)| Plant::from_json(p, &format!("plants[{i}]")))
-                    .collect::<Result<_, _>>()?,
-            );
-        }
+        timeline.read_plants(value.get("plants"), "plants")?;
         let selection: Vec<u64> = value["selection"]
             .as_array()
             .map(|ids| ids.iter().filter_map(Value::as_u64).collect())
@@ -433,13 +429,7 @@ impl Editor {
     /// After an undo or redo from `before`: stepping through a selection is no change
     /// to save.
     fn mark_changed_unless_only_selected(&mut self, before: &Snapshot) {
-        let now = self.snapshot();
-        let only_selected = now.pose == before.pose
-            && now.keys == before.keys
-            && now.plants == before.plants
-            && now.playhead == before.playhead
-            && now.length == before.length;
-        if !only_selected {
+        if !self.snapshot().same_work(before) {
             self.mark_changed();
         }
     }
@@ -463,6 +453,32 @@ impl Editor {
     /// without keys.
     pub fn sample(&self, t: f32) -> Option<Pose> {
         super::plant::sample(&self.rig, &self.timeline, t)
+    }
+
+    /// What Copy (Ctrl+C) copies: the selected keys, or the pose when none is selected.
+    pub fn copy_edit(&self) -> Edit {
+        if self.selection.is_empty() {
+            Edit::CopyPose
+        } else {
+            Edit::CopyKeys
+        }
+    }
+
+    /// Where Duplicate (Ctrl+D) puts the selection's copies: at the playhead when they
+    /// land clear of every key there, else a frame after the last key. `None` without a
+    /// selection.
+    pub fn duplicate_at(&self) -> Option<f32> {
+        let copies = self.timeline.copy_keys(&self.selection);
+        copies.last()?;
+        let at = snap(self.playhead);
+        let clear = copies
+            .iter()
+            .all(|k| self.timeline.key_at(at + k.t).is_none());
+        Some(if clear {
+            at
+        } else {
+            self.timeline.end() + 1.0 / super::timeline::FPS
+        })
     }
 
     /// Where playback wraps or stops: the loop range, else the timeline.
@@ -669,7 +685,15 @@ impl Editor {
         }
     }
 
+    /// A key edit; afterwards the timeline is at least as long as its keys, whichever
+    /// edit put one later.
     fn change_keys(&mut self, edit: KeyEdit) -> Result<(), Refusal> {
+        self.change_keys_only(edit)?;
+        self.settings.length = self.settings.length.max(self.timeline.end());
+        Ok(())
+    }
+
+    fn change_keys_only(&mut self, edit: KeyEdit) -> Result<(), Refusal> {
         let t = self.playhead;
         match edit {
             KeyEdit::Add => {
@@ -703,7 +727,6 @@ impl Editor {
                 self.timeline.replace_keys(timeline);
                 // The new keys may reuse the old ones' ids.
                 self.selection.clear();
-                self.settings.length = self.settings.length.max(self.timeline.end());
                 self.follow_playhead();
             }
             KeyEdit::PlacePose { t, pose } => {
@@ -715,7 +738,6 @@ impl Editor {
                 let pose = self.checked_pose(*pose)?;
                 self.playhead = snap(t);
                 self.timeline.set_key(self.playhead, pose.clone());
-                self.settings.length = self.settings.length.max(self.timeline.end());
                 self.pose = pose;
             }
             // `apply` takes selections before they get here (they are not saved work).
@@ -723,13 +745,11 @@ impl Editor {
             KeyEdit::MoveSelected { by } => {
                 let ids = self.selected("move")?;
                 self.timeline.move_keys(&ids, by)?;
-                self.settings.length = self.settings.length.max(self.timeline.end());
                 self.follow_playhead();
             }
             KeyEdit::ScaleSelected { factor, pivot } => {
                 let ids = self.selected("scale")?;
                 self.timeline.scale_keys(&ids, factor, pivot)?;
-                self.settings.length = self.settings.length.max(self.timeline.end());
                 self.follow_playhead();
             }
             KeyEdit::DeleteSelected => {
@@ -777,16 +797,16 @@ impl Editor {
                         )));
                     }
                 }
-                if super::timeline::frame_of(from) == super::timeline::frame_of(to) {
+                if frame_of(from) == frame_of(to) {
                     return Err(Refusal::new(
                         "plant_foot: the span must be at least a frame",
                     ));
                 }
                 let before = self.timeline.plants().to_vec();
-                if on && before.len() >= super::project::MAX_PLANTS {
+                if on && before.len() >= super::timeline::MAX_PLANTS {
                     return Err(Refusal::new(format!(
                         "plant_foot: at most {} planted spans",
-                        super::project::MAX_PLANTS
+                        super::timeline::MAX_PLANTS
                     )));
                 }
                 self.timeline.set_plant(foot, from, to, on);
@@ -805,25 +825,18 @@ impl Editor {
 
     /// The selection `pick` makes in `mode`, in time order.
     fn picked(&self, pick: &KeyPick, mode: SelectMode) -> Vec<u64> {
+        use std::collections::HashSet;
         let picked = self.timeline.pick(pick);
-        let mut ids = match mode {
-            SelectMode::Replace => picked,
+        let ids = match mode {
+            SelectMode::Replace => return picked,
             SelectMode::Add => [self.selection.clone(), picked].concat(),
             SelectMode::Toggle => {
-                let flip: std::collections::HashSet<u64> = picked.iter().copied().collect();
-                let had: std::collections::HashSet<u64> = self.selection.iter().copied().collect();
-                let mut ids: Vec<u64> = self
-                    .selection
-                    .iter()
-                    .copied()
-                    .filter(|id| !flip.contains(id))
-                    .collect();
-                ids.extend(picked.iter().filter(|id| !had.contains(id)));
-                ids
+                let had: HashSet<u64> = self.selection.iter().copied().collect();
+                let flip: HashSet<u64> = picked.into_iter().collect();
+                had.symmetric_difference(&flip).copied().collect()
             }
         };
-        ids.sort_unstable();
-        ids.dedup();
+        // In time order, each once.
         self.timeline.pick(&KeyPick::Ids(ids))
     }
 
@@ -842,7 +855,6 @@ impl Editor {
             key.pose = self.checked_pose(std::mem::take(&mut key.pose))?;
         }
         self.selection = self.timeline.paste_keys(&keys, t)?;
-        self.settings.length = self.settings.length.max(self.timeline.end());
         self.follow_playhead();
         Ok(())
     }

@@ -10,9 +10,6 @@ use super::num;
 use super::pose::Pose;
 use super::timeline::{FPS, Key, MAX_TIME, Plant, Timeline, snap};
 
-/// The most planted spans a project may hold.
-pub const MAX_PLANTS: usize = 100_000;
-
 /// Editor settings saved with a project.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Settings {
@@ -184,7 +181,7 @@ impl Project {
                 "speed": num(self.settings.speed),
                 "loop_range": self.settings.loop_range.map(|(a, b)| json!([num(a), num(b)])),
             },
-            "plants": self.timeline.plants().iter().map(|p| p.to_json()).collect::<Vec<_>>(),
+            "plants": Plant::list_json(self.timeline.plants()),
         })
     }
 
@@ -252,21 +249,7 @@ impl Project {
             }
         };
         let mut timeline = Timeline::from_keys(keys).map_err(|e| e.context("project.keys"))?;
-        match obj.get("plants") {
-            None | Some(Value::Null) => {}
-            Some(Value::Array(list)) if list.len() <= MAX_PLANTS => timeline.set_plants(
-                list.iter()
-                    .enumerate()
-                    .map(|(i, p)| Plant::from_json(p, &format!("project.plants[{i}]")))
-                    .collect::<Result<_, _>>()?,
-            ),
-            Some(other) => {
-                return Err(Refusal::new(format!(
-                    "project.plants: expected an array of at most {MAX_PLANTS} spans, got {}",
-                    type_name(other)
-                )));
-            }
-        }
+        timeline.read_plants(obj.get("plants"), "project.plants")?;
         let playhead = match obj.get("playhead") {
             None | Some(Value::Null) => 0.0,
             Some(v) => v

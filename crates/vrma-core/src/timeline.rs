@@ -16,6 +16,9 @@ use super::pose::Pose;
 /// Frames per second of the timeline grid; key times snap to it.
 pub const FPS: f32 = 30.0;
 
+/// The most planted spans a timeline holds.
+pub const MAX_PLANTS: usize = 100_000;
+
 /// The longest timeline: one hour (108,000 frames). Every time read from a file or typed
 /// is checked against it, so no input can make export sample billions of frames.
 pub const MAX_TIME: f32 = 3600.0;
@@ -137,6 +140,11 @@ impl Plant {
 
     pub fn to_json(&self) -> Value {
         json!({"foot": Plant::foot_name(self.foot), "from": num(self.from), "to": num(self.to)})
+    }
+
+    /// Spans as files write them: `[{foot, from, to}]` (read by `Timeline::read_plants`).
+    pub fn list_json(plants: &[Plant]) -> Value {
+        Value::Array(plants.iter().map(Plant::to_json).collect())
     }
 
     /// Reads `{foot, from, to}`; `what` names it in errors.
@@ -394,50 +402,25 @@ impl Timeline {
     /// spans it touches; freeing cuts that time out of them.
     pub fn set_plant(&mut self, foot: Side, from: f32, to: f32, on: bool) {
         let (a, b) = (frame_of(from.min(to)), frame_of(from.max(to)));
-        let mut spans: Vec<(i64, i64)> = Vec::new();
-        let mut others = Vec::new();
-        for p in &self.plants {
-            if p.foot == foot {
-                spans.push((frame_of(p.from), frame_of(p.to)));
-            } else {
-                others.push(*p);
-            }
-        }
-        let mut next: Vec<(i64, i64)> = Vec::new();
-        if on {
-            let (mut lo, mut hi) = (a, b);
-            for (s, e) in spans {
-                if e < lo || s > hi {
-                    next.push((s, e));
-                } else {
-                    lo = lo.min(s);
-                    hi = hi.max(e);
-                }
-            }
-            next.push((lo, hi));
-        } else {
-            for (s, e) in spans {
-                if e <= a || s >= b {
-                    next.push((s, e));
-                    continue;
-                }
-                if s < a {
-                    next.push((s, a));
-                }
-                if e > b {
-                    next.push((b, e));
-                }
-            }
-        }
-        next.retain(|(s, e)| e > s);
-        next.sort();
-        others.extend(next.into_iter().map(|(s, e)| Plant {
+        let span = |s: i64, e: i64| Plant {
             foot,
             from: s as f32 / FPS,
             to: e as f32 / FPS,
-        }));
-        others.sort_by_key(|p| (p.foot == Side::Right, frame_of(p.from)));
-        self.plants = others;
+        };
+        let mut plants = Vec::with_capacity(self.plants.len() + 2);
+        for p in &self.plants {
+            let (s, e) = (frame_of(p.from), frame_of(p.to));
+            if on || p.foot != foot || e <= a || s >= b {
+                plants.push(*p);
+            } else {
+                // What lies outside a..b stays; `set_plants` drops the empty pieces.
+                plants.extend([span(s, a), span(b, e)]);
+            }
+        }
+        if on {
+            plants.push(span(a, b));
+        }
+        self.set_plants(plants);
     }
 
     /// The span planting `foot` at `t`, if any: a binary search (spans are sorted by
@@ -448,6 +431,26 @@ impl Timeline {
         let after = self.plants.partition_point(|p| key(p) <= (right, t));
         let candidate = self.plants.get(after.checked_sub(1)?)?;
         (candidate.foot == foot && candidate.covers(t)).then_some(*candidate)
+    }
+
+    /// Reads planted spans (`what` names the list in errors): absent or null is none, an
+    /// array of at most [`MAX_PLANTS`] spans replaces them, anything else is refused.
+    pub fn read_plants(&mut self, value: Option<&Value>, what: &str) -> Result<(), Refusal> {
+        match value {
+            None | Some(Value::Null) => Ok(()),
+            Some(Value::Array(list)) if list.len() <= MAX_PLANTS => {
+                let plants = list
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| Plant::from_json(p, &format!("{what}[{i}]")))
+                    .collect::<Result<_, _>>()?;
+                self.set_plants(plants);
+                Ok(())
+            }
+            Some(_) => Err(Refusal::new(format!(
+                "{what}: expected an array of at most {MAX_PLANTS} spans"
+            ))),
+        }
     }
 
     /// Replaces the planted spans: empty ones dropped, overlapping ones of a foot
@@ -890,6 +893,37 @@ mod tests {
             angle_between(at_b.rotation(Bone::Neck), b.rotation(Bone::Neck)) < 1e-6,
             "HOLD jumps to B at B"
         );
+    }
+
+    #[test]
+    fn planting_merges_what_it_touches_and_freeing_cuts_a_gap() {
+        let mut tl = Timeline::default();
+        let spans = |tl: &Timeline, foot| {
+            tl.plants()
+                .iter()
+                .filter(|p| p.foot == foot)
+                .map(|p| (frame_of(p.from), frame_of(p.to)))
+                .collect::<Vec<_>>()
+        };
+        tl.set_plant(Side::Left, 0.0, 10.0 / FPS, true);
+        tl.set_plant(Side::Left, 20.0 / FPS, 30.0 / FPS, true);
+        tl.set_plant(Side::Right, 5.0 / FPS, 8.0 / FPS, true);
+        tl.set_plant(Side::Left, 10.0 / FPS, 20.0 / FPS, true);
+        assert_eq!(spans(&tl, Side::Left), [(0, 30)], "touching spans are one");
+        tl.set_plant(Side::Left, 12.0 / FPS, 15.0 / FPS, false);
+        assert_eq!(spans(&tl, Side::Left), [(0, 12), (15, 30)]);
+        tl.set_plant(Side::Left, 0.0, 12.0 / FPS, false);
+        assert_eq!(spans(&tl, Side::Left), [(15, 30)], "an emptied span goes");
+        assert_eq!(
+            spans(&tl, Side::Right),
+            [(5, 8)],
+            "the other foot is untouched"
+        );
+        assert_eq!(
+            tl.plant_at(Side::Right, 6.0 / FPS).map(|p| p.foot),
+            Some(Side::Right)
+        );
+        assert!(tl.plant_at(Side::Left, 6.0 / FPS).is_none());
     }
 
     #[test]

@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use bevy::world_serialization::WorldAssetRoot;
 
 use crate::app::session::{
-    Avatar, AvatarShown, EditorSet, GltfNodeIndex, ONION_LAYER, OnionSkin, Session, node_entities,
+    Avatar, AvatarShown, EditorSet, GltfNodeIndex, ONION_LAYER, OnionSkin, Session, adopt_instance,
     pose_instance,
 };
 use crate::core::pose::Pose;
@@ -103,19 +103,22 @@ fn finish_ghosts(
         if ghost.ready {
             continue;
         }
-        let mut any = false;
-        for e in children.iter_descendants(entity) {
-            any = true;
-            if meshes.contains(e) {
-                commands.entity(e).insert((
-                    MeshMaterial3d(ghost.material.clone()),
-                    RenderLayers::layer(ONION_LAYER),
-                    bevy::light::NotShadowCaster,
-                ));
-            }
-        }
-        if any {
-            ghost.nodes = node_entities(entity, ghost.node_count, &children, &indices);
+        let tag = (
+            MeshMaterial3d(ghost.material.clone()),
+            RenderLayers::layer(ONION_LAYER),
+            bevy::light::NotShadowCaster,
+        );
+        let count = ghost.node_count;
+        if let Some(nodes) = adopt_instance(
+            entity,
+            count,
+            &children,
+            &indices,
+            &meshes,
+            &mut commands,
+            tag,
+        ) {
+            ghost.nodes = nodes;
             ghost.ready = true;
         }
     }

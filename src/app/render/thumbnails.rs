@@ -15,7 +15,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, EguiTextureHandle};
 use crate::app::session::{
     Avatar, AvatarShown, EditorSet, GltfNodeIndex, KeepAwake, RenderPoseThumbnail,
     SPRING_SETTLE_SECONDS, Session, THUMBNAIL, THUMBNAIL_LAYER, Thumbnails, UpdatedThumbnails,
-    captured_rgba, framed_view, node_entities, pose_instance, render_target, save_png,
+    adopt_instance, captured_rgba, framed_view, pose_instance, render_target, save_png,
     set_node_rotations,
 };
 use crate::core::framing::CameraPreset;
@@ -166,17 +166,18 @@ fn finish_hidden_avatar(
             avatar.ready = avatar.settled > SETTLE_FRAMES;
             continue;
         }
-        let mut any = false;
-        for e in children.iter_descendants(entity) {
-            any = true;
-            if meshes.contains(e) {
-                commands
-                    .entity(e)
-                    .insert(RenderLayers::layer(THUMBNAIL_LAYER));
-            }
-        }
-        if any {
-            avatar.nodes = node_entities(entity, avatar.node_count, &children, &indices);
+        let tag = RenderLayers::layer(THUMBNAIL_LAYER);
+        let count = avatar.node_count;
+        if let Some(nodes) = adopt_instance(
+            entity,
+            count,
+            &children,
+            &indices,
+            &meshes,
+            &mut commands,
+            tag,
+        ) {
+            avatar.nodes = nodes;
             avatar.settled = 1;
             *visibility = Visibility::Inherited;
         }

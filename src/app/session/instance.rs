@@ -1,5 +1,6 @@
 //! A spawned avatar as the features see it: node index → entity, and how a pose is put
-//! onto one instance (the avatar on screen, the hidden thumbnail instance).
+//! onto one instance (the avatar on screen, the hidden thumbnail instance, the onion
+//! skin's ghosts).
 
 use std::sync::Arc;
 
@@ -44,6 +45,28 @@ pub fn node_entities(
         }
     }
     nodes
+}
+
+/// Once another instance of the avatar's scene has spawned under `root`: gives each of
+/// its meshes `tag` (a render layer, a material) and maps its nodes. `None` while the
+/// scene is not there yet.
+pub fn adopt_instance(
+    root: Entity,
+    node_count: usize,
+    children: &Query<&Children>,
+    indices: &Query<&GltfNodeIndex>,
+    meshes: &Query<(), With<Mesh3d>>,
+    commands: &mut Commands,
+    tag: impl Bundle + Clone,
+) -> Option<Vec<Option<Entity>>> {
+    let mut any = false;
+    for e in children.iter_descendants(root) {
+        any = true;
+        if meshes.contains(e) {
+            commands.entity(e).insert(tag.clone());
+        }
+    }
+    any.then(|| node_entities(root, node_count, children, indices))
 }
 
 /// Writes a pose's raw bone transforms and morph weights onto one spawned instance.

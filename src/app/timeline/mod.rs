@@ -244,8 +244,7 @@ fn draw(
                             .max_decimals(2)
                             .update_while_editing(false),
                     );
-                    let done =
-                        (response.changed() && !response.dragged()) || response.drag_stopped();
+                    let done = committed(&response);
                     if done && (ui_state.scale_factor - 1.0).abs() > 1e-4 {
                         send(Edit::Keys(KeyEdit::ScaleSelected {
                             factor: ui_state.scale_factor,
@@ -265,8 +264,7 @@ fn draw(
                             // Typed times apply on Enter: one move, one undo step.
                             .update_while_editing(false),
                     );
-                    let done =
-                        (response.changed() && !response.dragged()) || response.drag_stopped();
+                    let done = committed(&response);
                     if done && (snap(kt) - key.t).abs() > 1e-6 {
                         send(Edit::Keys(KeyEdit::Move {
                             from: key.t,
@@ -324,6 +322,12 @@ const PLANT_COLOURS: [egui::Color32; 2] = [
     egui::Color32::from_rgb(240, 150, 70),
 ];
 const SELECTED_FILL: egui::Color32 = egui::Color32::from_rgb(250, 210, 40);
+
+/// Whether a value field is done: Enter on a typed value, or the end of a drag on it
+/// (one edit, one undo step, not one per frame of the drag).
+fn committed(response: &egui::Response) -> bool {
+    (response.changed() && !response.dragged()) || response.drag_stopped()
+}
 
 /// Speed, the loop range's in and out markers, and the export frame rate.
 fn playback_controls(ui: &mut egui::Ui, editor: &Editor, send: &mut impl FnMut(Edit)) {

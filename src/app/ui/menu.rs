@@ -14,7 +14,7 @@ use crate::core::edit::{Edit, KeyEdit, PoseEdit, SelectMode};
 use crate::core::export::{EXPORT_FORMATS, Writer};
 use crate::core::pose::BodyMask;
 use crate::core::prefs::RecentKind;
-use crate::core::timeline::{FPS, KeyPick};
+use crate::core::timeline::KeyPick;
 
 /// A path typed into the File menu, for machines without a native file dialog.
 #[derive(Default)]
@@ -225,18 +225,12 @@ fn edit_menu(
         let history = &editor.history;
         let selected = !editor.selection.is_empty();
         let keys = !editor.timeline.is_empty();
-        let copy = if selected {
-            Edit::CopyKeys
-        } else {
-            Edit::CopyPose
-        };
         let paste = |mirror| Edit::PasteLast {
             mirror,
             mask: paste_mask.0,
         };
         let pasteable = editor.last_copied.is_some();
-        // After the last key: always clear of every key.
-        let duplicate_at = editor.timeline.end() + 1.0 / FPS;
+        let duplicate_at = editor.duplicate_at();
         for (label, action, edit, enabled) in [
             ("Undo", Action::Undo, Edit::Undo, history.can_undo()),
             ("Redo", Action::Redo, Edit::Redo, history.can_redo()),
@@ -252,7 +246,7 @@ fn edit_menu(
             (
                 if selected { "Copy keys" } else { "Copy pose" },
                 Action::Copy,
-                copy,
+                editor.copy_edit(),
                 true,
             ),
             ("Paste", Action::Paste, paste(false), pasteable),
@@ -265,8 +259,10 @@ fn edit_menu(
             (
                 "Duplicate keys",
                 Action::DuplicateKeys,
-                Edit::Keys(KeyEdit::Duplicate { t: duplicate_at }),
-                selected,
+                Edit::Keys(KeyEdit::Duplicate {
+                    t: duplicate_at.unwrap_or_default(),
+                }),
+                duplicate_at.is_some(),
             ),
             (
                 "Delete keys",

@@ -13,26 +13,8 @@ use crate::app::session::{
     DialogPurpose, EditRequest, FileRequest, ModalTool, PasteMask, PlacingKeys, QuitRequested,
     Session, Windows,
 };
-use crate::core::edit::{Edit, Editor, KeyEdit, SelectMode};
-use crate::core::timeline::{FPS, KeyPick, snap};
-
-/// Where Ctrl+D puts the copies: at the playhead when they land clear of every key
-/// there, else a frame after the last key; they come selected, to be dragged into place.
-fn duplicate_at(editor: &Editor) -> Option<f32> {
-    let copies = editor.timeline.copy_keys(&editor.selection);
-    copies.last()?;
-    let clear = |at: f32| {
-        copies
-            .iter()
-            .all(|k| editor.timeline.key_at(at + k.t).is_none())
-    };
-    let at = snap(editor.playhead);
-    Some(if clear(at) {
-        at
-    } else {
-        editor.timeline.end() + 1.0 / FPS
-    })
-}
+use crate::core::edit::{Edit, KeyEdit, SelectMode};
+use crate::core::timeline::{FPS, KeyPick};
 
 pub(super) fn shortcuts(
     mut presses: MessageReader<KeyboardInput>,
@@ -78,13 +60,12 @@ pub(super) fn shortcuts(
                 pick: KeyPick::All,
                 mode: SelectMode::Replace,
             }),
-            Action::Copy if session.editor.selection.is_empty() => Edit::CopyPose,
-            Action::Copy => Edit::CopyKeys,
+            Action::Copy => session.editor.copy_edit(),
             Action::Paste | Action::PasteMirrored => Edit::PasteLast {
                 mirror: action == Action::PasteMirrored,
                 mask: paste_mask.0,
             },
-            Action::DuplicateKeys => match duplicate_at(&session.editor) {
+            Action::DuplicateKeys => match session.editor.duplicate_at() {
                 Some(t) => {
                     placing.active = true;
                     Edit::Keys(KeyEdit::Duplicate { t })

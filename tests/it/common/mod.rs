@@ -208,6 +208,16 @@ pub fn play_vrma(model: &Path, anim: &Path, times: &str) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The key times of a project (or of `apply`'s output), as written.
+pub fn written_key_times(project: &serde_json::Value) -> Vec<f64> {
+    project["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["t"].as_f64().unwrap())
+        .collect()
+}
+
 /// `vrma-maker import-anim` of `anim` onto `model`, saved as `project`: its JSON output.
 pub fn import_anim(model: &Path, anim: &Path, project: &Path) -> serde_json::Value {
     json_stdout(&run(&[

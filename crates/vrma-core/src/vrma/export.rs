@@ -15,6 +15,7 @@ use crate::gltf_buffer::BufferBuilder;
 use crate::humanoid::{Bone, Side};
 use crate::plant;
 use crate::pose::Pose;
+use crate::project::FPS_RANGE;
 use crate::rig::Rig;
 use crate::timeline::{FPS, Timeline};
 use crate::vrm::PRESET_EXPRESSIONS;
@@ -35,7 +36,7 @@ pub struct ExportStats {
 /// The times an export samples: every `1/fps` s from 0 to the last key, and every key's
 /// own time (so keys play exactly at any rate), in order.
 pub fn frame_times(timeline: &Timeline, fps: f32) -> Vec<f32> {
-    let fps = if (1.0..=240.0).contains(&fps) {
+    let fps = if (FPS_RANGE.0..=FPS_RANGE.1).contains(&fps) {
         fps
     } else {
         FPS

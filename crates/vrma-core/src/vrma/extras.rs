@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::Refusal;
 use crate::num;
-use crate::project::{FPS_RANGE, MAX_PLANTS};
+use crate::project::FPS_RANGE;
 use crate::timeline::{Key, Plant, Timeline};
 
 /// The field of `animations[0].extras` that holds them.
@@ -19,14 +19,13 @@ pub const MAX_KEYS: usize = 108_001;
 /// What the extras write: `{v, fps, duration, hips_rest, keys, plants}`.
 pub fn write(timeline: &Timeline, fps: f32, hips_rest: Vec3) -> Value {
     let keys: Vec<Value> = timeline.keys().iter().map(|k| k.to_json()).collect();
-    let plants: Vec<Value> = timeline.plants().iter().map(|p| p.to_json()).collect();
     json!({
         "v": 1,
         "fps": num(fps),
         "duration": num(timeline.end()),
         "hips_rest": [num(hips_rest.x), num(hips_rest.y), num(hips_rest.z)],
         "keys": keys,
-        "plants": plants,
+        "plants": Plant::list_json(timeline.plants()),
     })
 }
 
@@ -97,19 +96,7 @@ fn parse(
             timeline.end()
         )));
     }
-    let plants = extras["plants"].as_array().map_or(&[][..], Vec::as_slice);
-    if plants.len() > MAX_PLANTS {
-        return Err(Refusal::new(format!(
-            "more than {MAX_PLANTS} planted spans"
-        )));
-    }
-    timeline.set_plants(
-        plants
-            .iter()
-            .enumerate()
-            .map(|(i, p)| Plant::from_json(p, &format!("plants[{i}]")))
-            .collect::<Result<_, _>>()?,
-    );
+    timeline.read_plants(extras.get("plants"), "plants")?;
     Ok((timeline, fps))
 }
 
