@@ -17,6 +17,8 @@ use super::history::History;
 use super::humanoid::{ALL_BONES, Bone, Side};
 use super::ik::{self, FootPins, Limb};
 use super::pose::{BodyMask, Pose, PoseDirections, read_floats, read_quat};
+use super::hand::{self, Finger, HandDirections, HandShape, copy_hand_to_other_side};
+use super::look_at::{Look, LookTarget};
 use super::project::{Project, Settings};
 use super::rig::Rig;
 use super::round7;
@@ -72,6 +74,23 @@ pub enum PoseEdit {
         mask: BodyMask,
         mirror: bool,
     },
+    /// Shape one or both hands (a preset's shape, `amount` of the way from straight).
+    Hand {
+        side: GripSide,
+        shape: Box<HandShape>,
+        amount: f32,
+    },
+    /// Set one digit's curl and spread (the thumb's spread is −opposition); `bone` is
+    /// any of its bones.
+    Finger {
+        bone: Bone,
+        curl: f32,
+        spread: f32,
+    },
+    /// Copy one hand's fingers onto the other hand, mirrored.
+    CopyHand { from: Side },
+    /// Where the eyes look (`None`: as posed, no gaze).
+    LookAt(Option<LookTarget>),
 }
 
 /// How a pick combines with the keys already selected.
@@ -295,6 +314,8 @@ impl Snapshot {
 pub struct Editor {
     pub rig: Rig,
     pub directions: PoseDirections,
+    /// Each hand's measured curl and spread axes (hand presets, finger sliders).
+    pub hands: HandDirections,
     pub pose: Pose,
     pub timeline: Timeline,
     /// Seconds; on a frame unless playing.
@@ -324,11 +345,13 @@ pub struct Editor {
 impl Editor {
     pub fn new(rig: Rig) -> Editor {
         let directions = PoseDirections::measure(&rig);
+        let hands = HandDirections::measure(&rig);
         let (mut names, custom) = rig.model.expression_names();
         names.extend(custom);
         Editor {
             rig,
             directions,
+            hands,
             pose: Pose::default(),
             timeline: Timeline::default(),
             playhead: 0.0,
@@ -893,6 +916,46 @@ impl Editor {
                     self.directions.grip(&mut self.pose, s, amount);
                 }
             }
+            PoseEdit::Hand {
+                side,
+                shape,
+                amount,
+            } => {
+                if !amount.is_finite() {
+                    return Err(Refusal::new("hand: amount must be a finite number"));
+                }
+                self.check_has_fingers()?;
+                let sides: &[Side] = match side {
+                    GripSide::One(Side::Left) => &[Side::Left],
+                    GripSide::One(Side::Right) => &[Side::Right],
+                    GripSide::Both => &Side::BOTH,
+                };
+                for &s in sides {
+                    self.hands.shape_hand(&mut self.pose, s, &shape, amount);
+                }
+            }
+            PoseEdit::Finger { bone, curl, spread } => {
+                let Some((finger, side)) = Finger::of_bone(bone) else {
+                    return Err(Refusal::new(format!("{bone} is not a finger bone")));
+                };
+                if !curl.is_finite() || !spread.is_finite() {
+                    return Err(Refusal::new("finger: curl and spread must be finite numbers"));
+                }
+                if !finger.bones(side).iter().any(|b| self.rig.has(*b)) {
+                    return Err(Refusal::new(format!("the model has no {} finger bones", finger.name())));
+                }
+                let mut shape = self.hands.read_finger(&self.pose, side, finger);
+                shape.curl = curl;
+                shape.spread = spread;
+                self.hands.shape_finger(&mut self.pose, side, finger, shape);
+            }
+            PoseEdit::CopyHand { from } => {
+                self.check_has_fingers()?;
+                copy_hand_to_other_side(&mut self.pose, from);
+            }
+            PoseEdit::LookAt(target) => {
+                self.pose.look = target.map(Look::at);
+            }
             PoseEdit::Expression { name, value } => {
                 if !self.expression_names.contains(&name) {
                     return Err(Refusal::new(format!(
@@ -943,6 +1006,17 @@ impl Editor {
         Ok(())
     }
 
+    fn check_has_fingers(&self) -> Result<(), Refusal> {
+        if crate::humanoid::ALL_BONES
+            .iter()
+            .any(|b| Finger::of_bone(*b).is_some() && self.rig.has(*b))
+        {
+            Ok(())
+        } else {
+            Err(Refusal::new("the model has no finger bones"))
+        }
+    }
+
     fn check_poseable(&self, bone: Bone) -> Result<(), Refusal> {
         if bone.is_eye() {
             return Err(Refusal::new(format!(
@@ -987,6 +1061,22 @@ fn op_f32(step: &Map<String, Value>, key: &str) -> Result<f32, Refusal> {
         .ok_or_else(|| Refusal::new(format!("'{key}' must be a finite number")))
 }
 
+/// `side`: left, right or both (the default).
+fn op_side(step: &Map<String, Value>) -> Result<GripSide, Refusal> {
+    Ok(
+        match step.get("side").and_then(Value::as_str).unwrap_or("both") {
+            "left" => GripSide::One(Side::Left),
+            "right" => GripSide::One(Side::Right),
+            "both" => GripSide::Both,
+            other => {
+                return Err(Refusal::new(format!(
+                    "'side' must be left, right or both, not '{other}'"
+                )));
+            }
+        },
+    )
+}
+
 fn op_bone(step: &Map<String, Value>) -> Result<Bone, Refusal> {
     let name = op_str(step, "bone")?;
     Bone::from_name(name).ok_or_else(|| Refusal::new(format!("unknown bone '{name}'")))
@@ -1008,22 +1098,69 @@ pub fn parse_step(value: &Value) -> Result<Edit, Refusal> {
         "mirror" => Edit::Pose(PoseEdit::Mirror),
         "arms_down" => Edit::Pose(PoseEdit::ArmsDown),
         "grip" => {
-            let side = match step.get("side").and_then(Value::as_str).unwrap_or("both") {
-                "left" => GripSide::One(Side::Left),
-                "right" => GripSide::One(Side::Right),
-                "both" => GripSide::Both,
-                other => {
-                    return Err(Refusal::new(format!(
-                        "'side' must be left, right or both, not '{other}'"
-                    )));
-                }
-            };
+            let side = op_side(step)?;
             let amount = if step.contains_key("amount") {
                 op_f32(step, "amount")?
             } else {
                 1.0
             };
             Edit::Pose(PoseEdit::Grip { side, amount })
+        }
+        "hand" => {
+            let side = op_side(step)?;
+            let name = op_str(step, "preset")?;
+            let preset = hand::preset(name).ok_or_else(|| {
+                let names: Vec<&str> = hand::presets().iter().map(|p| p.name.as_str()).collect();
+                Refusal::new(format!(
+                    "unknown hand preset '{name}' (one of {})",
+                    names.join(", ")
+                ))
+            })?;
+            let amount = if step.contains_key("amount") {
+                op_f32(step, "amount")?
+            } else {
+                1.0
+            };
+            Edit::Pose(PoseEdit::Hand {
+                side,
+                shape: Box::new(preset.shape),
+                amount,
+            })
+        }
+        "finger" => {
+            let bone = op_bone(step)?;
+            Edit::Pose(PoseEdit::Finger {
+                bone,
+                curl: op_f32(step, "curl")?,
+                spread: if step.contains_key("spread") {
+                    op_f32(step, "spread")?
+                } else {
+                    0.0
+                },
+            })
+        }
+        "copy_hand" => Edit::Pose(PoseEdit::CopyHand {
+            from: match op_str(step, "from")? {
+                "left" => Side::Left,
+                "right" => Side::Right,
+                other => {
+                    return Err(Refusal::new(format!(
+                        "'from' must be left or right, not '{other}'"
+                    )));
+                }
+            },
+        }),
+        "look_at" => {
+            if step.get("off").and_then(Value::as_bool) == Some(true) {
+                Edit::Pose(PoseEdit::LookAt(None))
+            } else {
+                let target = step
+                    .get("target")
+                    .ok_or_else(|| Refusal::new("look_at: give a 'target' or \"off\": true"))?;
+                Edit::Pose(PoseEdit::LookAt(Some(LookTarget::from_json(
+                    target, "'target'",
+                )?)))
+            }
         }
         "expr" => Edit::Pose(PoseEdit::Expression {
             name: op_str(step, "name")?.to_string(),

@@ -10,6 +10,7 @@ pub mod expressions;
 pub mod framing;
 pub mod glb;
 pub mod gltf_buffer;
+pub mod hand;
 pub mod handle;
 pub mod history;
 pub mod humanoid;

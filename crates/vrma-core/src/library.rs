@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::Refusal;
-use super::pose::Pose;
+use super::edit::PoseEdit;
+use super::pose::{BodyMask, Pose};
 
 /// One saved pose.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,6 +17,25 @@ pub struct LibraryEntry {
     pub id: String,
     pub name: String,
     pub pose: Pose,
+    /// The part of the body the entry is of (a hand pose: one hand); whole body for a
+    /// full pose. Applying it changes only that part.
+    pub mask: BodyMask,
+}
+
+impl LibraryEntry {
+    /// The edit that applies this entry, pasted onto `onto` (Edit ▸ Paste onto): a
+    /// whole-body entry goes onto that part; a part's entry goes onto its own part, or
+    /// mirrored onto the other hand or arm when that one is chosen.
+    pub fn apply_edit(&self, onto: BodyMask) -> PoseEdit {
+        let pose = Box::new(self.pose.clone());
+        let (mask, mirror) = match (self.mask, onto) {
+            (BodyMask::WholeBody, BodyMask::WholeBody) => return PoseEdit::SetPose(pose),
+            (BodyMask::WholeBody, onto) => (onto, false),
+            (own, onto) if own.mirrored() == onto && own != onto => (onto, true),
+            (own, _) => (own, false),
+        };
+        PoseEdit::ApplyPose { pose, mask, mirror }
+    }
 }
 
 /// The library folder and what was read from it.
@@ -78,7 +98,17 @@ fn read_entry(path: &Path) -> Result<LibraryEntry, Refusal> {
         .and_then(Value::as_str)
         .map(str::to_string)
         .unwrap_or_else(|| id.clone());
-    Ok(LibraryEntry { id, name, pose })
+    let mask = value
+        .get("mask")
+        .and_then(Value::as_str)
+        .and_then(BodyMask::from_name)
+        .unwrap_or_default();
+    Ok(LibraryEntry {
+        id,
+        name,
+        pose,
+        mask,
+    })
 }
 
 /// Removes what interrupted atomic writes left behind (`.NAME.tmp-PID`, see
@@ -175,9 +205,12 @@ impl Library {
         self.dir.join(format!("{id}.png"))
     }
 
-    fn write(&self, id: &str, name: &str, pose: &Pose) -> Result<(), Refusal> {
+    fn write(&self, id: &str, name: &str, pose: &Pose, mask: BodyMask) -> Result<(), Refusal> {
         let mut json = pose.to_json("");
         json["name"] = Value::String(name.to_string());
+        if mask != BodyMask::WholeBody {
+            json["mask"] = Value::String(mask.name().to_string());
+        }
         let text = serde_json::to_vec_pretty(&json).expect("JSON serialises");
         super::write_atomic(&self.pose_path(id), &text)
             .map_err(|e| Refusal::new(format!("cannot save {}: {e}", self.pose_path(id).display())))
@@ -185,15 +218,20 @@ impl Library {
 
     /// Saves a new entry (never overwriting another); returns its id.
     pub fn add(&mut self, name: &str, pose: &Pose) -> Result<String, Refusal> {
-        let id = self.add_unsorted(name, pose)?;
+        self.add_part(name, pose, BodyMask::WholeBody)
+    }
+
+    /// Saves a new entry of one part of the body (a hand pose: `LeftHand`).
+    pub fn add_part(&mut self, name: &str, pose: &Pose, mask: BodyMask) -> Result<String, Refusal> {
+        let id = self.add_unsorted(name, pose, mask)?;
         self.sort();
         Ok(id)
     }
 
-    fn add_unsorted(&mut self, name: &str, pose: &Pose) -> Result<String, Refusal> {
+    fn add_unsorted(&mut self, name: &str, pose: &Pose, mask: BodyMask) -> Result<String, Refusal> {
         let name = checked_name(name)?;
         let id = claim_free_name(&self.dir, &slug(name), "json")?;
-        if let Err(e) = self.write(&id, name, pose) {
+        if let Err(e) = self.write(&id, name, pose, mask) {
             let _ = std::fs::remove_file(self.pose_path(&id)); // the empty claim
             return Err(e);
         }
@@ -201,6 +239,7 @@ impl Library {
             id: id.clone(),
             name: name.to_string(),
             pose: pose.clone(),
+            mask,
         });
         Ok(id)
     }
@@ -217,8 +256,8 @@ impl Library {
     /// Replaces an entry's pose (keeping its name).
     pub fn overwrite(&mut self, id: &str, pose: &Pose) -> Result<(), Refusal> {
         let entry = self.entry(id)?;
-        let name = entry.name.clone();
-        self.write(id, &name, pose)?;
+        let (name, mask) = (entry.name.clone(), entry.mask);
+        self.write(id, &name, pose, mask)?;
         self.reload();
         Ok(())
     }
@@ -226,8 +265,8 @@ impl Library {
     pub fn rename(&mut self, id: &str, name: &str) -> Result<(), Refusal> {
         let name = checked_name(name)?;
         let entry = self.entry(id)?;
-        let pose = entry.pose.clone();
-        self.write(id, name, &pose)?;
+        let (pose, mask) = (entry.pose.clone(), entry.mask);
+        self.write(id, name, &pose, mask)?;
         self.reload();
         Ok(())
     }
@@ -270,7 +309,7 @@ impl Library {
         let mut added = 0;
         let mut warnings = other.warnings;
         for entry in &other.entries {
-            match self.add_unsorted(&entry.name, &entry.pose) {
+            match self.add_unsorted(&entry.name, &entry.pose, entry.mask) {
                 Ok(_) => added += 1,
                 Err(e) => warnings.push(format!("not imported '{}': {e}", entry.name)),
             }

@@ -6,8 +6,9 @@
 //! after the pose (raw bones, constraints, springs, morphs) follows it unchanged.
 
 use glam::{EulerRot, Quat, Vec3};
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use crate::Refusal;
 use crate::humanoid::Bone;
 use crate::pose::Pose;
 use crate::rig::Rig;
@@ -76,6 +77,39 @@ pub struct Gaze {
     pub pitch: f32,
 }
 
+impl Gaze {
+    /// The unit direction, in the head's rest frame (+Z ahead, +X the model's left).
+    pub fn direction(self) -> Vec3 {
+        let azimuth = (self.yaw - 90.0).to_radians();
+        let altitude = (-self.pitch).to_radians();
+        Vec3::new(
+            altitude.cos() * azimuth.cos(),
+            altitude.sin(),
+            -altitude.cos() * azimuth.sin(),
+        )
+    }
+
+    /// The rotation a VRMA lookAt track holds for it: three-vrm-animation 3.5.5 reads
+    /// the track's quaternion as YXZ Euler angles, yaw about Y and pitch about X.
+    pub fn to_track_rotation(self) -> Quat {
+        Quat::from_euler(
+            EulerRot::YXZ,
+            self.yaw.to_radians(),
+            self.pitch.to_radians(),
+            0.0,
+        )
+    }
+
+    /// The gaze a lookAt track's rotation holds (its roll is dropped, as three-vrm does).
+    pub fn from_track_rotation(q: Quat) -> Gaze {
+        let (y, x, _) = q.normalize().to_euler(EulerRot::YXZ);
+        Gaze {
+            yaw: y.to_degrees(),
+            pitch: x.to_degrees(),
+        }
+    }
+}
+
 /// Where a still's eyes look: at its camera, as a player's default target is (models
 /// with a gaze set-up), or as the pose has them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -94,6 +128,149 @@ impl StillEyes {
             _ => None,
         }
     }
+}
+
+/// Where a key's eyes look.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LookTarget {
+    /// The viewer: the editor's camera in the window, a still's camera, and in an
+    /// exported file [`export_viewer`] (a VRMA has no camera; players put theirs in front).
+    Camera,
+    /// A point in model space (VRM 1.0 frame, metres).
+    Point(Vec3),
+    /// Turned from straight ahead of the head by these angles ("ahead" is 0, 0); what a
+    /// VRMA's lookAt track holds.
+    Angles(Gaze),
+}
+
+/// The farthest a gaze point may be (10 km), as for the hips.
+const MAX_POINT: f32 = 1e4;
+
+impl LookTarget {
+    pub const AHEAD: LookTarget = LookTarget::Angles(Gaze {
+        yaw: 0.0,
+        pitch: 0.0,
+    });
+
+    /// `"camera"`, `"ahead"`, `[x, y, z]` or `{"yaw": d, "pitch": d}` (degrees).
+    pub fn to_json(self) -> Value {
+        let n = |v: f32| crate::num(v);
+        match self {
+            LookTarget::Camera => json!("camera"),
+            LookTarget::Point(p) => json!([n(p.x), n(p.y), n(p.z)]),
+            LookTarget::Angles(g) if g == Gaze::default() => json!("ahead"),
+            LookTarget::Angles(g) => json!({"yaw": n(g.yaw), "pitch": n(g.pitch)}),
+        }
+    }
+
+    pub fn from_json(value: &Value, what: &str) -> Result<LookTarget, Refusal> {
+        match value {
+            Value::String(s) if s == "camera" => Ok(LookTarget::Camera),
+            Value::String(s) if s == "ahead" => Ok(LookTarget::AHEAD),
+            Value::Array(_) => {
+                let p = crate::pose::read_floats::<3>(value, what)?;
+                if p.iter().any(|x| x.abs() > MAX_POINT) {
+                    return Err(Refusal::new(format!(
+                        "{what}: the point is implausibly far (over 10 km)"
+                    )));
+                }
+                Ok(LookTarget::Point(Vec3::from_array(p)))
+            }
+            Value::Object(o) => {
+                let angle = |key: &str| {
+                    o.get(key)
+                        .and_then(Value::as_f64)
+                        .map(|v| v as f32)
+                        .filter(|v| v.is_finite() && v.abs() <= 180.0)
+                        .ok_or_else(|| {
+                            Refusal::new(format!(
+                                "{what}.{key}: expected degrees between -180 and 180"
+                            ))
+                        })
+                };
+                Ok(LookTarget::Angles(Gaze {
+                    yaw: angle("yaw")?,
+                    pitch: angle("pitch")?,
+                }))
+            }
+            other => Err(Refusal::new(format!(
+                "{what}: expected \"camera\", \"ahead\", [x, y, z] or {{\"yaw\", \"pitch\"}}, not {other}"
+            ))),
+        }
+    }
+
+    /// Left↔right (the model's X and its yaw flip).
+    pub fn mirrored(self) -> LookTarget {
+        match self {
+            LookTarget::Camera => LookTarget::Camera,
+            LookTarget::Point(p) => LookTarget::Point(Vec3::new(-p.x, p.y, p.z)),
+            LookTarget::Angles(g) => LookTarget::Angles(Gaze {
+                yaw: -g.yaw,
+                pitch: g.pitch,
+            }),
+        }
+    }
+}
+
+/// A pose's gaze: one target, or between two keys whose targets are of different kinds
+/// a blend of the two gazes (`w` of the way from `from` to `to`), which is resolved on
+/// the posed head each frame, so a fixed point stays fixed while the head turns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Look {
+    pub from: LookTarget,
+    pub to: LookTarget,
+    pub w: f32,
+}
+
+impl Look {
+    pub fn at(target: LookTarget) -> Look {
+        Look {
+            from: target,
+            to: target,
+            w: 0.0,
+        }
+    }
+
+    /// The one target this stands for (a blend's nearer end): what a key saves.
+    pub fn target(&self) -> LookTarget {
+        if self.w < 0.5 { self.from } else { self.to }
+    }
+
+    /// Between two poses' gazes (absent = ahead): points and angles interpolate, the
+    /// camera stays the camera, other pairs blend.
+    pub fn between(a: Option<&Look>, b: Option<&Look>, w: f32) -> Option<Look> {
+        if a.is_none() && b.is_none() {
+            return None;
+        }
+        let end = |l: Option<&Look>| l.map_or(LookTarget::AHEAD, Look::target);
+        let (from, to) = (end(a), end(b));
+        Some(match (from, to) {
+            (LookTarget::Point(p), LookTarget::Point(q)) => Look::at(LookTarget::Point(p.lerp(q, w))),
+            (LookTarget::Angles(g), LookTarget::Angles(h)) => Look::at(LookTarget::Angles(Gaze {
+                yaw: g.yaw + (h.yaw - g.yaw) * w,
+                pitch: g.pitch + (h.pitch - g.pitch) * w,
+            })),
+            (LookTarget::Camera, LookTarget::Camera) => Look::at(LookTarget::Camera),
+            _ if w <= 0.0 => Look::at(from),
+            _ if w >= 1.0 => Look::at(to),
+            _ => Look { from, to, w },
+        })
+    }
+
+    pub fn mirrored(&self) -> Look {
+        Look {
+            from: self.from.mirrored(),
+            to: self.to.mirrored(),
+            w: self.w,
+        }
+    }
+}
+
+/// Where [`LookTarget::Camera`] is in an exported file: a viewer 2 m in front of the
+/// rest pose's eyes, at their height.
+pub fn export_viewer(rig: &Rig) -> Vec3 {
+    let look = rig.model.look_at.clone().unwrap_or_else(LookAt::standard);
+    look.eyes(rig, &Pose::default()).0 + Vec3::Z * 2.0
 }
 
 /// The expressions an expression-type gaze sets.
@@ -173,20 +350,46 @@ impl LookAt {
         }
     }
 
-    /// The yaw and pitch from between the eyes to `target` (model space, VRM 1.0 frame)
-    /// for a pose, in the head's rest frame.
-    pub fn gaze_toward(&self, rig: &Rig, pose: &Pose, target: Vec3) -> Gaze {
+    /// A gaze set-up for a model whose file has none: the spec's defaults (bone type,
+    /// 6 cm above the head, 90° → 10° maps). Export and import use it to turn targets
+    /// into the lookAt track's angles and back.
+    pub fn standard() -> LookAt {
+        let map = RangeMap {
+            input_max: 90.0,
+            output_scale: 10.0,
+        };
+        LookAt {
+            kind: LookAtKind::Bone,
+            offset_from_head: Vec3::new(0.0, 0.06, 0.0),
+            horizontal_inner: map,
+            horizontal_outer: map,
+            vertical_down: map,
+            vertical_up: map,
+        }
+    }
+
+    /// Between the eyes (model space) and the head's normalized world rotation.
+    pub fn eyes(&self, rig: &Rig, pose: &Pose) -> (Vec3, Quat) {
         let world = rig.world_pose(pose);
         let (Some((head_position, head_rotation)), Some(head_node)) = (
             world[Bone::Head.index()],
             rig.model.humanoid[Bone::Head.index()],
         ) else {
-            return Gaze::default();
+            return (rig.hips_rest(), Quat::IDENTITY);
         };
         // The raw head's rest frame, in the VRM 1.0 frame (it carries the offset).
         let rest = rig.node_world_rest(head_node);
         let offset = rig.to_model_frame_vec(rest.transform_vector3(self.offset_from_head));
-        let eyes = head_position + head_rotation * offset;
+        (head_position + head_rotation * offset, head_rotation)
+    }
+
+    /// The yaw and pitch from between the eyes to `target` (model space, VRM 1.0 frame)
+    /// for a pose, in the head's rest frame.
+    pub fn gaze_toward(&self, rig: &Rig, pose: &Pose, target: Vec3) -> Gaze {
+        if rig.model.humanoid[Bone::Head.index()].is_none() {
+            return Gaze::default();
+        }
+        let (eyes, head_rotation) = self.eyes(rig, pose);
         let direction = (head_rotation.inverse() * (target - eyes)).normalize_or_zero();
         if direction == Vec3::ZERO || !direction.is_finite() {
             return Gaze::default();
@@ -252,6 +455,43 @@ impl LookAt {
     /// The pose looking at `target` (model space, VRM 1.0 frame).
     pub fn looking_at(&self, rig: &Rig, pose: &Pose, target: Vec3) -> Pose {
         self.apply(self.gaze_toward(rig, pose, target), pose)
+    }
+
+    /// The yaw and pitch of one target for a pose (`camera`: where the viewer is).
+    pub fn gaze_of(&self, rig: &Rig, pose: &Pose, target: LookTarget, camera: Vec3) -> Gaze {
+        match target {
+            LookTarget::Camera => self.gaze_toward(rig, pose, camera),
+            LookTarget::Point(p) => self.gaze_toward(rig, pose, p),
+            LookTarget::Angles(g) => g,
+        }
+    }
+
+    /// The yaw and pitch of a pose's gaze (a blend: its two ends' angles blended).
+    pub fn gaze_of_look(&self, rig: &Rig, pose: &Pose, look: &Look, camera: Vec3) -> Gaze {
+        let a = self.gaze_of(rig, pose, look.from, camera);
+        if look.from == look.to {
+            return a;
+        }
+        let b = self.gaze_of(rig, pose, look.to, camera);
+        Gaze {
+            yaw: a.yaw + (b.yaw - a.yaw) * look.w,
+            pitch: a.pitch + (b.pitch - a.pitch) * look.w,
+        }
+    }
+
+    /// The pose with its authored gaze applied (eyes or `look*` weights); a pose without
+    /// one is returned as it is.
+    pub fn with_gaze(&self, rig: &Rig, pose: &Pose, camera: Vec3) -> Pose {
+        match &pose.look {
+            Some(look) => self.apply(self.gaze_of_look(rig, pose, look, camera), pose),
+            None => pose.clone(),
+        }
+    }
+
+    /// The model-space point a gaze reaches at `distance` from the eyes.
+    pub fn point_of(&self, rig: &Rig, pose: &Pose, gaze: Gaze, distance: f32) -> Vec3 {
+        let (eyes, head_rotation) = self.eyes(rig, pose);
+        eyes + head_rotation * gaze.direction() * distance
     }
 }
 
@@ -368,5 +608,63 @@ mod tests {
         assert_eq!(posed.expressions["lookUp"], 0.0);
         assert_eq!(posed.expressions["lookDown"], 0.5);
         assert!(LookAt::read(&json!({"extensions": {"VRMC_vrm": {}}}), VrmVersion::V1).is_none());
+    }
+
+    #[test]
+    fn a_gaze_survives_its_track_rotation_and_its_direction() {
+        for (yaw, pitch) in [(0.0, 0.0), (30.0, -10.0), (-75.0, 40.0), (90.0, 0.0)] {
+            let gaze = Gaze { yaw, pitch };
+            let back = Gaze::from_track_rotation(gaze.to_track_rotation());
+            assert!((back.yaw - yaw).abs() < 1e-3 && (back.pitch - pitch).abs() < 1e-3, "{back:?}");
+        }
+        // A point looked at from the eyes gives back the angles it was made from.
+        let rig = &rigs()[0];
+        let look = rig.model.look_at.clone().unwrap();
+        let mut pose = Pose::default();
+        pose.bones[Bone::Neck.index()] = Quat::from_rotation_y(0.4);
+        let gaze = Gaze { yaw: 25.0, pitch: -15.0 };
+        let point = look.point_of(rig, &pose, gaze, 1.5);
+        let again = look.gaze_toward(rig, &pose, point);
+        assert!((again.yaw - 25.0).abs() < 1e-2 && (again.pitch + 15.0).abs() < 1e-2, "{again:?}");
+    }
+
+    #[test]
+    fn looks_interpolate_by_kind_and_blend_across_kinds() {
+        let p = |x: f32| Look::at(LookTarget::Point(Vec3::new(x, 1.5, 1.0)));
+        assert_eq!(Look::between(Some(&p(0.0)), Some(&p(1.0)), 0.25), Some(p(0.25)));
+        let a = Look::at(LookTarget::Angles(Gaze { yaw: 10.0, pitch: 0.0 }));
+        let b = Look::at(LookTarget::Angles(Gaze { yaw: 30.0, pitch: -10.0 }));
+        let mid = Look::between(Some(&a), Some(&b), 0.5).unwrap();
+        assert_eq!(mid.target(), LookTarget::Angles(Gaze { yaw: 20.0, pitch: -5.0 }));
+        let cam = Look::at(LookTarget::Camera);
+        let mixed = Look::between(Some(&cam), Some(&p(1.0)), 0.3).unwrap();
+        assert_eq!((mixed.from, mixed.to, mixed.w), (LookTarget::Camera, p(1.0).from, 0.3));
+        // No gaze on either side: none; on one side: the other reads as ahead.
+        assert_eq!(Look::between(None, None, 0.5), None);
+        let half = Look::between(None, Some(&b), 0.5).unwrap();
+        assert_eq!(half.target(), LookTarget::Angles(Gaze { yaw: 15.0, pitch: -5.0 }));
+    }
+
+    #[test]
+    fn targets_read_and_write_their_json_and_bad_ones_are_refused() {
+        for target in [
+            LookTarget::Camera,
+            LookTarget::AHEAD,
+            LookTarget::Point(Vec3::new(0.5, 1.25, 2.0)),
+            LookTarget::Angles(Gaze { yaw: -20.0, pitch: 5.5 }),
+        ] {
+            assert_eq!(LookTarget::from_json(&target.to_json(), "t").unwrap(), target);
+        }
+        for bad in [json!("moon"), json!([1, 2]), json!([0, 0, 1e9]), json!({"yaw": 400, "pitch": 0}), json!(3)] {
+            assert!(LookTarget::from_json(&bad, "t").is_err(), "{bad}");
+        }
+        let mut pose = Pose::default();
+        pose.look = Some(Look::at(LookTarget::Point(Vec3::new(1.0, 1.0, 1.0))));
+        let back = Pose::from_json(&pose.to_json(""), &mut Vec::new()).unwrap();
+        assert_eq!(back.look, pose.look);
+        assert_eq!(
+            pose.mirrored().look.unwrap().target(),
+            LookTarget::Point(Vec3::new(-1.0, 1.0, 1.0))
+        );
     }
 }

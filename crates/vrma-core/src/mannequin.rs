@@ -358,8 +358,9 @@ fn face_parts() -> Vec<Part> {
     ]
 }
 
-/// The expressions the mannequin's face supports, in morph target order.
-pub const EXPRESSIONS: [&str; 13] = [
+/// The expressions the mannequin's face supports, in morph target order: the presets,
+/// then one custom expression (`smirk`), so the custom path is exercised.
+pub const EXPRESSIONS: [&str; 14] = [
     "blink",
     "blinkLeft",
     "blinkRight",
@@ -373,7 +374,11 @@ pub const EXPRESSIONS: [&str; 13] = [
     "sad",
     "relaxed",
     "surprised",
+    "smirk",
 ];
+
+/// The mannequin's custom (non-preset) expressions.
+pub const CUSTOM_EXPRESSIONS: [&str; 1] = ["smirk"];
 
 /// Morph delta for one vertex of a face feature (`o` = offset from the feature centre,
 /// `cx` = the feature centre's x).
@@ -400,6 +405,8 @@ fn morph_delta(expression: &str, feature: Feature, o: Vec3, cx: f32) -> Vec3 {
         ("surprised", Feature::Brow(_)) => v(0.0, 0.012, 0.0),
         ("surprised", Feature::Eye(_)) => v(0.0, o.y * 0.6, 0.0),
         ("surprised", Feature::Mouth) => v(-o.x * 0.3, o.y * 2.0, 0.0),
+        // The model's left corner of the mouth (+x) rises.
+        ("smirk", Feature::Mouth) => v(0.0, o.x.max(0.0) * 0.5, 0.0),
         _ => Vec3::ZERO,
     }
 }
@@ -660,17 +667,22 @@ pub(crate) fn upper_first(name: &str) -> String {
 }
 
 fn vrm1_extension(bone_node: &dyn Fn(Bone) -> usize, face_node: usize) -> Value {
-    let preset: serde_json::Map<String, Value> = EXPRESSIONS
-        .iter()
-        .enumerate()
-        .map(|(i, name)| {
-            (name.to_string(), json!({
-                "morphTargetBinds": [{"node": face_node, "index": i, "weight": 1.0}],
-                "isBinary": false, "overrideBlink": "none", "overrideLookAt": "none", "overrideMouth": "none"
-            }))
-        })
-        .collect();
-    vrm1_extension_for(TITLE, bone_node, preset)
+    let group = |custom: bool| -> serde_json::Map<String, Value> {
+        EXPRESSIONS
+            .iter()
+            .enumerate()
+            .filter(|(_, name)| CUSTOM_EXPRESSIONS.contains(name) == custom)
+            .map(|(i, name)| {
+                (name.to_string(), json!({
+                    "morphTargetBinds": [{"node": face_node, "index": i, "weight": 1.0}],
+                    "isBinary": false, "overrideBlink": "none", "overrideLookAt": "none", "overrideMouth": "none"
+                }))
+            })
+            .collect()
+    };
+    let mut extension = vrm1_extension_for(TITLE, bone_node, group(false));
+    extension["expressions"]["custom"] = Value::Object(group(true));
+    extension
 }
 
 /// A `VRMC_vrm` extension of our own models: open licence, all 55 bones, these presets.
@@ -757,7 +769,7 @@ mod tests {
     use crate::vrm::{Model, VrmVersion};
 
     #[test]
-    fn both_variants_load_with_all_55_bones_and_13_expressions() {
+    fn both_variants_load_with_all_55_bones_and_14_expressions() {
         for (variant, version) in [
             (MannequinVariant::Vrm1, VrmVersion::V1),
             (MannequinVariant::Vrm0, VrmVersion::V0),
@@ -768,7 +780,7 @@ mod tests {
             assert!(model.humanoid.iter().all(Option::is_some));
             let (preset, custom) = model.expression_names();
             assert_eq!(preset.len() + custom.len(), EXPRESSIONS.len());
-            assert!(custom.is_empty(), "{custom:?}");
+            assert!(custom.iter().any(|c| c == "smirk"), "{custom:?}");
         }
     }
 

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::Refusal;
 use super::humanoid::{ALL_BONES, BONE_COUNT, Bone, Side, finger_bones};
+use super::look_at::{Look, LookTarget};
 use super::rig::Rig;
 
 /// Normalized pose. Bones default to identity, hips to the model's rest position.
@@ -18,6 +19,8 @@ pub struct Pose {
     pub hips: Option<Vec3>,
     /// Expression weights in [0, 1], by VRM 1.0 name.
     pub expressions: BTreeMap<String, f32>,
+    /// Where the eyes look; `None`: as the eye bones are (at rest, or a model's own).
+    pub look: Option<Look>,
 }
 
 impl Default for Pose {
@@ -26,6 +29,7 @@ impl Default for Pose {
             bones: [Quat::IDENTITY; BONE_COUNT],
             hips: None,
             expressions: BTreeMap::new(),
+            look: None,
         }
     }
 }
@@ -133,6 +137,17 @@ impl BodyMask {
         }
     }
 
+    /// The same part on the other side (a hand ↔ the other hand).
+    pub fn mirrored(self) -> BodyMask {
+        match self {
+            BodyMask::LeftArm => BodyMask::RightArm,
+            BodyMask::RightArm => BodyMask::LeftArm,
+            BodyMask::LeftHand => BodyMask::RightHand,
+            BodyMask::RightHand => BodyMask::LeftHand,
+            other => other,
+        }
+    }
+
     /// Whether the mask takes the hips position (the whole and the lower body).
     pub fn takes_hips(self) -> bool {
         matches!(self, BodyMask::WholeBody | BodyMask::LowerBody)
@@ -218,6 +233,9 @@ impl Pose {
             .map(|(k, v)| (k.clone(), json!(num(*v))))
             .collect();
         out.insert("expr".into(), Value::Object(expr));
+        if let Some(look) = &self.look {
+            out.insert("look".into(), look.target().to_json());
+        }
         Value::Object(out)
     }
 
@@ -268,6 +286,9 @@ impl Pose {
                     .insert(name.clone(), (w as f32).clamp(0.0, 1.0));
             }
         }
+        if let Some(look) = obj.get("look").filter(|l| !l.is_null()) {
+            pose.look = Some(Look::at(LookTarget::from_json(look, "pose.look")?));
+        }
         Ok(pose)
     }
 
@@ -296,6 +317,9 @@ impl Pose {
         if mask.takes_expressions() {
             out.expressions = source.expressions.clone();
         }
+        if mask.covers(Bone::LeftEye) {
+            out.look = source.look;
+        }
         out
     }
 
@@ -313,6 +337,7 @@ impl Pose {
             .iter()
             .map(|(name, w)| (mirror_expression_name(name), *w))
             .collect();
+        out.look = self.look.map(|l| l.mirrored());
         out
     }
 }

@@ -712,6 +712,7 @@ pub fn interpolate(a: &Pose, b: &Pose, w: f32, rest_hips: Vec3) -> Pose {
         let vb = b.expressions.get(name).copied().unwrap_or(0.0);
         out.expressions.insert(name.clone(), va + (vb - va) * w);
     }
+    out.look = crate::look_at::Look::between(a.look.as_ref(), b.look.as_ref(), w);
     out
 }
 

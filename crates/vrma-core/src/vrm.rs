@@ -54,7 +54,39 @@ pub struct ExpressionDef {
     pub name: String,
     pub preset: bool,
     pub is_binary: bool,
+    /// How this expression, while on, holds back the blink, look and mouth expressions
+    /// (VRM 1.0 `overrideBlink`, `overrideLookAt`, `overrideMouth`; 0.x has none).
+    pub overrides: Overrides,
     pub binds: Vec<MorphBind>,
+}
+
+/// How much an expression holds back a group of others while it is on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Override {
+    #[default]
+    None,
+    /// Any weight above 0 blocks the group entirely.
+    Block,
+    /// The group is reduced by this expression's weight.
+    Blend,
+}
+
+impl Override {
+    fn read(value: Option<&Value>) -> Override {
+        match value.and_then(Value::as_str) {
+            Some("block") => Override::Block,
+            Some("blend") => Override::Blend,
+            _ => Override::None,
+        }
+    }
+}
+
+/// An expression's three overrides.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    pub blink: Override,
+    pub look_at: Override,
+    pub mouth: Override,
 }
 
 /// The VRM 1.0 preset expression names.
@@ -517,10 +549,16 @@ fn parse_vrm1_expressions(ext: &Value, node_count: usize) -> Result<Vec<Expressi
             let is_binary = field(def, "isBinary")
                 .and_then(Value::as_bool)
                 .unwrap_or(false);
+            let overrides = Overrides {
+                blink: Override::read(field(def, "overrideBlink")),
+                look_at: Override::read(field(def, "overrideLookAt")),
+                mouth: Override::read(field(def, "overrideMouth")),
+            };
             out.push(ExpressionDef {
                 name: name.clone(),
                 preset,
                 is_binary,
+                overrides,
                 binds,
             });
         }
@@ -608,6 +646,7 @@ fn parse_vrm0_expressions(
             name,
             preset,
             is_binary,
+            overrides: Overrides::default(),
             binds,
         });
     }

@@ -346,15 +346,7 @@ fn draw_library(
             Some(EntryAction::Apply(id)) => {
                 // Expressions this model lacks are dropped by the edit itself.
                 if let Some(entry) = library.entries.iter().find(|e| e.id == id) {
-                    let pose = Box::new(entry.pose.clone());
-                    out.edits.write(EditRequest::new(match out.mask.0 {
-                        BodyMask::WholeBody => PoseEdit::SetPose(pose),
-                        mask => PoseEdit::ApplyPose {
-                            pose,
-                            mask,
-                            mirror: false,
-                        },
-                    }));
+                    out.edits.write(EditRequest::new(entry.apply_edit(out.mask.0)));
                 }
             }
             Some(EntryAction::Rename(id)) => {

@@ -13,6 +13,7 @@ use super::reduce::{make_sign_continuous, reduce_positions, reduce_rotations, re
 use crate::glb;
 use crate::gltf_buffer::BufferBuilder;
 use crate::humanoid::{Bone, Side};
+use crate::look_at::{LOOK_EXPRESSIONS, Look, LookAt, LookTarget, export_viewer};
 use crate::plant;
 use crate::pose::Pose;
 use crate::project::FPS_RANGE;
@@ -195,13 +196,14 @@ pub fn export_vrma(
     let output = buffer.vec3(&kept.iter().map(|&i| hips[i]).collect::<Vec<_>>(), None);
     add_track(&mut buffer, hips_node, "translation", &kept, output);
 
-    // One node per expression that is non-zero somewhere.
+    // One node per expression that is non-zero somewhere; the look expressions are the
+    // gaze's (the VRMA spec gives them to the lookAt track).
     let names: BTreeSet<&String> = poses
         .iter()
         .flat_map(|p| {
             p.expressions
                 .iter()
-                .filter(|(_, w)| **w != 0.0)
+                .filter(|(n, w)| **w != 0.0 && !LOOK_EXPRESSIONS.contains(&n.as_str()))
                 .map(|(n, _)| n)
         })
         .collect();
@@ -233,6 +235,49 @@ pub fn export_vrma(
         group.insert(name.clone(), json!({"node": node}));
     }
 
+    // The gaze: a lookAt node whose rotation holds the yaw and pitch (as
+    // three-vrm-animation 3.5.5 reads it, YXZ Euler angles), under a target node whose
+    // translation is the point looked at in model space (as the spec's text has it), so
+    // a player reading either finds the authored gaze.
+    let mut look_extension = None;
+    if poses.iter().any(|p| p.look.is_some()) {
+        let look_at = rig.model.look_at.clone().unwrap_or_else(LookAt::standard);
+        let viewer = export_viewer(rig);
+        let mut rotations = Vec::with_capacity(frames);
+        let mut points = Vec::with_capacity(frames);
+        for pose in &poses {
+            let look = pose.look.unwrap_or(Look::at(LookTarget::AHEAD));
+            let gaze = look_at.gaze_of_look(rig, pose, &look, viewer);
+            let eyes = look_at.eyes(rig, pose).0;
+            let distance = match look.target() {
+                LookTarget::Point(p) => p.distance(eyes),
+                LookTarget::Camera => viewer.distance(eyes),
+                LookTarget::Angles(_) => 1.0,
+            }
+            .max(0.05);
+            rotations.push(gaze.to_track_rotation());
+            points.push(look_at.point_of(rig, pose, gaze, distance));
+        }
+        make_sign_continuous(&mut rotations);
+        let target_node = nodes.len();
+        let look_node = target_node + 1;
+        nodes.push(json!({"name": "lookAtTarget", "translation": points[0].to_array(), "children": [look_node]}));
+        nodes.push(json!({"name": "lookAt"}));
+        let kept = reduce_positions(&points, &required);
+        let output = buffer.vec3(&kept.iter().map(|&i| points[i]).collect::<Vec<_>>(), None);
+        add_track(&mut buffer, target_node, "translation", &kept, output);
+        let kept = reduce_rotations(&rotations, &required);
+        let output = buffer.quats(
+            &kept
+                .iter()
+                .map(|&i| rotations[i].normalize())
+                .collect::<Vec<_>>(),
+        );
+        add_track(&mut buffer, look_node, "rotation", &kept, output);
+        expression_nodes.push(target_node);
+        look_extension = Some(json!({"node": look_node}));
+    }
+
     let human_bones: Map<String, Value> = bones
         .iter()
         .enumerate()
@@ -248,14 +293,18 @@ pub fn export_vrma(
         animation["extras"] =
             json!({super::extras::KEY: super::extras::write(timeline, fps, rig.hips_rest())});
     }
+    let mut extension = json!({
+        "specVersion": "1.0",
+        "humanoid": {"humanBones": human_bones},
+        "expressions": {"preset": preset, "custom": custom},
+    });
+    if let Some(look) = look_extension {
+        extension["lookAt"] = look;
+    }
     let root = json!({
         "asset": {"version": "2.0", "generator": concat!("VRMA Maker ", env!("CARGO_PKG_VERSION"))},
         "extensionsUsed": [EXTENSION],
-        "extensions": {EXTENSION: {
-            "specVersion": "1.0",
-            "humanoid": {"humanBones": human_bones},
-            "expressions": {"preset": preset, "custom": custom},
-        }},
+        "extensions": {EXTENSION: extension},
         "scene": 0,
         "scenes": [{"nodes": scene_nodes}],
         "nodes": nodes,

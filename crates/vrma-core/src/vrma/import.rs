@@ -16,6 +16,7 @@ use crate::Refusal;
 use crate::accessors::GltfData;
 use crate::glb;
 use crate::humanoid::{ALL_BONES, Bone};
+use crate::look_at::{Gaze, Look, LookTarget};
 use crate::math::slerp_shortest;
 use crate::pose::Pose;
 use crate::timeline::{Ease, FPS, Key, MAX_TIME, Timeline, frame_of, snap};
@@ -282,8 +283,15 @@ pub fn import_animation(
     // Which node is which bone / expression.
     let mut bone_node: BTreeMap<Bone, usize> = BTreeMap::new();
     let mut expression_node: BTreeMap<usize, String> = BTreeMap::new();
+    let mut look_node: Option<usize> = None;
     match root.get("extensions").and_then(|e| e.get(EXTENSION)) {
         Some(ext) => {
+            look_node = ext
+                .get("lookAt")
+                .and_then(|l| l.get("node"))
+                .and_then(Value::as_u64)
+                .map(|n| n as usize)
+                .filter(|&n| n < nodes.len());
             let bones = ext
                 .get("humanoid")
                 .and_then(|h| h.get("humanBones"))
@@ -402,7 +410,8 @@ pub fn import_animation(
         }
         let is_bone = bone_node.values().any(|&n| n == node);
         let is_expression = expression_node.contains_key(&node);
-        if !(is_bone || is_expression) {
+        let is_look = look_node == Some(node);
+        if !(is_bone || is_expression || is_look) {
             continue; // a node the humanoid does not use
         }
         let sampler_index = channel
@@ -592,6 +601,20 @@ pub fn import_animation(
             if let Some(track) = translations.get(node) {
                 pose.expressions
                     .insert(name.clone(), track.sample(t, false)[0].clamp(0.0, 1.0));
+            }
+        }
+        // The gaze: three-vrm-animation's rotation (yaw and pitch), or the spec's
+        // model-space position of the lookAt node.
+        if let Some(node) = look_node {
+            if let Some(track) = rotations.get(&node) {
+                let q = Quat::from_slice(&track.sample(t, true));
+                pose.look = Some(Look::at(LookTarget::Angles(Gaze::from_track_rotation(q))));
+            } else if let Some(track) = translations.get(&node) {
+                let parent = nodes[node].parent.map_or(Affine3A::IDENTITY, |p| world[p]);
+                let point = parent.transform_point3(Vec3::from_slice(&track.sample(t, false)));
+                if point.is_finite() && point.abs().max_element() <= 1e4 {
+                    pose.look = Some(Look::at(LookTarget::Point(point)));
+                }
             }
         }
         keys.push(Key {
