@@ -8,6 +8,7 @@ mod bevy_loader;
 mod cli;
 mod common;
 mod fk_matches_bevy;
+mod hands_gaze;
 mod import_clip;
 mod interop_three_vrm;
 mod kill_saves;

@@ -1477,3 +1477,123 @@ fn keys_are_box_selected_dragged_copied_pasted_and_planted_and_onion_skin_shows_
     let last = s.finish(&at_exit);
     assert_eq!(key_times(&last), key_times(&placed));
 }
+
+/// The right panel's controls (1280 × 800 window): Hands ▸ Fist (both hands by
+/// default), Gaze ▸ Camera and ▸ Point.
+const FIST_BUTTON: (i32, i32) = (1245, 76);
+const GAZE_CAMERA: (i32, i32) = (1168, 202);
+const GAZE_POINT: (i32, i32) = (1222, 202);
+
+/// The centre of the eye-target handle's colour (its ring and dot) in the view.
+fn gaze_handle_at(img: &image::RgbaImage) -> Option<(i32, i32)> {
+    let (mut n, mut sx, mut sy) = (0u32, 0u64, 0u64);
+    for y in 30..640 {
+        for x in 275..1025 {
+            let p = img.get_pixel(x, y);
+            // Its exact colour: the markers' cyan differs, even at their blended edges.
+            if (p[0] as i32 - 89).abs() < 10 && (p[1] as i32 - 217).abs() < 10 && p[2] > 245 {
+                n += 1;
+                sx += x as u64;
+                sy += y as u64;
+            }
+        }
+    }
+    (n > 20).then(|| ((sx / n as u64) as i32, (sy / n as u64) as i32))
+}
+
+#[test]
+fn a_hand_preset_is_one_click_and_the_eye_target_handle_drags_where_the_eyes_look() {
+    use vrma_maker::core::edit::{Editor, GripSide, PoseEdit};
+    use vrma_maker::core::humanoid::{Side, finger_bones};
+    let Some((dir, model)) = prepare("window-hands-gaze") else {
+        return;
+    };
+    let project = dir.join("start.json");
+    std::fs::write(
+        &project,
+        json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0,
+            "keys": [{"id": 1, "t": 0, "ease": "LINEAR", "pose": {"v": 1, "bones": {}}}]})
+        .to_string(),
+    )
+    .unwrap();
+    let saved = dir.join("saved.json");
+    let s = start_for(&dir, &project, &saved, 100);
+    let start = s.save(&project);
+
+    // One click makes both fists, written to the key, one undo step.
+    s.click(FIST_BUTTON);
+    let fist = s.save(&project);
+    let rig = vrma_maker::core::rig::Rig::new(
+        vrma_maker::core::vrm::Model::from_bytes(&std::fs::read(&model).unwrap()).unwrap(),
+    )
+    .unwrap();
+    let mut editor = Editor::new(rig);
+    editor
+        .apply(
+            PoseEdit::Hand {
+                side: GripSide::Both,
+                shape: Box::new(vrma_maker::core::hand::preset("fist").unwrap().shape),
+                amount: 1.0,
+            }
+            .into(),
+        )
+        .unwrap();
+    let key_pose = |p: &Value| {
+        vrma_maker::core::pose::Pose::from_json(&p["keys"][0]["pose"], &mut Vec::new()).unwrap()
+    };
+    let clicked = key_pose(&fist);
+    for side in Side::BOTH {
+        for &bone in finger_bones(side) {
+            assert!(
+                clicked
+                    .rotation(bone)
+                    .angle_between(editor.pose.rotation(bone))
+                    < 1e-3,
+                "{bone} is the fist's"
+            );
+        }
+    }
+    s.one_undo_step(&project, "the fist", &start, &fist);
+
+    // The eyes on the camera, then on a point whose handle is dragged to the side.
+    s.click(GAZE_CAMERA);
+    let on_camera = s.save(&project);
+    assert_eq!(on_camera["keys"][0]["pose"]["look"], json!("camera"));
+    s.click(GAZE_POINT);
+    let pointed = s.save(&project);
+    let look = |p: &Value| -> Vec<f64> {
+        p["keys"][0]["pose"]["look"]
+            .as_array()
+            .unwrap_or_else(|| panic!("a point: {}", p["keys"][0]["pose"]))
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect()
+    };
+    let before = look(&pointed);
+    let handle = gaze_handle_at(&s.settled("gaze-handle.png", &dir)).expect("the handle shows");
+    let path: Vec<(i32, i32)> = (0..=10).map(|i| (handle.0 + 14 * i, handle.1)).collect();
+    s.left_drag(&path);
+    let dragged = s.save(&project);
+    let after = look(&dragged);
+    assert!(
+        after[0] > before[0] + 0.1,
+        "dragged toward the model's left (screen right): {before:?} → {after:?}"
+    );
+    assert!(
+        (after[1] - before[1]).abs() < 0.05,
+        "{before:?} → {after:?}"
+    );
+    let moved = gaze_handle_at(&s.settled("gaze-dragged.png", &dir)).expect("still shown");
+    assert!(
+        moved.0 > handle.0 + 80,
+        "the handle followed: {handle:?} → {moved:?}"
+    );
+    s.one_undo_step(&project, "the handle drag", &pointed, &dragged);
+    // The drag selected no bone and moved no other part of the pose.
+    assert_eq!(
+        key_pose(&dragged).bones,
+        key_pose(&pointed).bones,
+        "only the gaze changed"
+    );
+    s.finish(&saved);
+}

@@ -79,6 +79,11 @@ const toArrayBuffer = (buf) => buf.buffer.slice(buf.byteOffset, buf.byteOffset +
 
 // Load a .vrm with GLTFLoader + three-vrm's VRMLoaderPlugin. Returns the VRM.
 export async function loadVRM(file) {
+  return (await loadVRMAndGltf(file)).vrm;
+}
+
+// The VRM and the glTF it came from (for `gltf.parser.associations`: object -> node index).
+export async function loadVRMAndGltf(file) {
   const buf = await readFile(file);
   const json = glbJson(buf);
   const licenseUrl = json.extensions?.VRMC_vrm?.meta?.licenseUrl;
@@ -95,7 +100,7 @@ export async function loadVRM(file) {
   if (!vrm) fail('not a VRM (three-vrm found no VRM / VRMC_vrm extension)');
   if (!vrm.humanoid) fail('VRM has no humanoid');
   if (!vrm.meta) fail('VRM has no meta');
-  return vrm;
+  return { vrm, gltf };
 }
 
 // Check the frame assumptions (scene root and normalized humanoid root at identity)

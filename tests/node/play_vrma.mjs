@@ -2,11 +2,16 @@
 // Reference playback of a VRM Animation (.vrma) on a VRM model, computed with
 // three.js + @pixiv/three-vrm + @pixiv/three-vrm-animation.
 //
-// Usage: node tests/node/play_vrma.mjs MODEL.vrm ANIM.vrma TIMES
+// Usage: node tests/node/play_vrma.mjs MODEL.vrm ANIM.vrma TIMES [TARGETS]
 //   TIMES = a JSON array of seconds, e.g. '[0, 0.0333, 0.5]' (finite, >= 0, sampled
 //           in the given order), or the word `keys`: the sorted union of the key
 //           times of all tracks of the VRMA's first animation as GLTFLoader parsed
 //           them (gltf.animations[0].tracks[*].times, float32 values).
+//
+// TARGETS (optional) = a JSON array as long as TIMES of model-space points [x,y,z]
+//           (VRM 1.0 frame) or null: at each time three-vrm's own VRMLookAt.lookAt()
+//           aims at that point from the played pose, and `look_toward` reports the
+//           yaw and pitch it computes (the played ones are restored afterwards).
 //
 // Playback: clip = createVRMAnimationClip(vrmAnimation, vrm); an AnimationMixer on
 // vrm.scene plays it (default LoopRepeat); for each t, mixer.setTime(t') with
@@ -25,7 +30,9 @@
 //                    "hips": [x,y,z],                        // normalized hips .position (model space)
 //                    "world": { "<vrm1 bone>": {"position": [x,y,z], "rotation": [x,y,z,w]} },
 //                                      // the normalized bones' world transforms (scene graph)
-//                    "expr": { "<expression name>": weight } } ] }   // every expression of the model
+//                    "expr": { "<expression name>": weight },   // every expression of the model
+//                    "look": { "yaw", "pitch" } | null,         // vrm.lookAt's angles as the clip set them
+//                    "look_toward": { "yaw", "pitch" } } ] }   // with TARGETS only
 //
 // Frame: VRM 1.0 (see load_vrm.mjs). For VRM 0.x models three-vrm-animation flips
 // the VRMA data when it creates the clip (rotations (-x,y,-z,w), hips translation
@@ -40,10 +47,10 @@ import * as THREE from 'three';
 import { VRMHumanBoneList } from '@pixiv/three-vrm';
 import { createVRMAnimationClip, VRMLookAtQuaternionProxy } from '@pixiv/three-vrm-animation';
 import {
-  fail, flushChatter, runMain, loadVRM, loadVRMA, vrmVersion, num, posOut, quatOut,
+  fail, flushChatter, runMain, loadVRM, loadVRMA, vrmVersion, num, posOut, quatOut, posIn,
 } from './load_vrm.mjs';
 
-const USAGE = "usage: node play_vrma.mjs MODEL.vrm ANIM.vrma TIMES_JSON (e.g. '[0, 0.5]' or keys)";
+const USAGE = "usage: node play_vrma.mjs MODEL.vrm ANIM.vrma TIMES_JSON (e.g. '[0, 0.5]' or keys) [TARGETS_JSON]";
 const END_EPSILON = 1e-4;
 
 function parseTimes(arg) {
@@ -76,9 +83,25 @@ function keyTimes(gltf) {
 
 async function main() {
   const args = process.argv.slice(2);
-  if (args.length !== 3) fail(USAGE);
-  const [modelPath, animPath, timesArg] = args;
+  if (args.length !== 3 && args.length !== 4) fail(USAGE);
+  const [modelPath, animPath, timesArg, targetsArg] = args;
   const requested = parseTimes(timesArg);
+  let targets = null;
+  if (targetsArg != null) {
+    try {
+      targets = JSON.parse(targetsArg);
+    } catch (e) {
+      fail(`TARGETS_JSON is not JSON: ${e.message}`);
+    }
+    if (!Array.isArray(targets) || requested === 'keys' || targets.length !== requested.length) {
+      fail('TARGETS_JSON must be an array as long as TIMES_JSON');
+    }
+    for (const p of targets) {
+      if (p !== null && !(Array.isArray(p) && p.length === 3 && p.every(Number.isFinite))) {
+        fail(`TARGETS_JSON: not [x,y,z] or null: ${JSON.stringify(p)}`);
+      }
+    }
+  }
 
   const vrm = await loadVRM(modelPath);
   const version = vrmVersion(vrm);
@@ -111,7 +134,7 @@ async function main() {
   const exprNames = em ? em.expressions.map((e) => e.expressionName) : [];
 
   const samples = [];
-  for (const t of times) {
+  for (const [i, t] of times.entries()) {
     const te = t >= duration ? Math.max(0, duration - END_EPSILON) : t;
     mixer.setTime(te);
     const sample = { t, bones: {}, hips: posOut(hipsNode.position.toArray(), isV0), expr: {} };
@@ -126,6 +149,16 @@ async function main() {
       };
     }
     for (const name of exprNames) sample.expr[name] = num(em.getValue(name));
+    const lookAt = vrm.lookAt;
+    sample.look = lookAt ? { yaw: num(lookAt.yaw), pitch: num(lookAt.pitch) } : null;
+    if (lookAt && targets && targets[i] != null) {
+      const played = [lookAt.yaw, lookAt.pitch];
+      vrm.humanoid.update();
+      vrm.scene.updateMatrixWorld(true);
+      lookAt.lookAt(new THREE.Vector3(...posIn(targets[i], isV0)));
+      sample.look_toward = { yaw: num(lookAt.yaw), pitch: num(lookAt.pitch) };
+      [lookAt.yaw, lookAt.pitch] = played;
+    }
     samples.push(sample);
   }
 

@@ -13,12 +13,12 @@ use glam::{Quat, Vec3};
 use serde_json::{Map, Value, json};
 
 use super::Refusal;
+use super::hand::{self, Finger, HandDirections, HandShape, copy_hand_to_other_side};
 use super::history::History;
 use super::humanoid::{ALL_BONES, Bone, Side};
 use super::ik::{self, FootPins, Limb};
-use super::pose::{BodyMask, Pose, PoseDirections, read_floats, read_quat};
-use super::hand::{self, Finger, HandDirections, HandShape, copy_hand_to_other_side};
 use super::look_at::{Look, LookTarget};
+use super::pose::{BodyMask, Pose, PoseDirections, read_floats, read_quat};
 use super::project::{Project, Settings};
 use super::rig::Rig;
 use super::round7;
@@ -82,11 +82,7 @@ pub enum PoseEdit {
     },
     /// Set one digit's curl and spread (the thumb's spread is −opposition); `bone` is
     /// any of its bones.
-    Finger {
-        bone: Bone,
-        curl: f32,
-        spread: f32,
-    },
+    Finger { bone: Bone, curl: f32, spread: f32 },
     /// Copy one hand's fingers onto the other hand, mirrored.
     CopyHand { from: Side },
     /// Where the eyes look (`None`: as posed, no gaze).
@@ -120,7 +116,12 @@ pub enum KeyEdit {
     Replace(Box<Timeline>),
     /// Put a pose at a time (a library pose dropped on the timeline): the playhead moves
     /// there, the pose is shown and keyed. Expressions the model lacks are dropped.
-    PlacePose { t: f32, pose: Box<Pose> },
+    PlacePose {
+        t: f32,
+        pose: Box<Pose>,
+        /// The part of the body the pose is of: the rest comes from the timeline there.
+        mask: BodyMask,
+    },
     /// Change which keys are selected.
     Select { pick: KeyPick, mode: SelectMode },
     /// Move the selected keys by `by` seconds (whole frames), keeping their spacing.
@@ -752,13 +753,21 @@ impl Editor {
                 self.selection.clear();
                 self.follow_playhead();
             }
-            KeyEdit::PlacePose { t, pose } => {
+            KeyEdit::PlacePose { t, pose, mask } => {
                 if !t.is_finite() || !(0.0..=MAX_TIME).contains(&t) {
                     return Err(Refusal::new(format!(
                         "cannot place a pose at {t} s (0 to {MAX_TIME} s)"
                     )));
                 }
-                let pose = self.checked_pose(*pose)?;
+                let pose = match mask {
+                    BodyMask::WholeBody => *pose,
+                    // A hand pose dropped at t: the body as the timeline has it there.
+                    mask => self
+                        .sample(snap(t))
+                        .unwrap_or_else(|| self.pose.clone())
+                        .overlaid(&pose, mask),
+                };
+                let pose = self.checked_pose(pose)?;
                 self.playhead = snap(t);
                 self.timeline.set_key(self.playhead, pose.clone());
                 self.pose = pose;
@@ -939,10 +948,15 @@ impl Editor {
                     return Err(Refusal::new(format!("{bone} is not a finger bone")));
                 };
                 if !curl.is_finite() || !spread.is_finite() {
-                    return Err(Refusal::new("finger: curl and spread must be finite numbers"));
+                    return Err(Refusal::new(
+                        "finger: curl and spread must be finite numbers",
+                    ));
                 }
                 if !finger.bones(side).iter().any(|b| self.rig.has(*b)) {
-                    return Err(Refusal::new(format!("the model has no {} finger bones", finger.name())));
+                    return Err(Refusal::new(format!(
+                        "the model has no {} finger bones",
+                        finger.name()
+                    )));
                 }
                 let mut shape = self.hands.read_finger(&self.pose, side, finger);
                 shape.curl = curl;
@@ -1658,6 +1672,7 @@ mod tests {
             KeyEdit::PlacePose {
                 t: 1.5,
                 pose: Box::new(pose.clone()),
+                mask: BodyMask::WholeBody,
             }
             .into(),
         )
@@ -1792,6 +1807,7 @@ mod tests {
                 ed.apply(Edit::Keys(KeyEdit::PlacePose {
                     t: *frame as f32 / FPS,
                     pose: Box::new(pose),
+                    mask: BodyMask::WholeBody,
                 }))
                 .unwrap();
             }

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::vrm::{ExpressionDef, Model, Override};
+use super::vrm::{ExpressionDef, Model, Override, TextureBind};
 
 /// three-vrm's groups that other expressions' overrides hold back.
 const BLINK: [&str; 3] = ["blink", "blinkLeft", "blinkRight"];
@@ -39,7 +39,14 @@ fn override_amount(rule: Override, output: f32) -> f32 {
 pub fn applied_weights(model: &Model, expressions: &BTreeMap<String, f32>) -> Vec<(usize, f32)> {
     let weight_of = |def: &ExpressionDef| {
         let w = expressions.get(&def.name).copied().unwrap_or(0.0);
-        output_weight(def, if w.is_finite() { w.clamp(0.0, 1.0) } else { 0.0 })
+        output_weight(
+            def,
+            if w.is_finite() {
+                w.clamp(0.0, 1.0)
+            } else {
+                0.0
+            },
+        )
     };
     let (mut blink, mut look, mut mouth) = (1.0f32, 1.0f32, 1.0f32);
     for def in &model.expressions {
@@ -104,6 +111,31 @@ pub fn morph_weights(
     out
 }
 
+/// Each expression-moved material's UV offset and scale for these weights, as
+/// three-vrm's texture transform binds set them: the material's own transform plus,
+/// per bind, its applied weight times (the bind's value − the own one).
+pub fn texture_transforms(
+    model: &Model,
+    expressions: &BTreeMap<String, f32>,
+) -> BTreeMap<usize, TextureBind> {
+    let mut out = model.material_uv.clone();
+    for (i, value) in applied_weights(model, expressions) {
+        for bind in &model.expressions[i].texture_binds {
+            let Some(own) = model.material_uv.get(&bind.material) else {
+                continue;
+            };
+            let slot = out
+                .get_mut(&bind.material)
+                .expect("bound materials are listed");
+            for k in 0..2 {
+                slot.offset[k] += (bind.offset[k] - own.offset[k]) * value;
+                slot.scale[k] += (bind.scale[k] - own.scale[k]) * value;
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,8 +165,18 @@ mod tests {
     fn overrides_hold_back_their_groups_as_three_vrm_does() {
         use crate::vrm::{Override, Overrides};
         let mut model = Model::from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
-        let happy = model.expressions.iter().position(|e| e.name == "happy").unwrap();
-        let index = |name: &str| model.expressions.iter().position(|e| e.name == name).unwrap();
+        let happy = model
+            .expressions
+            .iter()
+            .position(|e| e.name == "happy")
+            .unwrap();
+        let index = |name: &str| {
+            model
+                .expressions
+                .iter()
+                .position(|e| e.name == name)
+                .unwrap()
+        };
         let (blink, aa) = (index("blink"), index("aa"));
         let weights = |model: &Model, set: &[(&str, f32)]| {
             let set: BTreeMap<String, f32> = set.iter().map(|(n, w)| (n.to_string(), *w)).collect();

@@ -330,8 +330,7 @@ impl HandDirections {
             if angle.is_finite() { angle * sign } else { 0.0 }
         };
         let curl = angle_about(pose.rotation(second), axes.curl[finger.slot()]) / full[1];
-        let spread =
-            angle_about(pose.rotation(first), axes.spread[finger.slot()]) / spread_angle;
+        let spread = angle_about(pose.rotation(first), axes.spread[finger.slot()]) / spread_angle;
         FingerShape {
             curl,
             spread,
@@ -426,7 +425,9 @@ mod tests {
     fn mannequins() -> Vec<Rig> {
         [MannequinVariant::Vrm1, MannequinVariant::Vrm0]
             .into_iter()
-            .map(|v| Rig::new(crate::vrm::Model::from_bytes(&mannequin::build(v)).unwrap()).unwrap())
+            .map(|v| {
+                Rig::new(crate::vrm::Model::from_bytes(&mannequin::build(v)).unwrap()).unwrap()
+            })
             .collect()
     }
 
@@ -458,7 +459,10 @@ mod tests {
                     let tip = fingertip(&rig, &fist, side, finger).unwrap();
                     assert!(in_palm(&rig, &fist, side, tip), "{side:?} {finger:?} {tip}");
                     let rest_tip = fingertip(&rig, &Pose::default(), side, finger).unwrap();
-                    assert!(!in_palm(&rig, &Pose::default(), side, rest_tip), "rest is outside");
+                    assert!(
+                        !in_palm(&rig, &Pose::default(), side, rest_tip),
+                        "rest is outside"
+                    );
                 }
                 let open = shaped(&rig, "open", side);
                 assert!(
@@ -517,11 +521,21 @@ mod tests {
             for side in Side::BOTH {
                 for finger in Finger::ALL {
                     let mut pose = Pose::default();
-                    let shape = FingerShape { curl: 0.4, spread: -0.3, base: 0.0 };
+                    let shape = FingerShape {
+                        curl: 0.4,
+                        spread: -0.3,
+                        base: 0.0,
+                    };
                     dirs.shape_finger(&mut pose, side, finger, shape);
                     let read = dirs.read_finger(&pose, side, finger);
-                    assert!((read.curl - 0.4).abs() < 1e-3, "{side:?} {finger:?} {read:?}");
-                    assert!((read.spread + 0.3).abs() < 0.05, "{side:?} {finger:?} {read:?}");
+                    assert!(
+                        (read.curl - 0.4).abs() < 1e-3,
+                        "{side:?} {finger:?} {read:?}"
+                    );
+                    assert!(
+                        (read.spread + 0.3).abs() < 0.05,
+                        "{side:?} {finger:?} {read:?}"
+                    );
                 }
             }
         }

@@ -245,7 +245,9 @@ impl Look {
         let end = |l: Option<&Look>| l.map_or(LookTarget::AHEAD, Look::target);
         let (from, to) = (end(a), end(b));
         Some(match (from, to) {
-            (LookTarget::Point(p), LookTarget::Point(q)) => Look::at(LookTarget::Point(p.lerp(q, w))),
+            (LookTarget::Point(p), LookTarget::Point(q)) => {
+                Look::at(LookTarget::Point(p.lerp(q, w)))
+            }
             (LookTarget::Angles(g), LookTarget::Angles(h)) => Look::at(LookTarget::Angles(Gaze {
                 yaw: g.yaw + (h.yaw - g.yaw) * w,
                 pitch: g.pitch + (h.pitch - g.pitch) * w,
@@ -615,34 +617,67 @@ mod tests {
         for (yaw, pitch) in [(0.0, 0.0), (30.0, -10.0), (-75.0, 40.0), (90.0, 0.0)] {
             let gaze = Gaze { yaw, pitch };
             let back = Gaze::from_track_rotation(gaze.to_track_rotation());
-            assert!((back.yaw - yaw).abs() < 1e-3 && (back.pitch - pitch).abs() < 1e-3, "{back:?}");
+            assert!(
+                (back.yaw - yaw).abs() < 1e-3 && (back.pitch - pitch).abs() < 1e-3,
+                "{back:?}"
+            );
         }
         // A point looked at from the eyes gives back the angles it was made from.
         let rig = &rigs()[0];
         let look = rig.model.look_at.clone().unwrap();
         let mut pose = Pose::default();
         pose.bones[Bone::Neck.index()] = Quat::from_rotation_y(0.4);
-        let gaze = Gaze { yaw: 25.0, pitch: -15.0 };
+        let gaze = Gaze {
+            yaw: 25.0,
+            pitch: -15.0,
+        };
         let point = look.point_of(rig, &pose, gaze, 1.5);
         let again = look.gaze_toward(rig, &pose, point);
-        assert!((again.yaw - 25.0).abs() < 1e-2 && (again.pitch + 15.0).abs() < 1e-2, "{again:?}");
+        assert!(
+            (again.yaw - 25.0).abs() < 1e-2 && (again.pitch + 15.0).abs() < 1e-2,
+            "{again:?}"
+        );
     }
 
     #[test]
     fn looks_interpolate_by_kind_and_blend_across_kinds() {
         let p = |x: f32| Look::at(LookTarget::Point(Vec3::new(x, 1.5, 1.0)));
-        assert_eq!(Look::between(Some(&p(0.0)), Some(&p(1.0)), 0.25), Some(p(0.25)));
-        let a = Look::at(LookTarget::Angles(Gaze { yaw: 10.0, pitch: 0.0 }));
-        let b = Look::at(LookTarget::Angles(Gaze { yaw: 30.0, pitch: -10.0 }));
+        assert_eq!(
+            Look::between(Some(&p(0.0)), Some(&p(1.0)), 0.25),
+            Some(p(0.25))
+        );
+        let a = Look::at(LookTarget::Angles(Gaze {
+            yaw: 10.0,
+            pitch: 0.0,
+        }));
+        let b = Look::at(LookTarget::Angles(Gaze {
+            yaw: 30.0,
+            pitch: -10.0,
+        }));
         let mid = Look::between(Some(&a), Some(&b), 0.5).unwrap();
-        assert_eq!(mid.target(), LookTarget::Angles(Gaze { yaw: 20.0, pitch: -5.0 }));
+        assert_eq!(
+            mid.target(),
+            LookTarget::Angles(Gaze {
+                yaw: 20.0,
+                pitch: -5.0
+            })
+        );
         let cam = Look::at(LookTarget::Camera);
         let mixed = Look::between(Some(&cam), Some(&p(1.0)), 0.3).unwrap();
-        assert_eq!((mixed.from, mixed.to, mixed.w), (LookTarget::Camera, p(1.0).from, 0.3));
+        assert_eq!(
+            (mixed.from, mixed.to, mixed.w),
+            (LookTarget::Camera, p(1.0).from, 0.3)
+        );
         // No gaze on either side: none; on one side: the other reads as ahead.
         assert_eq!(Look::between(None, None, 0.5), None);
         let half = Look::between(None, Some(&b), 0.5).unwrap();
-        assert_eq!(half.target(), LookTarget::Angles(Gaze { yaw: 15.0, pitch: -5.0 }));
+        assert_eq!(
+            half.target(),
+            LookTarget::Angles(Gaze {
+                yaw: 15.0,
+                pitch: -5.0
+            })
+        );
     }
 
     #[test]
@@ -651,15 +686,29 @@ mod tests {
             LookTarget::Camera,
             LookTarget::AHEAD,
             LookTarget::Point(Vec3::new(0.5, 1.25, 2.0)),
-            LookTarget::Angles(Gaze { yaw: -20.0, pitch: 5.5 }),
+            LookTarget::Angles(Gaze {
+                yaw: -20.0,
+                pitch: 5.5,
+            }),
         ] {
-            assert_eq!(LookTarget::from_json(&target.to_json(), "t").unwrap(), target);
+            assert_eq!(
+                LookTarget::from_json(&target.to_json(), "t").unwrap(),
+                target
+            );
         }
-        for bad in [json!("moon"), json!([1, 2]), json!([0, 0, 1e9]), json!({"yaw": 400, "pitch": 0}), json!(3)] {
+        for bad in [
+            json!("moon"),
+            json!([1, 2]),
+            json!([0, 0, 1e9]),
+            json!({"yaw": 400, "pitch": 0}),
+            json!(3),
+        ] {
             assert!(LookTarget::from_json(&bad, "t").is_err(), "{bad}");
         }
-        let mut pose = Pose::default();
-        pose.look = Some(Look::at(LookTarget::Point(Vec3::new(1.0, 1.0, 1.0))));
+        let pose = Pose {
+            look: Some(Look::at(LookTarget::Point(Vec3::new(1.0, 1.0, 1.0)))),
+            ..Pose::default()
+        };
         let back = Pose::from_json(&pose.to_json(""), &mut Vec::new()).unwrap();
         assert_eq!(back.look, pose.look);
         assert_eq!(

@@ -682,6 +682,13 @@ fn vrm1_extension(bone_node: &dyn Fn(Bone) -> usize, face_node: usize) -> Value 
     };
     let mut extension = vrm1_extension_for(TITLE, bone_node, group(false));
     extension["expressions"]["custom"] = Value::Object(group(true));
+    // The eyes turn as the 0.x variant's do (between the eyes, 90° → 10°).
+    let range = json!({"inputMaxValue": 90.0, "outputScale": 10.0});
+    extension["lookAt"] = json!({
+        "type": "bone", "offsetFromHeadBone": [0.0, 0.1, 0.0],
+        "rangeMapHorizontalInner": range, "rangeMapHorizontalOuter": range,
+        "rangeMapVerticalDown": range, "rangeMapVerticalUp": range
+    });
     extension
 }
 

@@ -58,6 +58,17 @@ pub struct ExpressionDef {
     /// (VRM 1.0 `overrideBlink`, `overrideLookAt`, `overrideMouth`; 0.x has none).
     pub overrides: Overrides,
     pub binds: Vec<MorphBind>,
+    /// UV offset and scale a material's textures take at full weight (VRM 1.0
+    /// `textureTransformBinds`).
+    pub texture_binds: Vec<TextureBind>,
+}
+
+/// A material's textures moved by an expression (an atlas of faces, a meter).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TextureBind {
+    pub material: usize,
+    pub offset: [f32; 2],
+    pub scale: [f32; 2],
 }
 
 /// How much an expression holds back a group of others while it is on.
@@ -294,6 +305,9 @@ pub struct Model {
     pub constraints: crate::constraint::Constraints,
     /// Where the eyes look, and what turns them (`core::look_at`); `None`: as posed.
     pub look_at: Option<crate::look_at::LookAt>,
+    /// The own UV offset and scale of each material an expression's texture binds move
+    /// (the material's base colour texture transform), by material index.
+    pub material_uv: std::collections::BTreeMap<usize, TextureBind>,
 }
 
 fn field<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
@@ -546,6 +560,38 @@ fn parse_vrm1_expressions(ext: &Value, node_count: usize) -> Result<Vec<Expressi
                     });
                 }
             }
+            let mut texture_binds = Vec::new();
+            if let Some(list) = field(def, "textureTransformBinds").and_then(Value::as_array) {
+                total_binds += list.len();
+                if total_binds > MAX_EXPRESSION_BINDS {
+                    return Err(Refusal::new(format!(
+                        "the expressions bind more than {MAX_EXPRESSION_BINDS} morph targets or textures"
+                    )));
+                }
+                for b in list {
+                    let pair = |key: &str, default: [f32; 2]| -> [f32; 2] {
+                        let v = field(b, key).and_then(Value::as_array);
+                        let at = |i: usize| {
+                            v.and_then(|v| v.get(i))
+                                .and_then(Value::as_f64)
+                                .map(|x| x as f32)
+                                .filter(|x| x.is_finite() && x.abs() <= 1e4)
+                        };
+                        match (at(0), at(1)) {
+                            (Some(x), Some(y)) => [x, y],
+                            _ => default,
+                        }
+                    };
+                    // A bind naming no material of the file is skipped, as three-vrm does.
+                    if let Some(material) = field(b, "material").and_then(Value::as_u64) {
+                        texture_binds.push(TextureBind {
+                            material: material as usize,
+                            offset: pair("offset", [0.0, 0.0]),
+                            scale: pair("scale", [1.0, 1.0]),
+                        });
+                    }
+                }
+            }
             let is_binary = field(def, "isBinary")
                 .and_then(Value::as_bool)
                 .unwrap_or(false);
@@ -560,6 +606,7 @@ fn parse_vrm1_expressions(ext: &Value, node_count: usize) -> Result<Vec<Expressi
                 is_binary,
                 overrides,
                 binds,
+                texture_binds,
             });
         }
     }
@@ -648,6 +695,7 @@ fn parse_vrm0_expressions(
             is_binary,
             overrides: Overrides::default(),
             binds,
+            texture_binds: Vec::new(),
         });
     }
     Ok(out)
@@ -751,6 +799,40 @@ impl Model {
         let springs = crate::spring::Springs::read(root, &nodes);
         let constraints = crate::constraint::Constraints::read(root, &nodes);
         let look_at = crate::look_at::LookAt::read(root, version);
+        // The base colour texture's own transform of each material an expression moves
+        // (what its binds move from).
+        let bound: std::collections::BTreeSet<usize> = expressions
+            .iter()
+            .flat_map(|e| e.texture_binds.iter().map(|b| b.material))
+            .collect();
+        let material_uv = bound
+            .into_iter()
+            .filter_map(|m| {
+                let material = field(root, "materials")?.as_array()?.get(m)?;
+                let transform = &material["pbrMetallicRoughness"]["baseColorTexture"]["extensions"]
+                    ["KHR_texture_transform"];
+                let pair = |key: &str, default: [f32; 2]| {
+                    let at = |i: usize| {
+                        transform[key][i]
+                            .as_f64()
+                            .map(|x| x as f32)
+                            .filter(|x| x.is_finite() && x.abs() <= 1e4)
+                    };
+                    match (at(0), at(1)) {
+                        (Some(x), Some(y)) => [x, y],
+                        _ => default,
+                    }
+                };
+                Some((
+                    m,
+                    TextureBind {
+                        material: m,
+                        offset: pair("offset", [0.0, 0.0]),
+                        scale: pair("scale", [1.0, 1.0]),
+                    },
+                ))
+            })
+            .collect();
         Ok(Model {
             version,
             // Every still, project and pose names the model: a title is a line, not a book.
@@ -762,6 +844,7 @@ impl Model {
             springs,
             constraints,
             look_at,
+            material_uv,
         })
     }
 

@@ -25,9 +25,9 @@ use bevy::render::slab_allocator::SlabAllocatorSettings;
 use bevy::world_serialization::WorldInstanceReady;
 
 use super::session::{
-    Avatar, AvatarShown, Banner, EditorSet, GltfNodeIndex, Job, KeepAwake, Launch, LoadModel,
-    ModelSource, OpenFailed, SaveRecoveryNow, Selection, Session, SpringBones, StartupSet,
-    StillPose, node_entities, pose_instance, set_node_rotations,
+    Avatar, AvatarShown, Banner, EditorCamera, EditorSet, GltfNodeIndex, Job, KeepAwake, Launch,
+    LoadModel, ModelSource, OpenFailed, SaveRecoveryNow, Selection, Session, SpringBones,
+    StartupSet, StillPose, gazed_pose, node_entities, pose_instance, set_node_rotations,
 };
 use crate::core::display::{self, DeviceLimits, DisplayModel, MorphRoutes};
 use crate::core::edit::Editor;
@@ -38,6 +38,7 @@ use crate::core::vrm::VrmVersion;
 mod mtoon;
 mod mtoon_material;
 mod mtoon_outline;
+mod texture_binds;
 pub(in crate::app) use mtoon::plugin as materials_plugin;
 
 /// Registers the `mem://` asset source; must run before the AssetPlugin is added.
@@ -172,7 +173,11 @@ pub(super) fn plugin(app: &mut App) {
         )
         .add_systems(
             PostUpdate,
-            drive_skeleton.before(bevy::transform::TransformSystems::Propagate),
+            (
+                drive_skeleton.before(bevy::transform::TransformSystems::Propagate),
+                texture_binds::tag_material_slots,
+                texture_binds::apply_texture_binds.after(texture_binds::tag_material_slots),
+            ),
         )
         .add_observer(|ready: On<WorldInstanceReady>, mut commands: Commands| {
             if let Ok(mut e) = commands.get_entity(ready.entity) {
@@ -768,6 +773,7 @@ fn drop_retired_avatars(
 /// Writes the raw bone transforms and morph weights from the normalized pose.
 fn drive_skeleton(
     (session, still_pose): (Res<Session>, Res<StillPose>),
+    camera: Query<&GlobalTransform, With<EditorCamera>>,
     avatars: Query<&Avatar>,
     mut transforms: Query<&mut Transform>,
     mut morphs: Query<&mut MorphWeights>,
@@ -779,8 +785,14 @@ fn drive_skeleton(
     ),
 ) {
     let rig = &session.editor.rig;
-    // While a still renders, its pose (the eyes on its camera).
-    let pose = still_pose.0.as_ref().unwrap_or(&session.editor.pose);
+    // While a still renders, its pose (the eyes on its camera); else the editor's, its
+    // gaze on the editor's camera (the world is the model's frame).
+    let viewer = camera
+        .iter()
+        .next()
+        .map_or(Vec3::Z * 3.0, |t| t.translation());
+    let shown = gazed_pose(rig, &session.editor.pose, viewer);
+    let pose = still_pose.0.as_ref().unwrap_or(&shown);
     for avatar in &avatars {
         pose_instance(
             rig,

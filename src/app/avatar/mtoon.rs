@@ -23,7 +23,14 @@ pub(in crate::app) fn plugin(app: &mut App) {
     ))
     .init_resource::<UvAnimations>()
     .init_resource::<NormalScales>()
-    .add_systems(PostUpdate, (convert_to_mtoon, run_uv_clock).chain());
+    .add_systems(
+        PostUpdate,
+        (
+            convert_to_mtoon.after(super::texture_binds::tag_material_slots),
+            run_uv_clock,
+        )
+            .chain(),
+    );
     // three-vrm's lighting, outlines and UV animation (see the shaders' opening comments).
     bevy::asset::load_internal_asset!(app, MTOON_TYPES, "mtoon_types.wgsl", Shader::from_wgsl);
     bevy::asset::load_internal_asset!(

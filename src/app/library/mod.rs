@@ -13,7 +13,6 @@ use super::session::{
     AvatarShown, Banner, EditRequest, EditorSet, KeepAwake, LibraryPoseDrag, PasteMask, Prefs,
     RenderPoseThumbnail, Session, THUMBNAIL, UiLayout, UpdatedThumbnails, ViewRect, Windows,
 };
-use crate::core::edit::PoseEdit;
 use crate::core::library::{Library, default_dir};
 use crate::core::pose::{BodyMask, Pose};
 
@@ -68,8 +67,20 @@ fn open_library(mut state: ResMut<LibraryState>, mut banner: ResMut<Banner>) {
 
 /// Saves the current pose as a new entry; its thumbnail is rendered like every missing
 /// one, from the entry's own pose.
-fn save_current(library: &mut Library, name: &str, pose: &Pose, banner: &mut Banner) {
-    match library.add(name, pose) {
+fn save_current(
+    library: &mut Library,
+    name: &str,
+    pose: &Pose,
+    mask: BodyMask,
+    banner: &mut Banner,
+) {
+    // A hand saved without a name is named after the hand.
+    let name = if name.trim().is_empty() && mask != BodyMask::WholeBody {
+        mask.label()
+    } else {
+        name
+    };
+    match library.add_part(name, pose, mask) {
         Ok(_) => {
             banner.notice = Some(format!("Saved '{}' to the pose library", name.trim()));
         }
@@ -92,7 +103,13 @@ fn save_at_start(
         return;
     }
     if let Some(library) = state.library.as_mut() {
-        save_current(library, &name, &session.editor.pose, &mut banner);
+        save_current(
+            library,
+            &name,
+            &session.editor.pose,
+            BodyMask::WholeBody,
+            &mut banner,
+        );
     }
 }
 
@@ -252,8 +269,19 @@ fn draw_library(
             );
             if ui.button("Save pose").clicked() {
                 let name = std::mem::take(&mut state.new_name);
-                save_current(library, &name, &session.editor.pose, &mut banner);
+                let pose = &session.editor.pose;
+                save_current(library, &name, pose, BodyMask::WholeBody, &mut banner);
             }
+            // A hand pose: applying it later changes only that hand (or, pasted onto
+            // the other hand, that one, mirrored).
+            ui.menu_button("Save hand", |ui| {
+                for mask in [BodyMask::LeftHand, BodyMask::RightHand] {
+                    if ui.button(mask.label()).clicked() {
+                        let name = std::mem::take(&mut state.new_name);
+                        save_current(library, &name, &session.editor.pose, mask, &mut banner);
+                    }
+                }
+            });
         });
         ui.horizontal(|ui| {
             for (label, export) in [("Import folder…", false), ("Export folder…", true)] {
@@ -289,7 +317,7 @@ fn draw_library(
                             let response = ui
                                 .dnd_drag_source(
                                     drag_id,
-                                    LibraryPoseDrag(entry.pose.clone()),
+                                    LibraryPoseDrag(entry.pose.clone(), entry.mask),
                                     |ui| match &texture {
                                         Some(t) => {
                                             ui.add(
@@ -346,7 +374,8 @@ fn draw_library(
             Some(EntryAction::Apply(id)) => {
                 // Expressions this model lacks are dropped by the edit itself.
                 if let Some(entry) = library.entries.iter().find(|e| e.id == id) {
-                    out.edits.write(EditRequest::new(entry.apply_edit(out.mask.0)));
+                    out.edits
+                        .write(EditRequest::new(entry.apply_edit(out.mask.0)));
                 }
             }
             Some(EntryAction::Rename(id)) => {

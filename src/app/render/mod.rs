@@ -238,8 +238,12 @@ fn start_still(
     // The eyes on the camera, as a player's default target (the world is the model's
     // VRM 1.0 frame: the avatar stands at the origin, a VRM 0.x one turned round).
     let editor = &session.editor;
-    let pose = match (&editor.rig.model.look_at, request.eyes) {
-        (Some(look_at), StillEyes::Camera) => {
+    // An authored gaze wins; without one, `Camera` aims at the still's camera.
+    let pose = match (&editor.rig.model.look_at, request.eyes, &editor.pose.look) {
+        (Some(look_at), _, Some(_)) => {
+            look_at.with_gaze(&editor.rig, &editor.pose, transform.translation)
+        }
+        (Some(look_at), StillEyes::Camera, None) => {
             look_at.looking_at(&editor.rig, &editor.pose, transform.translation)
         }
         _ => editor.pose.clone(),

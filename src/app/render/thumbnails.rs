@@ -15,7 +15,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, EguiTextureHandle};
 use crate::app::session::{
     Avatar, AvatarShown, EditorSet, GltfNodeIndex, KeepAwake, RenderPoseThumbnail,
     SPRING_SETTLE_SECONDS, Session, THUMBNAIL, THUMBNAIL_LAYER, Thumbnails, UpdatedThumbnails,
-    adopt_instance, captured_rgba, framed_view, pose_instance, render_target, save_png,
+    adopt_instance, captured_rgba, framed_view, gazed_pose, pose_instance, render_target, save_png,
     set_node_rotations,
 };
 use crate::core::framing::CameraPreset;
@@ -307,7 +307,9 @@ fn render_one(
     if let Some(thumb) = thumbs.by_key.get_mut(&key.id) {
         thumb.rendered = Some(pose.clone());
     }
-    thumbs.pose = Some(pose);
+    // An authored gaze looks where it looks from the thumbnail's camera too.
+    let gazed = gazed_pose(&session.editor.rig, &pose, view.translation).into_owned();
+    thumbs.pose = Some(gazed);
     thumbs.active = Some(camera_entity);
 }
 
@@ -398,11 +400,9 @@ fn render_to_file(
 ) {
     use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
     let image = render_target(images, THUMBNAIL);
+    let view = thumbnail_view(session, &pose);
     let camera = commands
-        .spawn((
-            thumbnail_camera(image.clone(), true, -3),
-            thumbnail_view(session, &pose),
-        ))
+        .spawn((thumbnail_camera(image.clone(), true, -3), view))
         .id();
     thumbs.captures_pending += 1;
     commands.spawn(Screenshot::image(image)).observe(
@@ -417,7 +417,7 @@ fn render_to_file(
             }
         },
     );
-    thumbs.pose = Some(pose);
+    thumbs.pose = Some(gazed_pose(&session.editor.rig, &pose, view.translation).into_owned());
     thumbs.file_camera = Some(camera);
 }
 

@@ -69,6 +69,15 @@ pub fn adopt_instance(
     any.then(|| node_entities(root, node_count, children, indices))
 }
 
+/// The pose as a player shows it: its authored gaze (if any) turned into the eyes or
+/// `look*` weights, the camera where the viewer is (model space).
+pub fn gazed_pose<'a>(rig: &Rig, pose: &'a Pose, camera: Vec3) -> std::borrow::Cow<'a, Pose> {
+    match (&rig.model.look_at, &pose.look) {
+        (Some(look_at), Some(_)) => std::borrow::Cow::Owned(look_at.with_gaze(rig, pose, camera)),
+        _ => std::borrow::Cow::Borrowed(pose),
+    }
+}
+
 /// Writes a pose's raw bone transforms and morph weights onto one spawned instance.
 /// With `always` false only what changed is written, so change detection stays quiet
 /// while nothing moves; a one-frame thumbnail render writes everything, so the skinned

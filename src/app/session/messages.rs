@@ -210,7 +210,7 @@ pub struct Thumbnails {
 
 /// A library pose being dragged (onto the timeline).
 #[derive(Clone, Debug)]
-pub struct LibraryPoseDrag(pub Pose);
+pub struct LibraryPoseDrag(pub Pose, pub crate::core::pose::BodyMask);
 
 /// Work that must end before the app quits (a VR session ending cleanly).
 #[derive(Resource, Default, Debug)]

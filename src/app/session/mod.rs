@@ -25,8 +25,8 @@ pub use images::{
     spawn_lights,
 };
 pub use instance::{
-    Avatar, GltfNodeIndex, MaterialsPending, adopt_instance, node_entities, pose_instance,
-    set_node_rotations,
+    Avatar, GltfNodeIndex, MaterialsPending, adopt_instance, gazed_pose, node_entities,
+    pose_instance, set_node_rotations,
 };
 pub use job::{Job, Progress};
 pub use messages::*;

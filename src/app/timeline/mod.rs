@@ -778,6 +778,7 @@ fn ruler(
         send(Edit::Keys(KeyEdit::PlacePose {
             t: snap(scale.t(pos.x)),
             pose: Box::new(pose.0.clone()),
+            mask: pose.1,
         }));
     }
 }

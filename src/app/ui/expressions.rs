@@ -1,4 +1,5 @@
-//! The expressions panel on the right: a slider per preset and custom expression.
+//! The right panel: hands and gaze (`hands.rs`), then a slider per preset and custom
+//! expression.
 
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, egui};
@@ -21,6 +22,13 @@ pub(super) fn draw(
             .resizable(true)
             .default_size(prefs.values.expressions_width.unwrap_or(210.0))
             .show(root, |ui| {
+                egui::CollapsingHeader::new("Hands")
+                    .default_open(true)
+                    .show(ui, |ui| super::hands::draw_hands(ui, editor, &mut edits));
+                egui::CollapsingHeader::new("Gaze")
+                    .default_open(true)
+                    .show(ui, |ui| super::hands::draw_gaze(ui, editor, &mut edits));
+                ui.separator();
                 ui.heading("Expressions");
                 if editor.expression_names().is_empty() {
                     ui.label("This model has no expressions.");

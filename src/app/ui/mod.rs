@@ -4,6 +4,7 @@
 //! what they leave becomes the 3D view.
 
 mod expressions;
+mod hands;
 mod help;
 mod inspector;
 mod menu;

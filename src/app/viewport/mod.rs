@@ -3,6 +3,7 @@
 //! (modal G / R and the transform gizmo).
 
 mod cursor;
+mod gaze;
 mod markers;
 mod posing;
 
@@ -60,6 +61,7 @@ impl OrbitCamera {
 pub(super) fn plugin(app: &mut App) {
     markers::plugin(app);
     posing::plugin(app);
+    gaze::plugin(app);
     app.init_resource::<HomeView>()
         .insert_resource(ClearColor(Color::srgb(0.16, 0.17, 0.19)))
         .add_systems(Startup, spawn_camera_and_lights)

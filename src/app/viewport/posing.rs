@@ -68,7 +68,7 @@ pub(super) fn plugin(app: &mut App) {
     );
 }
 
-fn forget_click(mut posing: ResMut<Posing>) {
+pub(super) fn forget_click(mut posing: ResMut<Posing>) {
     posing.took_click = false;
 }
 
