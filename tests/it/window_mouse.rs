@@ -1480,9 +1480,9 @@ fn keys_are_box_selected_dragged_copied_pasted_and_planted_and_onion_skin_shows_
 
 /// The right panel's controls (1280 × 800 window): Hands ▸ Fist (both hands by
 /// default), Gaze ▸ Camera and ▸ Point.
-const FIST_BUTTON: (i32, i32) = (1245, 76);
-const GAZE_CAMERA: (i32, i32) = (1168, 202);
-const GAZE_POINT: (i32, i32) = (1222, 202);
+const FIST_BUTTON: (i32, i32) = (1155, 97);
+const GAZE_CAMERA: (i32, i32) = (1167, 265);
+const GAZE_POINT: (i32, i32) = (1221, 265);
 
 /// The centre of the eye-target handle's colour (its ring and dot) in the view.
 fn gaze_handle_at(img: &image::RgbaImage) -> Option<(i32, i32)> {

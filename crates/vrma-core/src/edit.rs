@@ -968,6 +968,20 @@ impl Editor {
                 copy_hand_to_other_side(&mut self.pose, from);
             }
             PoseEdit::LookAt(target) => {
+                let usable = match target {
+                    Some(LookTarget::Point(p)) => p.is_finite() && p.abs().max_element() <= 1e4,
+                    Some(LookTarget::Angles(g)) => {
+                        g.yaw.is_finite()
+                            && g.pitch.is_finite()
+                            && g.yaw.abs().max(g.pitch.abs()) <= 180.0
+                    }
+                    _ => true,
+                };
+                if !usable {
+                    return Err(Refusal::new(
+                        "look_at: the target must be a finite point within 10 km, or angles within ±180°",
+                    ));
+                }
                 self.pose.look = target.map(Look::at);
             }
             PoseEdit::Expression { name, value } => {

@@ -22,13 +22,19 @@ pub(super) fn draw(
             .resizable(true)
             .default_size(prefs.values.expressions_width.unwrap_or(210.0))
             .show(root, |ui| {
-                egui::CollapsingHeader::new("Hands")
-                    .default_open(true)
-                    .show(ui, |ui| super::hands::draw_hands(ui, editor, &mut edits));
-                egui::CollapsingHeader::new("Gaze")
-                    .default_open(true)
-                    .show(ui, |ui| super::hands::draw_gaze(ui, editor, &mut edits));
-                ui.separator();
+                // No wider than the expression sliders below (headers and wrapped rows
+                // take all the width they are given), so the panel, and the 3D view
+                // beside it, keep the width they have always had.
+                ui.scope(|ui| {
+                    ui.set_max_width(super::hands::SECTION_WIDTH);
+                    egui::CollapsingHeader::new("Hands")
+                        .default_open(true)
+                        .show(ui, |ui| super::hands::draw_hands(ui, editor, &mut edits));
+                    egui::CollapsingHeader::new("Gaze")
+                        .default_open(true)
+                        .show(ui, |ui| super::hands::draw_gaze(ui, editor, &mut edits));
+                    ui.separator();
+                });
                 ui.heading("Expressions");
                 if editor.expression_names().is_empty() {
                     ui.label("This model has no expressions.");

@@ -12,6 +12,9 @@ use crate::core::humanoid::Side;
 use crate::core::look_at::LookTarget;
 use bevy::prelude::{MessageWriter, Vec3};
 
+/// The widest the hand and gaze sections may be: an expression slider with its value.
+pub(super) const SECTION_WIDTH: f32 = 144.0;
+
 /// Which hand(s) the panel acts on (remembered between frames in egui's memory).
 #[derive(Clone, Copy, PartialEq, Eq, Default)]
 enum Hands {
@@ -52,23 +55,17 @@ pub(super) fn draw_hands(
         ui.selectable_value(&mut hands, Hands::Both, "Both");
     });
     ui.ctx().data_mut(|d| d.insert_temp(id, hands));
-    egui::Grid::new("hand-presets")
-        .num_columns(3)
-        .show(ui, |ui| {
-            for (i, preset) in hand::presets().iter().enumerate() {
-                if ui.button(&preset.label).clicked() {
-                    edits.write(EditRequest::new(PoseEdit::Hand {
-                        side: hands.side(),
-                        shape: Box::new(preset.shape),
-                        amount: 1.0,
-                    }));
-                }
-                if i % 3 == 2 {
-                    ui.end_row();
-                }
+    // Wrapped, so the panel keeps its width (the 3D view keeps its size).
+    ui.horizontal_wrapped(|ui| {
+        for preset in hand::presets() {
+            if ui.button(&preset.label).clicked() {
+                edits.write(EditRequest::new(PoseEdit::Hand {
+                    side: hands.side(),
+                    shape: Box::new(preset.shape),
+                    amount: 1.0,
+                }));
             }
-        });
-    ui.horizontal(|ui| {
+        }
         if ui.button("Copy to right").clicked() {
             edits.write(EditRequest::new(PoseEdit::CopyHand { from: Side::Left }));
         }
@@ -83,6 +80,8 @@ pub(super) fn draw_hands(
     ))
     .id_salt("finger-sliders")
     .show(ui, |ui| {
+        // Short sliders: the section is narrower than the expressions' full ones.
+        ui.spacing_mut().slider_width = 60.0;
         for finger in Finger::ALL {
             let FingerShape {
                 mut curl,
@@ -90,26 +89,21 @@ pub(super) fn draw_hands(
                 ..
             } = editor.hands.read_finger(&editor.pose, side, finger);
             let bone = finger.bones(side)[0];
+            // Labels above, not beside: the panel keeps its width.
             let spread_label = if finger == Finger::Thumb {
-                "out"
+                "curl, out"
             } else {
-                "spread"
+                "curl, spread"
             };
-            ui.label(finger.label());
-            let response = ui.add(
-                egui::Slider::new(&mut curl, -0.3..=1.2)
-                    .text("curl")
-                    .update_while_editing(false),
-            );
+            ui.label(format!("{} ({spread_label})", finger.label()));
+            let response =
+                ui.add(egui::Slider::new(&mut curl, -0.3..=1.2).update_while_editing(false));
             let edit = response
                 .changed()
                 .then_some(PoseEdit::Finger { bone, curl, spread });
             slider_edit(&response, edit, edits);
-            let response = ui.add(
-                egui::Slider::new(&mut spread, -1.0..=1.0)
-                    .text(spread_label)
-                    .update_while_editing(false),
-            );
+            let response =
+                ui.add(egui::Slider::new(&mut spread, -1.0..=1.0).update_while_editing(false));
             let edit = response
                 .changed()
                 .then_some(PoseEdit::Finger { bone, curl, spread });
@@ -174,7 +168,7 @@ pub(super) fn draw_gaze(
             ui.label("Drag the eye-target handle in the view, or type:");
             let mut p = p;
             let mut changed = None;
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 for (i, axis) in ["x", "y", "z"].iter().enumerate() {
                     let response = ui.add(
                         egui::DragValue::new(&mut p[i])
