@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use bevy::math::Vec3;
 use serde_json::{Value, json};
 use vrma_maker::core::edit::{Editor, Gesture, GripSide, PoseEdit};
-use vrma_maker::core::hand::{self, Finger, copy_hand_to_other_side, fingertip, in_palm};
+use vrma_maker::core::hand::{
+    self, Finger, copy_hand_to_other_side, fingertip, in_palm, mean_tip_distance,
+};
 use vrma_maker::core::humanoid::{Side, finger_bones};
 use vrma_maker::core::look_at::export_viewer;
 use vrma_maker::core::pose::Pose;
@@ -49,23 +51,6 @@ fn shaped(editor: &mut Editor, side: &str, preset: &str) -> Pose {
     editor.pose.clone()
 }
 
-/// Mean distance of the five tips from the palm's centre (the wrist and knuckles).
-fn mean_tip_distance(rig: &Rig, pose: &Pose, side: Side) -> f32 {
-    let (lo, hi) = hand::palm_box(rig, pose, side).unwrap();
-    let world = rig.world_pose(pose);
-    let hand = match side {
-        Side::Left => vrma_maker::core::humanoid::Bone::LeftHand,
-        Side::Right => vrma_maker::core::humanoid::Bone::RightHand,
-    };
-    let (wrist, rotation) = world[hand.index()].unwrap();
-    let centre = wrist + rotation * ((lo + hi) * 0.5);
-    let tips: Vec<f32> = Finger::ALL
-        .iter()
-        .map(|f| fingertip(rig, pose, side, *f).unwrap().distance(centre))
-        .collect();
-    tips.iter().sum::<f32>() / tips.len() as f32
-}
-
 #[test]
 fn every_hand_preset_reads_right_on_the_mannequins_and_every_fixture_with_fingers() {
     let dir = scratch("hand-presets");
@@ -92,7 +77,8 @@ fn every_hand_preset_reads_right_on_the_mannequins_and_every_fixture_with_finger
             }
             let open = shaped(&mut editor, name, "open");
             assert!(
-                mean_tip_distance(&rig, &open, side) > mean_tip_distance(&rig, &rest, side),
+                mean_tip_distance(&rig, &open, side).unwrap()
+                    > mean_tip_distance(&rig, &rest, side).unwrap(),
                 "{}: an open {side:?} hand reaches further than at rest",
                 model.display()
             );
@@ -296,18 +282,6 @@ fn gaze_project(model: &Path, project: &Path, dir: &Path) -> Vec<Option<Vec3>> {
     vec![Some(export_viewer(&rig)), Some(p1), None, Some(p3)]
 }
 
-fn export(model: &Path, project: &Path, out: &Path) {
-    json_stdout(&run(&[
-        "export-vrma",
-        "--model",
-        model.to_str().unwrap(),
-        "--project",
-        project.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]));
-}
-
 fn play_with_targets(model: &Path, anim: &Path, times: &[f64], targets: &[Option<Vec3>]) -> Value {
     let targets: Vec<Value> = targets
         .iter()
@@ -341,7 +315,7 @@ fn an_exported_gaze_validates_and_three_vrm_aims_it_at_each_key_target() {
         let project = dir.join("gaze.json");
         let anim = dir.join("gaze.vrma");
         let targets = gaze_project(model, &project, &dir);
-        export(model, &project, &anim);
+        export_vrma(model, &project, &anim);
         let report = node("validate.mjs", &[&anim]);
         let text = String::from_utf8_lossy(&report.stdout);
         assert!(report.status.success(), "validator: {text}");
@@ -393,7 +367,7 @@ fn the_gaze_of_test_vrma_imports_as_keys_whose_export_plays_the_same() {
             .collect();
         assert!(!looks.is_empty(), "gaze keys: {saved}");
         let anim = dir.join("again.vrma");
-        export(&model, &project, &anim);
+        export_vrma(&model, &project, &anim);
         let times: Vec<f64> = written_key_times(&saved);
         let list = json!(times).to_string();
         let original = play_vrma(&model, &source, &list);

@@ -405,6 +405,19 @@ pub fn palm_box(rig: &Rig, pose: &Pose, side: Side) -> Option<(Vec3, Vec3)> {
     Some((lo - pad, hi + pad))
 }
 
+/// How far the five tips are from the palm box's centre, on average: an open hand
+/// reaches further than a straight one.
+pub fn mean_tip_distance(rig: &Rig, pose: &Pose, side: Side) -> Option<f32> {
+    let (lo, hi) = palm_box(rig, pose, side)?;
+    let (wrist, rotation) = rig.world_pose(pose)[hand_bone(side).index()]?;
+    let centre = wrist + rotation * ((lo + hi) * 0.5);
+    let mut sum = 0.0;
+    for finger in Finger::ALL {
+        sum += fingertip(rig, pose, side, finger)?.distance(centre);
+    }
+    Some(sum / Finger::ALL.len() as f32)
+}
+
 /// Whether a model-space point lies in the palm's box of that pose.
 pub fn in_palm(rig: &Rig, pose: &Pose, side: Side, point: Vec3) -> bool {
     let world = rig.world_pose(pose);
@@ -437,19 +450,6 @@ mod tests {
         pose
     }
 
-    /// Mean distance of the five tips from the palm's centre.
-    fn tip_spread(rig: &Rig, pose: &Pose, side: Side) -> f32 {
-        let (lo, hi) = palm_box(rig, pose, side).unwrap();
-        let world = rig.world_pose(pose);
-        let (wrist, rotation) = world[hand_bone(side).index()].unwrap();
-        let centre = wrist + rotation * ((lo + hi) * 0.5);
-        let tips: Vec<f32> = Finger::ALL
-            .iter()
-            .map(|f| fingertip(rig, pose, side, *f).unwrap().distance(centre))
-            .collect();
-        tips.iter().sum::<f32>() / tips.len() as f32
-    }
-
     #[test]
     fn a_fist_ends_its_fingertips_in_the_palm_and_open_reaches_further_than_rest() {
         for rig in mannequins() {
@@ -466,7 +466,8 @@ mod tests {
                 }
                 let open = shaped(&rig, "open", side);
                 assert!(
-                    tip_spread(&rig, &open, side) > tip_spread(&rig, &Pose::default(), side),
+                    mean_tip_distance(&rig, &open, side).unwrap()
+                        > mean_tip_distance(&rig, &Pose::default(), side).unwrap(),
                     "{side:?}"
                 );
             }

@@ -180,6 +180,11 @@ pub fn have_display_stack() -> bool {
 /// `out`; returns the export's statistics.
 pub fn export_rich_animation(model: &Path, project: &Path, out: &Path) -> serde_json::Value {
     std::fs::write(project, rich_project(model).to_string()).unwrap();
+    export_vrma(model, project, out)
+}
+
+/// `vrma-maker export-vrma` of a project on `model` to `out`: its JSON output.
+pub fn export_vrma(model: &Path, project: &Path, out: &Path) -> serde_json::Value {
     json_stdout(&run(&[
         "export-vrma",
         "--model",
