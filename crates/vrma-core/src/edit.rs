@@ -31,6 +31,17 @@ pub enum GripSide {
     Both,
 }
 
+impl GripSide {
+    /// The hands it names.
+    pub fn sides(self) -> &'static [Side] {
+        match self {
+            GripSide::One(Side::Left) => &[Side::Left],
+            GripSide::One(Side::Right) => &[Side::Right],
+            GripSide::Both => &Side::BOTH,
+        }
+    }
+}
+
 /// An edit of the pose. With keys (and stopped) it is written back to the key at the
 /// playhead.
 #[derive(Clone, Debug, PartialEq)]
@@ -916,11 +927,7 @@ impl Editor {
                 if !amount.is_finite() {
                     return Err(Refusal::new("grip: amount must be a finite number"));
                 }
-                let sides: &[Side] = match side {
-                    GripSide::One(Side::Left) => &[Side::Left],
-                    GripSide::One(Side::Right) => &[Side::Right],
-                    GripSide::Both => &Side::BOTH,
-                };
+                let sides = side.sides();
                 for &s in sides {
                     self.directions.grip(&mut self.pose, s, amount);
                 }
@@ -934,11 +941,7 @@ impl Editor {
                     return Err(Refusal::new("hand: amount must be a finite number"));
                 }
                 self.check_has_fingers()?;
-                let sides: &[Side] = match side {
-                    GripSide::One(Side::Left) => &[Side::Left],
-                    GripSide::One(Side::Right) => &[Side::Right],
-                    GripSide::Both => &Side::BOTH,
-                };
+                let sides = side.sides();
                 for &s in sides {
                     self.hands.shape_hand(&mut self.pose, s, &shape, amount);
                 }

@@ -50,6 +50,15 @@ impl Finger {
         }
     }
 
+    /// Its joints' full curl and its full spread, radians.
+    fn full_turns(self) -> ([f32; 3], f32) {
+        if self == Finger::Thumb {
+            (THUMB_CURL, THUMB_OPPOSITION)
+        } else {
+            (FINGER_CURL, FINGER_SPREAD)
+        }
+    }
+
     fn slot(self) -> usize {
         self as usize
     }
@@ -267,11 +276,7 @@ impl HandDirections {
         let curl = clamp_or_zero(shape.curl, CURL_RANGE);
         let spread = clamp_or_zero(shape.spread, (-1.0, 1.0));
         let base = clamp_or_zero(shape.base, (-1.0, 1.0));
-        let (full, spread_angle) = if finger == Finger::Thumb {
-            (THUMB_CURL, THUMB_OPPOSITION)
-        } else {
-            (FINGER_CURL, FINGER_SPREAD)
-        };
+        let (full, spread_angle) = finger.full_turns();
         let first = Quat::from_axis_angle(spread_axis, spread * spread_angle)
             * Quat::from_axis_angle(curl_axis, (curl + base * 0.5) * full[0]);
         [
@@ -306,11 +311,7 @@ impl HandDirections {
     pub fn read_finger(&self, pose: &Pose, side: Side, finger: Finger) -> FingerShape {
         let axes = &self.hands[side_slot(side)];
         let [first, second, _] = finger.bones(side);
-        let (full, spread_angle) = if finger == Finger::Thumb {
-            (THUMB_CURL, THUMB_OPPOSITION)
-        } else {
-            (FINGER_CURL, FINGER_SPREAD)
-        };
+        let (full, spread_angle) = finger.full_turns();
         let angle_about = |q: Quat, axis: Vec3| {
             // The twist of q about `axis` (swing–twist split).
             let v = Vec3::new(q.x, q.y, q.z);

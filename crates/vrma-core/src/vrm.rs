@@ -569,19 +569,7 @@ fn parse_vrm1_expressions(ext: &Value, node_count: usize) -> Result<Vec<Expressi
                     )));
                 }
                 for b in list {
-                    let pair = |key: &str, default: [f32; 2]| -> [f32; 2] {
-                        let v = field(b, key).and_then(Value::as_array);
-                        let at = |i: usize| {
-                            v.and_then(|v| v.get(i))
-                                .and_then(Value::as_f64)
-                                .map(|x| x as f32)
-                                .filter(|x| x.is_finite() && x.abs() <= 1e4)
-                        };
-                        match (at(0), at(1)) {
-                            (Some(x), Some(y)) => [x, y],
-                            _ => default,
-                        }
-                    };
+                    let pair = |key: &str, default| read_pair(&b[key], default);
                     // A bind naming no material of the file is skipped, as three-vrm does.
                     if let Some(material) = field(b, "material").and_then(Value::as_u64) {
                         texture_binds.push(TextureBind {
@@ -611,6 +599,20 @@ fn parse_vrm1_expressions(ext: &Value, node_count: usize) -> Result<Vec<Expressi
         }
     }
     Ok(out)
+}
+
+/// A UV offset or scale `[u, v]` (finite, within ±1e4), or `default`.
+fn read_pair(value: &Value, default: [f32; 2]) -> [f32; 2] {
+    let at = |i: usize| {
+        value[i]
+            .as_f64()
+            .map(|x| x as f32)
+            .filter(|x| x.is_finite() && x.abs() <= 1e4)
+    };
+    match (at(0), at(1)) {
+        (Some(x), Some(y)) => [x, y],
+        _ => default,
+    }
 }
 
 fn clamp_weight(w: f32) -> f32 {
@@ -811,18 +813,7 @@ impl Model {
                 let material = field(root, "materials")?.as_array()?.get(m)?;
                 let transform = &material["pbrMetallicRoughness"]["baseColorTexture"]["extensions"]
                     ["KHR_texture_transform"];
-                let pair = |key: &str, default: [f32; 2]| {
-                    let at = |i: usize| {
-                        transform[key][i]
-                            .as_f64()
-                            .map(|x| x as f32)
-                            .filter(|x| x.is_finite() && x.abs() <= 1e4)
-                    };
-                    match (at(0), at(1)) {
-                        (Some(x), Some(y)) => [x, y],
-                        _ => default,
-                    }
-                };
+                let pair = |key: &str, default| read_pair(&transform[key], default);
                 Some((
                     m,
                     TextureBind {
