@@ -263,5 +263,55 @@ fn timeline_ops(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, bench, timeline_ops);
+/// Hands and gaze: a preset on both hands through the edit path (one undo step), the
+/// eyes put on a point for one frame (what the view and each still do), and an export
+/// whose every key looks somewhere else (the lookAt track and its target node).
+fn hands_and_gaze(c: &mut Criterion) {
+    use vrma_maker::core::edit::{Edit, Editor, GripSide, PoseEdit};
+    use vrma_maker::core::look_at::{Look, LookTarget};
+    let bytes = mannequin::build(MannequinVariant::Vrm1);
+    let rig = vrma_maker::core::rig_from_bytes(&bytes).unwrap();
+    let fist = vrma_maker::core::hand::preset("fist").unwrap().shape;
+    let mut editor = Editor::new(rig.clone());
+    c.bench_function("hand preset on both hands, then undo (edit path)", |b| {
+        b.iter(|| {
+            editor
+                .apply(Edit::Pose(PoseEdit::Hand {
+                    side: GripSide::Both,
+                    shape: Box::new(black_box(fist)),
+                    amount: 1.0,
+                }))
+                .unwrap();
+            editor.apply(Edit::Undo).unwrap();
+        })
+    });
+    let look_at = rig
+        .model
+        .look_at
+        .clone()
+        .unwrap_or_else(vrma_maker::core::look_at::LookAt::standard);
+    let mut looking = full_pose(0.4);
+    looking.look = Some(Look::at(LookTarget::Point(Vec3::new(0.4, 1.6, 1.0))));
+    c.bench_function("gaze: a pose's eyes on a point (one frame)", |b| {
+        b.iter(|| black_box(look_at.with_gaze(&rig, black_box(&looking), Vec3::Z * 3.0)))
+    });
+    let mut gazing = Timeline::default();
+    for i in 0..30 {
+        let mut pose = full_pose(i as f32);
+        let a = i as f32 * 0.7;
+        pose.look = Some(Look::at(LookTarget::Point(Vec3::new(
+            a.sin(),
+            1.5 + a.cos() * 0.3,
+            1.0,
+        ))));
+        gazing.set_key(i as f32 * 2.0, pose);
+    }
+    let still = Pose::default();
+    c.bench_function(
+        "export VRMA (60 s, 30 keys, a gaze point at every key)",
+        |b| b.iter(|| black_box(export_vrma(&rig, &gazing, &still, 30.0, &mut |_| {}))),
+    );
+}
+
+criterion_group!(benches, bench, timeline_ops, hands_and_gaze);
 criterion_main!(benches);

@@ -32,6 +32,9 @@ fn silhouette(img: &image::RgbaImage) -> (u32, f32) {
 }
 
 /// The share of pixels in a region that differ clearly between two screenshots.
+/// A box of the window: (x from, x to), (y from, y to).
+type Region = ((u32, u32), (u32, u32));
+
 fn changed(a: &image::RgbaImage, b: &image::RgbaImage, x: (u32, u32), y: (u32, u32)) -> f64 {
     let mut hit = 0;
     for py in y.0..y.1 {
@@ -183,21 +186,17 @@ impl Session {
         pause(0.8);
     }
 
-    /// Ctrl+S, then the project as written to `path` (waiting for the new file: each
-    /// save replaces it, so its modification time moves on).
     /// Gives the built-in file dialog (it has the keyboard) `path` in place of its
     /// default name, and Enter.
     fn answer_path_dialog(&self, path: &Path) {
         pause(1.0);
-        ctrl_chord(&self.display, "a");
-        xdotool(
-            &self.display,
-            &["type", "--delay", "20", path.to_str().unwrap()],
-        );
+        retype_field(&self.display, path.to_str().unwrap());
         pause(0.5);
         xdotool(&self.display, &["key", "Return"]);
     }
 
+    /// Ctrl+S, then the project as written to `path` (waiting for the new file: each
+    /// save replaces it, so its modification time moves on).
     fn save(&self, path: &Path) -> Value {
         let written = || std::fs::metadata(path).and_then(|m| m.modified()).ok();
         let before = written();
@@ -249,6 +248,52 @@ impl Session {
             last = now;
         }
         last
+    }
+
+    /// Clicks, then waits until `region` shows the click's outcome (it changes).
+    fn click_until_changed(&self, at: (i32, i32), region: Region, dir: &Path) {
+        let before = self.shot("before-click.png", dir);
+        self.click(at);
+        for _ in 0..60 {
+            if changed(
+                &before,
+                &self.shot("after-click.png", dir),
+                region.0,
+                region.1,
+            ) > 0.005
+            {
+                return;
+            }
+            pause(0.25);
+        }
+        panic!("a click at {at:?} changed nothing in {region:?}");
+    }
+
+    /// Chooses a menu item, waiting at each step for the window to show it (on a loaded
+    /// machine a frame can take seconds, and a click sent before the menu is drawn lands
+    /// on whatever was under it). `region` holds the open menu and nothing else that
+    /// changes; the menu is closed afterwards (Escape if the item left it open).
+    fn choose(&self, title: (i32, i32), item: (i32, i32), region: Region, dir: &Path) {
+        let wait_for = |what: &str, done: &dyn Fn(&image::RgbaImage) -> bool| {
+            for _ in 0..60 {
+                if done(&self.shot("menu.png", dir)) {
+                    return;
+                }
+                pause(0.25);
+            }
+            panic!("the menu at {title:?}: {what} did not show");
+        };
+        let (x, y) = region;
+        let closed = self.shot("menu-closed.png", dir);
+        self.click(title);
+        wait_for("opening", &|now| changed(&closed, now, x, y) > 0.01);
+        let open = self.shot("menu-open.png", dir);
+        self.click(item);
+        wait_for("the choice", &|now| changed(&open, now, x, y) > 0.0005);
+        if changed(&closed, &self.shot("menu.png", dir), x, y) > 0.002 {
+            xdotool(&self.display, &["key", "Escape"]);
+            wait_for("closing", &|now| changed(&closed, now, x, y) <= 0.002);
+        }
     }
 
     /// Waits for the timed exit and reads the project saved then.
@@ -481,6 +526,8 @@ fn an_idle_window_costs_almost_nothing_and_playback_still_shows_at_once() {
 /// hand is on the right of the screen.
 const LEFT_HAND_MARKER: (i32, i32) = (881, 195);
 const RIGHT_ELBOW_MARKER: (i32, i32) = (572, 195);
+/// The left panel's "Selected: <bone>" line.
+const SELECTED_BONE_LINE: Region = ((0, 260), (188, 206));
 
 /// What an edit changes in a saved project: the keys, and the pose shown, which follows
 /// the playhead (undo leaves the playhead where it is, so a pose shown at another time
@@ -663,10 +710,9 @@ fn gizmo_drags_timeline_and_inspector_controls_each_make_one_undo_step() {
     assert_eq!(eased["keys"][1]["ease"], "IN-OUT", "{}", eased["keys"]);
     s.one_undo_step(&project, "the ease change", &dragged, &eased);
 
-    // Key time: click the field, select all, type 2.5, Enter.
+    // Key time: click the field, type 2.5 in place of its value, Enter.
     s.click((729, 661));
-    ctrl_chord(&s.display, "a");
-    xdotool(&s.display, &["type", "--delay", "80", "2.5"]);
+    retype_field(&s.display, "2.5");
     pause(0.3);
     xdotool(&s.display, &["key", "Return"]);
     pause(0.8);
@@ -868,11 +914,11 @@ fn a_clicked_marker_moves_by_g_and_turns_by_r_about_a_locked_axis() {
         }
     };
 
-    // Click the right elbow's marker; R, Z, move, Esc: nothing changes...
+    // Click the right elbow's marker (once the panel says it is selected); R, Z, move,
+    // Esc: nothing changes...
     at(RIGHT_ELBOW_MARKER);
-    xdotool(d, &["click", "1"]);
-    pause(0.8);
-    let before_cancel = s.shot("before-cancel.png", &dir);
+    s.click_until_changed(RIGHT_ELBOW_MARKER, SELECTED_BONE_LINE, &dir);
+    let before_cancel = s.settled("before-cancel.png", &dir);
     turn_forearm_about_z();
     xdotool(d, &["key", "Escape"]);
     pause(1.0);
@@ -1229,6 +1275,8 @@ fn export_png_every_key_writes_a_numbered_still_of_each_key_from_one_camera() {
 
 const VIEW_MENU: (i32, i32) = (131, 11);
 const VIEW_SPRING_BONES: (i32, i32) = (180, 96);
+/// Where the open View menu is drawn (over the left panel only).
+const VIEW_MENU_ITEMS: Region = ((118, 250), (28, 150));
 
 #[test]
 fn the_view_menus_spring_toggle_lets_the_hair_hang_or_holds_it_as_modelled() {
@@ -1260,12 +1308,7 @@ fn the_view_menus_spring_toggle_lets_the_hair_hang_or_holds_it_as_modelled() {
     let saved = dir.join("at-exit.json");
     let s = start_for(&dir, &project, &saved, 60);
     let view = ((280, 1100), (30, 480));
-    let toggle = || {
-        s.click(VIEW_MENU);
-        s.click(VIEW_SPRING_BONES);
-        xdotool(&s.display, &["key", "Escape"]);
-        pause(1.0);
-    };
+    let toggle = || s.choose(VIEW_MENU, VIEW_SPRING_BONES, VIEW_MENU_ITEMS, &dir);
     // Live, the default: the hair has hung and come to rest.
     let hanging = s.settled("hanging.png", &dir);
     toggle();
@@ -1449,8 +1492,7 @@ fn keys_are_box_selected_dragged_copied_pasted_and_planted_and_onion_skin_shows_
     // ghosts in the 3D view, and a still taken with them on is the still without them.
     let still_before = export_still(&s, &dir.join("before.png"));
     let plain = s.settled("no-onion.png", &dir);
-    s.click(VIEW_MENU);
-    s.click(VIEW_ONION_SKIN);
+    s.choose(VIEW_MENU, VIEW_ONION_SKIN, VIEW_MENU_ITEMS, &dir);
     let onion = s.settled("onion.png", &dir);
     let (orange, blue) = ghost_tints(&plain, &onion, (270, 1110), (30, 640));
     assert!(

@@ -358,6 +358,82 @@ mod tests {
         dir
     }
 
+    /// A hand saved from the pose (the presets' way of making your own) keeps its part
+    /// across a restart, and applying it changes that hand only; chosen onto the other
+    /// hand, it lands there mirrored.
+    #[test]
+    fn a_saved_hand_keeps_its_part_and_applies_to_that_hand_or_the_other_mirrored() {
+        use crate::edit::{Editor, GripSide, PoseEdit};
+        use crate::humanoid::{ALL_BONES, Side, finger_bones};
+        let dir = temp("hands");
+        let rig = crate::rig_from_bytes(&crate::mannequin::build(
+            crate::mannequin::MannequinVariant::Vrm1,
+        ))
+        .unwrap();
+        let mut editor = Editor::new(rig);
+        let fist = crate::hand::preset("fist").unwrap().shape;
+        editor
+            .apply(
+                PoseEdit::Hand {
+                    side: GripSide::One(Side::Left),
+                    shape: Box::new(fist),
+                    amount: 1.0,
+                }
+                .into(),
+            )
+            .unwrap();
+        // The rest of the saved pose must not come along: a turned neck.
+        editor
+            .apply(
+                PoseEdit::Rotate {
+                    bone: Bone::Neck,
+                    rotation: Quat::from_rotation_x(0.3),
+                }
+                .into(),
+            )
+            .unwrap();
+        let saved = editor.pose.clone();
+        let mut lib = Library::open(&dir).unwrap();
+        let id = lib.add_part("My fist", &saved, BodyMask::LeftHand).unwrap();
+        let lib = Library::open(&dir).unwrap();
+        let entry = lib.entries.iter().find(|e| e.id == id).unwrap();
+        assert_eq!(entry.mask, BodyMask::LeftHand);
+
+        let mut target = Pose::default();
+        target.set_rotation(Bone::RightUpperArm, Quat::from_rotation_z(0.5));
+        for onto in [BodyMask::WholeBody, BodyMask::LeftHand, BodyMask::RightHand] {
+            let mut applied = Editor::new(editor.rig.clone());
+            applied
+                .apply(PoseEdit::SetPose(Box::new(target.clone())).into())
+                .unwrap();
+            applied.apply(entry.apply_edit(onto).into()).unwrap();
+            let (side, want) = if onto == BodyMask::RightHand {
+                (Side::Right, saved.mirrored())
+            } else {
+                (Side::Left, saved.clone())
+            };
+            for &bone in finger_bones(side) {
+                assert!(
+                    applied
+                        .pose
+                        .rotation(bone)
+                        .angle_between(want.rotation(bone))
+                        < 1e-5,
+                    "{onto:?}: {bone}"
+                );
+            }
+            for bone in ALL_BONES {
+                if !finger_bones(side).contains(&bone) {
+                    assert_eq!(
+                        applied.pose.rotation(bone),
+                        target.rotation(bone),
+                        "{onto:?}: {bone} is untouched"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn entries_survive_a_restart_and_corrupt_ones_are_skipped() {
         let dir = temp("restart");

@@ -265,7 +265,9 @@ fn draw_library(
             ui.add(
                 egui::TextEdit::singleline(&mut state.new_name)
                     .hint_text("name")
-                    .desired_width(130.0),
+                    // Short enough that both save buttons fit the window's width: a
+                    // wider window moves where egui opens the next one (Export PNG).
+                    .desired_width(70.0),
             );
             if ui.button("Save pose").clicked() {
                 let name = std::mem::take(&mut state.new_name);

@@ -119,7 +119,8 @@ pub fn json_stdout(out: &Output) -> serde_json::Value {
 }
 
 /// An Xvfb server for one test, stopped when dropped.
-pub struct Xvfb(Child);
+/// A virtual display, and this test's turn at driving a window (see [`DisplayTurn`]).
+pub struct Xvfb(Child, DisplayTurn);
 
 impl Drop for Xvfb {
     fn drop(&mut self) {
@@ -128,7 +129,39 @@ impl Drop for Xvfb {
     }
 }
 
+/// One window test at a time. They drive a real app with timed input; two apps drawing
+/// on lavapipe at once (with their screenshot loops) on CI's two cores slowed frames
+/// past a second, so clicks landed after the screenshots meant to show them.
+/// Re-entrant within a test's thread (a test may hold two displays).
+pub struct DisplayTurn(Option<std::sync::MutexGuard<'static, ()>>);
+
+thread_local! {
+    static HOLDS_DISPLAY_TURN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+impl DisplayTurn {
+    pub fn take() -> DisplayTurn {
+        static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        if HOLDS_DISPLAY_TURN.get() {
+            return DisplayTurn(None);
+        }
+        // A test that failed while holding it leaves it poisoned, not taken.
+        let guard = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        HOLDS_DISPLAY_TURN.set(true);
+        DisplayTurn(Some(guard))
+    }
+}
+
+impl Drop for DisplayTurn {
+    fn drop(&mut self) {
+        if self.0.is_some() {
+            HOLDS_DISPLAY_TURN.set(false);
+        }
+    }
+}
+
 pub fn start_xvfb() -> Option<(Xvfb, String)> {
+    let turn = DisplayTurn::take();
     static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let display = format!(":{}", 100 + (std::process::id() % 300) * 8 + n);
@@ -148,7 +181,7 @@ pub fn start_xvfb() -> Option<(Xvfb, String)> {
     // Under load Xvfb can take longer than a fixed pause to accept connections, and an
     // app started too early fails to open its window.
     wait_for_display(&display);
-    Some((Xvfb(child), display))
+    Some((Xvfb(child, turn), display))
 }
 
 pub fn wait_with_timeout(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
@@ -505,6 +538,18 @@ pub fn wait_for_change(
 
 /// Types a path into File ▸ "Or type a path" and presses Open, with the real mouse
 /// and keyboard (the window is 1280×800 at the display's top-left).
+/// Replaces the text of the one-line field that has the keyboard. It is emptied key by
+/// key: a Ctrl+A (its modifier sent apart from the key) was once typed as a plain "a"
+/// on a loaded machine.
+pub fn retype_field(display: &str, text: &str) {
+    xdotool(display, &["key", "End"]);
+    xdotool(
+        display,
+        &["key", "--delay", "5", "--repeat", "300", "BackSpace"],
+    );
+    xdotool(display, &["type", "--delay", "40", text]);
+}
+
 pub fn open_typed_path(display: &str, window: &str, path: &Path) {
     let pause = |ms| std::thread::sleep(Duration::from_millis(ms));
     let click = |x: &str, y: &str| {
@@ -516,8 +561,7 @@ pub fn open_typed_path(display: &str, window: &str, path: &Path) {
     xdotool(display, &["windowfocus", "--sync", window]); // the keys go to the field
     click("19", "11"); // File
     click("150", "342"); // the path field (under File ▸ Open recent and the rest)
-    ctrl_chord(display, "a"); // it keeps the last path typed: replace it
-    xdotool(display, &["type", "--delay", "40", path.to_str().unwrap()]);
+    retype_field(display, path.to_str().unwrap()); // it keeps the last path typed
     pause(800);
     click("321", "342"); // Open
 }
