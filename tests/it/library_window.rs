@@ -101,29 +101,44 @@ fn saved_poses_get_rendered_thumbnails_and_survive_a_restart() {
     );
 }
 
-#[test]
-fn dragging_a_library_pose_onto_the_timeline_makes_a_key_there() {
+/// The mannequin open in the window over a library holding `entries`, the window
+/// saving to `out` when it quits after `seconds`; the first thumbnail is ready.
+struct LibraryWindow {
+    _xvfb: Xvfb,
+    display: String,
+    window: String,
+    child: std::process::Child,
+    out: std::path::PathBuf,
+    library: vrma_maker::core::library::Library,
+}
+
+fn open_with_library(
+    name: &str,
+    entries: &[(
+        &str,
+        vrma_maker::core::pose::Pose,
+        vrma_maker::core::pose::BodyMask,
+    )],
+    seconds: u32,
+) -> Option<LibraryWindow> {
     if !required_or_skip(
         "Xvfb, a Vulkan driver and xdotool",
         have_display_stack() && have_xdotool(),
     ) {
-        return;
+        return None;
     }
-    let dir = scratch("library-drag");
+    let dir = scratch(name);
     let data = dir.join("data");
     let (model, _) = mannequins(&dir);
     let mut library = vrma_maker::core::library::Library::open(&data.join("library")).unwrap();
-    let mut pose = vrma_maker::core::pose::Pose::default();
-    pose.set_rotation(
-        vrma_maker::core::humanoid::Bone::Neck,
-        bevy::math::Quat::from_rotation_x(0.4),
-    );
-    library.add("Nod", &pose).unwrap();
+    for (name, pose, mask) in entries {
+        library.add_part(name, pose, *mask).unwrap();
+    }
     let out = dir.join("saved.json");
-    let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
-    let mut child = bin()
+    let (xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let child = bin()
         .arg(&model)
-        .args(["--exit-after", "25", "--save-on-exit"])
+        .args(["--exit-after", &seconds.to_string(), "--save-on-exit"])
         .arg(&out)
         .env("DISPLAY", &display)
         .env("VRMA_MAKER_DATA_DIR", &data)
@@ -131,37 +146,74 @@ fn dragging_a_library_pose_onto_the_timeline_makes_a_key_there() {
         .stderr(std::fs::File::create(dir.join("log.txt")).unwrap())
         .spawn()
         .unwrap();
-    let xdo = |args: &[&str]| xdotool(&display, args);
     let window = wait_for_window(&display);
     wait_for_log(
         &dir.join("log.txt"),
         "model ready to pose",
         Duration::from_secs(120),
     );
-    std::thread::sleep(Duration::from_secs(3)); // the library settles beside the view
-    let pause = || std::thread::sleep(Duration::from_millis(350));
-    // The library window opens at the bottom left of the 3D view (clear of the avatar);
-    // its first thumbnail sits at about (333, 560). The ruler spans the window's width
-    // for 0–4 s at y ≈ 740.
-    xdo(&["mousemove", "--window", &window, "333", "560"]);
-    pause();
-    xdo(&["mousedown", "1"]);
-    pause();
-    for (x, y) in [(340, 600), (340, 650), (335, 700), (330, 740)] {
-        xdo(&[
-            "mousemove",
-            "--window",
-            &window,
-            &x.to_string(),
-            &y.to_string(),
-        ]);
-        pause();
+    // The library settles beside the view and renders the missing thumbnail.
+    let thumbnail = library.thumbnail_path(&library.entries[0].id);
+    let waited = std::time::Instant::now();
+    while !thumbnail.exists() && waited.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(250));
     }
-    xdo(&["mouseup", "1"]);
-    pause();
-    let status = wait_with_timeout(&mut child, Duration::from_secs(90));
-    assert!(status.is_some_and(|s| s.success()));
-    let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    Some(LibraryWindow {
+        _xvfb: xvfb,
+        display,
+        window,
+        child,
+        out,
+        library,
+    })
+}
+
+impl LibraryWindow {
+    fn xdo(&self, args: &[&str]) {
+        xdotool(&self.display, args);
+    }
+
+    fn move_to(&self, (x, y): (i32, i32)) {
+        let (x, y) = (x.to_string(), y.to_string());
+        self.xdo(&["mousemove", "--window", &self.window, &x, &y]);
+        std::thread::sleep(Duration::from_millis(350));
+    }
+
+    /// Waits for the timed exit and reads the project saved then.
+    fn finish(mut self) -> (serde_json::Value, vrma_maker::core::library::Library) {
+        let status = wait_with_timeout(&mut self.child, Duration::from_secs(90));
+        assert!(status.is_some_and(|s| s.success()));
+        let saved = serde_json::from_slice(&std::fs::read(&self.out).unwrap()).unwrap();
+        (saved, self.library)
+    }
+}
+
+/// The library window opens at the bottom left of the 3D view (clear of the avatar);
+/// its first thumbnail sits at about (333, 560).
+const FIRST_THUMBNAIL: (i32, i32) = (333, 560);
+
+#[test]
+fn dragging_a_library_pose_onto_the_timeline_makes_a_key_there() {
+    use vrma_maker::core::pose::{BodyMask, Pose};
+    let mut pose = Pose::default();
+    pose.set_rotation(
+        vrma_maker::core::humanoid::Bone::Neck,
+        bevy::math::Quat::from_rotation_x(0.4),
+    );
+    let Some(w) = open_with_library("library-drag", &[("Nod", pose, BodyMask::WholeBody)], 30)
+    else {
+        return;
+    };
+    // The ruler spans the window's width for 0–4 s at y ≈ 740.
+    w.move_to(FIRST_THUMBNAIL);
+    w.xdo(&["mousedown", "1"]);
+    std::thread::sleep(Duration::from_millis(350));
+    for at in [(340, 600), (340, 650), (335, 700), (330, 740)] {
+        w.move_to(at);
+    }
+    w.xdo(&["mouseup", "1"]);
+    let (saved, library) = w.finish();
     let keys = saved["keys"].as_array().unwrap();
     assert_eq!(keys.len(), 1, "one key made by the drop: {saved}");
     let t = keys[0]["t"].as_f64().unwrap();
@@ -179,4 +231,59 @@ fn dragging_a_library_pose_onto_the_timeline_makes_a_key_there() {
         .expect("thumbnail rendered")
         .to_rgba8();
     assert_eq!(thumb.dimensions(), (96, 128));
+}
+
+/// A click on a thumbnail applies it (here a hand saved with its part: only that hand
+/// changes). egui's drag source once swallowed this click: dragging worked, clicks did
+/// nothing.
+#[test]
+fn a_click_on_a_library_hand_applies_it_to_that_hand_only() {
+    use vrma_maker::core::edit::{Editor, GripSide, PoseEdit};
+    use vrma_maker::core::humanoid::{Side, finger_bones};
+    use vrma_maker::core::pose::{BodyMask, Pose};
+    let dir = scratch("library-hand-rig");
+    let (model, _) = mannequins(&dir);
+    let rig = vrma_maker::core::rig::Rig::new(
+        vrma_maker::core::vrm::Model::from_bytes(&std::fs::read(&model).unwrap()).unwrap(),
+    )
+    .unwrap();
+    let mut editor = Editor::new(rig);
+    let fist = vrma_maker::core::hand::preset("fist").unwrap().shape;
+    editor
+        .apply(
+            PoseEdit::Hand {
+                side: GripSide::Both,
+                shape: Box::new(fist),
+                amount: 1.0,
+            }
+            .into(),
+        )
+        .unwrap();
+    let fists: Pose = editor.pose.clone();
+    let Some(w) = open_with_library(
+        "library-hand-click",
+        &[("Left fist", fists.clone(), BodyMask::LeftHand)],
+        25,
+    ) else {
+        return;
+    };
+    w.move_to(FIRST_THUMBNAIL);
+    w.xdo(&["click", "1"]);
+    std::thread::sleep(Duration::from_secs(1));
+    let (saved, _) = w.finish();
+    let pose = Pose::from_json(&saved["pose"], &mut Vec::new()).unwrap();
+    for &bone in finger_bones(Side::Left) {
+        assert!(
+            pose.rotation(bone).angle_between(fists.rotation(bone)) < 1e-4,
+            "{bone} is the saved fist's: {saved}"
+        );
+    }
+    for &bone in finger_bones(Side::Right) {
+        assert!(
+            pose.rotation(bone)
+                .angle_between(Pose::default().rotation(bone))
+                < 1e-6,
+            "{bone} stays open"
+        );
+    }
 }

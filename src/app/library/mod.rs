@@ -316,28 +316,37 @@ fn draw_library(
                         ui.vertical(|ui| {
                             let size = egui::vec2(THUMBNAIL.x as f32, THUMBNAIL.y as f32);
                             let drag_id = egui::Id::new(("library-drag", &entry.id));
-                            let response = ui
-                                .dnd_drag_source(
-                                    drag_id,
-                                    LibraryPoseDrag(entry.pose.clone(), entry.mask),
-                                    |ui| match &texture {
-                                        Some(t) => {
-                                            ui.add(
-                                                egui::Image::new(t)
-                                                    .fit_to_exact_size(size)
-                                                    .sense(egui::Sense::click()),
-                                            );
-                                        }
-                                        None => {
-                                            ui.add_sized(size, egui::Label::new("rendering…"));
-                                        }
-                                    },
-                                )
-                                .response;
-                            if response.clicked() {
+                            // One widget takes both: a click applies, a drag carries the
+                            // pose to the timeline. (egui's drag source puts a drag-only
+                            // widget over its contents, which then never see a click.)
+                            let sense = egui::Sense::click_and_drag();
+                            let picture = match &texture {
+                                Some(t) => {
+                                    ui.add(egui::Image::new(t).fit_to_exact_size(size).sense(sense))
+                                }
+                                None => {
+                                    ui.add_sized(size, egui::Label::new("rendering…").sense(sense))
+                                }
+                            };
+                            picture.dnd_set_drag_payload(LibraryPoseDrag(
+                                entry.pose.clone(),
+                                entry.mask,
+                            ));
+                            if picture.dragged()
+                                && let (Some(t), Some(at)) = (&texture, ctx.pointer_interact_pos())
+                            {
+                                egui::Area::new(drag_id)
+                                    .order(egui::Order::Tooltip)
+                                    .fixed_pos(at - size / 2.0)
+                                    .interactable(false)
+                                    .show(&ctx, |ui| {
+                                        ui.add(egui::Image::new(t).fit_to_exact_size(size));
+                                    });
+                            }
+                            if picture.clicked() {
                                 action = Some(EntryAction::Apply(entry.id.clone()));
                             }
-                            response.context_menu(|ui| {
+                            picture.context_menu(|ui| {
                                 let id = || entry.id.clone();
                                 for (label, what) in [
                                     ("Apply", EntryAction::Apply(id())),
