@@ -599,3 +599,97 @@ fn twist_bones_follow_the_pose_on_screen_as_the_core_evaluates_them() {
         );
     }
 }
+
+/// The morph weights the app's avatar ends up with, for expressions set through the edit
+/// path, are what three-vrm's expressionManager applies (isBinary snapping, overrides)
+/// summed over each expression's binds, as three.js sums them. The two isBinary samples
+/// move textures, not morphs (their stills are checked in `hands_gaze`), so their rules
+/// are copied onto the mannequin's expressions of the same names, which morph.
+#[test]
+fn the_avatars_morph_weights_are_three_vrms_applied_expressions() {
+    let (Some(fixtures), true) = (fixtures(), required_or_skip("Node harness", node_ready()))
+    else {
+        return;
+    };
+    let dir = scratch("app-headless-expression-rules");
+    let (mannequin, _) = mannequins(&dir);
+    let cases = crate::hands_gaze::expression_cases();
+    for name in ["Overrides", "Overridden"] {
+        let sample = fixtures.join(format!("vrm1/VRMC_vrm_expressions_isBinary_{name}.vrm"));
+        let rules = glb_json(&sample)["extensions"]["VRMC_vrm"]["expressions"]["preset"].clone();
+        let path = edited_glb(&mannequin, dir.join(format!("rules-{name}.vrm")), |root| {
+            let preset = &mut root["extensions"]["VRMC_vrm"]["expressions"]["preset"];
+            for (expression, def) in rules.as_object().unwrap() {
+                for key in [
+                    "isBinary",
+                    "overrideBlink",
+                    "overrideLookAt",
+                    "overrideMouth",
+                ] {
+                    if let Some(value) = def.get(key) {
+                        preset[expression][key] = value.clone();
+                    }
+                }
+            }
+        });
+        let reference = crate::hands_gaze::three_vrm_expressions(&path, &cases);
+        let mut app = headless_app();
+        run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+        app.world_mut()
+            .write_message(LoadModel(ModelSource::File(path.clone())));
+        run_until(&mut app, "the mannequin with the sample's rules", |w| {
+            w.resource::<Session>().model_path.as_deref() == Some(path.as_path())
+                && avatar_count(w) == 1
+        });
+        let mut held_back = 0;
+        for (case, three) in cases.iter().zip(reference["cases"].as_array().unwrap()) {
+            let pose = vrma_maker::core::pose::Pose::from_json(
+                &serde_json::json!({"v": 1, "expr": case}),
+                &mut Vec::new(),
+            )
+            .unwrap();
+            app.world_mut()
+                .write_message(EditRequest(Edit::Pose(PoseEdit::SetPose(Box::new(pose)))));
+            app.update();
+            app.update();
+            let world = app.world_mut();
+            let nodes = {
+                let mut q = world.query::<&Avatar>();
+                q.single(world).unwrap().nodes.clone()
+            };
+            let model = world.resource::<Session>().editor.rig.model.clone();
+            // three-vrm's applied weights, summed over the binds.
+            let mut expected: std::collections::BTreeMap<usize, Vec<f32>> = Default::default();
+            for def in &model.expressions {
+                let applied = three["applied"][&def.name].as_f64().unwrap() as f32;
+                let set = case[&def.name].as_f64().unwrap_or(0.0) as f32;
+                held_back += (set > 0.0 && applied < set - 0.05) as usize;
+                for bind in &def.binds {
+                    let count = model.nodes[bind.node]
+                        .mesh
+                        .and_then(|m| model.mesh_morph_counts.get(m).copied())
+                        .unwrap();
+                    let weights = expected.entry(bind.node).or_insert(vec![0.0; count]);
+                    weights[bind.index] += applied * bind.weight;
+                }
+            }
+            assert!(!expected.is_empty(), "the mannequin's expressions morph");
+            for (node, wanted) in &expected {
+                let entity = nodes[*node].expect("the node was spawned");
+                let shown = world
+                    .get::<MorphWeights>(entity)
+                    .expect("the node morphs")
+                    .weights()
+                    .to_vec();
+                assert_eq!(shown.len(), wanted.len(), "{name} {case}: node {node}");
+                for (a, b) in shown.iter().zip(wanted) {
+                    assert!(
+                        (a - b).abs() < 1e-5,
+                        "{name} {case}: node {node} shows {shown:?}, three-vrm {wanted:?}"
+                    );
+                }
+            }
+        }
+        assert!(held_back > 0, "{name}: the rules held back some expression");
+    }
+}

@@ -251,6 +251,11 @@ fn degrees_apart(a: &Value, b: &Value) -> f64 {
 
 /// A project whose keys look at the camera, a point, ahead and a point with the head
 /// turned; returns the targets (model space; `None`: ahead) at the key times 0..3 s.
+/// The mannequin's custom expression (the fixtures lack it; the edit drops it there),
+/// keyed at 1 s with this weight and 0 elsewhere.
+const CUSTOM: &str = vrma_maker::core::mannequin::CUSTOM_EXPRESSIONS[0];
+const SMIRK: f64 = 0.8;
+
 fn gaze_project(model: &Path, project: &Path, dir: &Path) -> Vec<Option<Vec3>> {
     let rig = rig_of(model);
     let eyes = rig
@@ -261,13 +266,27 @@ fn gaze_project(model: &Path, project: &Path, dir: &Path) -> Vec<Option<Vec3>> {
         eyes + Vec3::new(-0.5, -0.4, 0.8),
     );
     let half = 0.35f32 / 2.0;
-    let script = json!([
-        {"op": "look_at", "target": "camera"}, {"op": "key"},
-        {"op": "seek", "t": 1}, {"op": "look_at", "target": p1.to_array()}, {"op": "key"},
-        {"op": "seek", "t": 2}, {"op": "look_at", "target": "ahead"}, {"op": "key"},
-        {"op": "seek", "t": 3}, {"op": "rotate", "bone": "neck", "quat": [0.0, half.sin(), 0.0, half.cos()]},
-        {"op": "look_at", "target": p3.to_array()}, {"op": "key"},
-    ]);
+    // The custom expression only where the model has it (elsewhere the op is refused).
+    let has_custom = rig.model.expression_names().1.iter().any(|n| n == CUSTOM);
+    let custom =
+        |value: f64| has_custom.then(|| json!({"op": "expr", "name": CUSTOM, "value": value}));
+    let steps = [
+        Some(json!({"op": "look_at", "target": "camera"})),
+        Some(json!({"op": "key"})),
+        Some(json!({"op": "seek", "t": 1})),
+        Some(json!({"op": "look_at", "target": p1.to_array()})),
+        custom(SMIRK),
+        Some(json!({"op": "key"})),
+        Some(json!({"op": "seek", "t": 2})),
+        custom(0.0),
+        Some(json!({"op": "look_at", "target": "ahead"})),
+        Some(json!({"op": "key"})),
+        Some(json!({"op": "seek", "t": 3})),
+        Some(json!({"op": "rotate", "bone": "neck", "quat": [0.0, half.sin(), 0.0, half.cos()]})),
+        Some(json!({"op": "look_at", "target": p3.to_array()})),
+        Some(json!({"op": "key"})),
+    ];
+    let script = Value::Array(steps.into_iter().flatten().collect());
     let path = dir.join("gaze-script.json");
     std::fs::write(&path, script.to_string()).unwrap();
     json_stdout(&run(&[
@@ -311,6 +330,7 @@ fn an_exported_gaze_validates_and_three_vrm_aims_it_at_each_key_target() {
     let (v1, v0) = mannequins(&dir);
     let mut models = vec![v1, v0];
     models.extend(fixtures().map(|f| f.join("vrm1/debug_robot.vrm")));
+    let mut with_custom = 0;
     for model in &models {
         let project = dir.join("gaze.json");
         let anim = dir.join("gaze.vrma");
@@ -336,6 +356,22 @@ fn an_exported_gaze_validates_and_three_vrm_aims_it_at_each_key_target() {
                 sample["t"]
             );
         }
+        // The mannequins' custom expression goes under `expressions.custom` and plays.
+        let gltf = glb_json(&anim);
+        let custom = &gltf["extensions"]["VRMC_vrm_animation"]["expressions"]["custom"];
+        if rig_of(model)
+            .model
+            .expression_names()
+            .1
+            .iter()
+            .any(|n| n == CUSTOM)
+        {
+            with_custom += 1;
+            assert!(custom[CUSTOM]["node"].is_u64(), "{custom}");
+            let weight = |i: usize| played["samples"][i]["expr"][CUSTOM].as_f64().unwrap();
+            assert!((weight(1) - SMIRK).abs() < 1e-3, "played {}", weight(1));
+            assert!(weight(0).abs() < 1e-3 && weight(2).abs() < 1e-3);
+        }
         // The keys looked somewhere other than ahead (the check is not trivially zero).
         assert!(
             degrees_apart(
@@ -344,6 +380,7 @@ fn an_exported_gaze_validates_and_three_vrm_aims_it_at_each_key_target() {
             ) > 10.0
         );
     }
+    assert_eq!(with_custom, 2, "both mannequins carry a custom expression");
 }
 
 #[test]
@@ -394,7 +431,7 @@ fn the_gaze_of_test_vrma_imports_as_keys_whose_export_plays_the_same() {
 
 /// Expression inputs that exercise the rules: binary snapping at 0.5, overrides
 /// blocking and blending, and both together.
-fn expression_cases() -> Vec<Value> {
+pub(crate) fn expression_cases() -> Vec<Value> {
     vec![
         json!({"happy": 0.6, "blink": 1.0}),
         json!({"happy": 0.4, "blink": 1.0}),
@@ -403,6 +440,22 @@ fn expression_cases() -> Vec<Value> {
         json!({"blink": 0.51}),
         json!({}),
     ]
+}
+
+/// three-vrm's expressionManager output for each case (`tests/node/expressions.mjs`).
+pub(crate) fn three_vrm_expressions(model: &Path, cases: &[Value]) -> Value {
+    let out = std::process::Command::new("node")
+        .arg(repo().join("tests/node/expressions.mjs"))
+        .arg(model)
+        .arg(json!(cases).to_string())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn weights_of(case: &Value) -> std::collections::BTreeMap<String, f32> {
@@ -423,18 +476,7 @@ fn is_binary_and_overrides_apply_as_three_vrm_applies_them_on_both_fixtures() {
         let model_path = fixtures.join(format!("vrm1/VRMC_vrm_expressions_isBinary_{name}.vrm"));
         let model = Model::from_bytes(&std::fs::read(&model_path).unwrap()).unwrap();
         let cases = expression_cases();
-        let out = std::process::Command::new("node")
-            .arg(repo().join("tests/node/expressions.mjs"))
-            .arg(&model_path)
-            .arg(json!(cases).to_string())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let reference: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let reference = three_vrm_expressions(&model_path, &cases);
         let mut differed = false;
         for (case, three) in cases.iter().zip(reference["cases"].as_array().unwrap()) {
             let weights = weights_of(case);

@@ -72,6 +72,7 @@ fn render_png_draws_vroid_scale_avatars_of_both_versions_under_1_2_gb() {
     if !can_render_and_measure() {
         return;
     }
+    let _turn = RenderTurn::take(); // three VRoid-scale stills
     let dir = scratch("real-avatars-png");
     for (vrm0, envs) in [
         (false, vec![]),

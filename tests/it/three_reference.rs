@@ -30,10 +30,6 @@ fn chromium() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
 }
 
-/// The reference tests one at a time: each runs Chromium's software WebGL beside our
-/// software Vulkan, and two at once overload a 2-core machine.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 fn can_compare() -> bool {
     required_or_skip(
         "a Vulkan driver, Node.js with tests/node/node_modules and Chromium (package chromium)",
@@ -242,7 +238,8 @@ fn mtoon_stills_match_three_vrm_on_both_vrm_versions() {
     if !can_compare() {
         return;
     }
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // Chromium's software WebGL beside our software Vulkan: nothing else heavy at once.
+    let _turn = RenderTurn::take();
     let dir = scratch("three-reference-stills");
     let (pose, camera) = pose_and_camera_files(&dir);
     for vrm0 in [false, true] {
@@ -311,7 +308,8 @@ fn springs_settle_where_three_vrm_settles_them_on_both_vrm_versions() {
     if !can_compare() {
         return;
     }
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // Chromium's software WebGL beside our software Vulkan: nothing else heavy at once.
+    let _turn = RenderTurn::take();
     let dir = scratch("three-reference-springs");
     let (pose_path, camera) = pose_and_camera_files(&dir);
     let pose = vrma_maker::core::pose::Pose::from_json(&tilted_pose(), &mut Vec::new()).unwrap();
@@ -399,7 +397,8 @@ fn a_close_up_looks_at_the_camera_as_three_vrm_draws_it_and_holds_uv_animation_a
         return;
     }
     use vrma_maker::core::humanoid::Bone;
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // Chromium's software WebGL beside our software Vulkan: nothing else heavy at once.
+    let _turn = RenderTurn::take();
     let dir = scratch("three-reference-gaze");
     let pose = dir.join("rest.json");
     std::fs::write(&pose, json!({"v": 1}).to_string()).unwrap();
@@ -526,7 +525,8 @@ fn normal_maps_shade_as_three_vrm_shades_them() {
     if !can_compare() {
         return;
     }
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // Chromium's software WebGL beside our software Vulkan: nothing else heavy at once.
+    let _turn = RenderTurn::take();
     let dir = scratch("three-reference-normals");
     let (pose, camera) = pose_and_camera_files(&dir);
     for vrm0 in [false, true] {

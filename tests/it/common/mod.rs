@@ -118,9 +118,9 @@ pub fn json_stdout(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("stdout is JSON")
 }
 
-/// An Xvfb server for one test, stopped when dropped.
-/// A virtual display, and this test's turn at driving a window (see [`DisplayTurn`]).
-pub struct Xvfb(Child, DisplayTurn);
+/// An Xvfb server for one test, stopped when dropped, and the test's turn at the
+/// renderer (see [`RenderTurn`]).
+pub struct Xvfb(Child, RenderTurn);
 
 impl Drop for Xvfb {
     fn drop(&mut self) {
@@ -129,39 +129,40 @@ impl Drop for Xvfb {
     }
 }
 
-/// One window test at a time. They drive a real app with timed input; two apps drawing
-/// on lavapipe at once (with their screenshot loops) on CI's two cores slowed frames
-/// past a second, so clicks landed after the screenshots meant to show them.
-/// Re-entrant within a test's thread (a test may hold two displays).
-pub struct DisplayTurn(Option<std::sync::MutexGuard<'static, ()>>);
+/// One window test or heavy render at a time. Window tests drive a real app with timed
+/// input; a second app, or a VRoid-scale still, drawing on lavapipe at once on CI's two
+/// cores slowed frames past a second (a VRoid window stalled for 20 s beside three
+/// VRoid stills), so clicks landed after the screenshots meant to show them. Held with
+/// each Xvfb, and by the heaviest render tests. Re-entrant within a test's thread.
+pub struct RenderTurn(Option<std::sync::MutexGuard<'static, ()>>);
 
 thread_local! {
-    static HOLDS_DISPLAY_TURN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static HOLDS_RENDER_TURN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-impl DisplayTurn {
-    pub fn take() -> DisplayTurn {
+impl RenderTurn {
+    pub fn take() -> RenderTurn {
         static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-        if HOLDS_DISPLAY_TURN.get() {
-            return DisplayTurn(None);
+        if HOLDS_RENDER_TURN.get() {
+            return RenderTurn(None);
         }
         // A test that failed while holding it leaves it poisoned, not taken.
         let guard = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        HOLDS_DISPLAY_TURN.set(true);
-        DisplayTurn(Some(guard))
+        HOLDS_RENDER_TURN.set(true);
+        RenderTurn(Some(guard))
     }
 }
 
-impl Drop for DisplayTurn {
+impl Drop for RenderTurn {
     fn drop(&mut self) {
         if self.0.is_some() {
-            HOLDS_DISPLAY_TURN.set(false);
+            HOLDS_RENDER_TURN.set(false);
         }
     }
 }
 
 pub fn start_xvfb() -> Option<(Xvfb, String)> {
-    let turn = DisplayTurn::take();
+    let turn = RenderTurn::take();
     static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let display = format!(":{}", 100 + (std::process::id() % 300) * 8 + n);
@@ -589,6 +590,12 @@ pub fn world_of(
 }
 
 /// A copy of a GLB model with its JSON changed.
+/// The glTF JSON of a GLB file (a model or an animation).
+pub fn glb_json(path: &Path) -> serde_json::Value {
+    let bytes = std::fs::read(path).unwrap();
+    serde_json::from_slice(vrma_maker::core::glb::split(&bytes).unwrap().json).unwrap()
+}
+
 pub fn edited_glb(
     model: &Path,
     out: PathBuf,
