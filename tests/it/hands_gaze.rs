@@ -306,19 +306,16 @@ fn play_with_targets(model: &Path, anim: &Path, times: &[f64], targets: &[Option
         .iter()
         .map(|t| t.map_or(Value::Null, |p| json!(p.to_array())))
         .collect();
-    let out = std::process::Command::new("node")
-        .arg(repo().join("tests/node/play_vrma.mjs"))
-        .args([model.as_os_str(), anim.as_os_str()])
-        .arg(json!(times).to_string())
-        .arg(json!(targets).to_string())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let (times, targets) = (json!(times).to_string(), json!(targets).to_string());
+    node_json(
+        "play_vrma.mjs",
+        &[
+            model.as_os_str(),
+            anim.as_os_str(),
+            times.as_ref(),
+            targets.as_ref(),
+        ],
+    )
 }
 
 #[test]
@@ -444,18 +441,8 @@ pub(crate) fn expression_cases() -> Vec<Value> {
 
 /// three-vrm's expressionManager output for each case (`tests/node/expressions.mjs`).
 pub(crate) fn three_vrm_expressions(model: &Path, cases: &[Value]) -> Value {
-    let out = std::process::Command::new("node")
-        .arg(repo().join("tests/node/expressions.mjs"))
-        .arg(model)
-        .arg(json!(cases).to_string())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let cases = json!(cases).to_string();
+    node_json("expressions.mjs", &[model.as_os_str(), cases.as_ref()])
 }
 
 fn weights_of(case: &Value) -> std::collections::BTreeMap<String, f32> {

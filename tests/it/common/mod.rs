@@ -92,6 +92,21 @@ pub fn node(script: &str, args: &[&Path]) -> Output {
         .expect("node runs")
 }
 
+/// Runs a script of the Node harness that prints one JSON value, and reads it.
+pub fn node_json(script: &str, args: &[&std::ffi::OsStr]) -> serde_json::Value {
+    let out = Command::new("node")
+        .arg(repo().join("tests/node").join(script))
+        .args(args)
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "{script} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// Writes both mannequin variants into `dir`; returns (vrm1, vrm0) paths.
 pub fn mannequins(dir: &Path) -> (PathBuf, PathBuf) {
     let v1 = dir.join("mannequin.vrm");
@@ -233,18 +248,10 @@ pub fn export_vrma(model: &Path, project: &Path, out: &Path) -> serde_json::Valu
 /// three-vrm's playback of a VRMA on a model at `times` (a JSON array, or `keys`):
 /// `tests/node/play_vrma.mjs`.
 pub fn play_vrma(model: &Path, anim: &Path, times: &str) -> serde_json::Value {
-    let out = Command::new("node")
-        .arg(repo().join("tests/node/play_vrma.mjs"))
-        .args([model.as_os_str(), anim.as_os_str()])
-        .arg(times)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "play_vrma failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    node_json(
+        "play_vrma.mjs",
+        &[model.as_os_str(), anim.as_os_str(), times.as_ref()],
+    )
 }
 
 /// The key times of a project (or of `apply`'s output), as written.
