@@ -235,17 +235,24 @@ impl Session {
     }
 
     /// A screenshot once the window has stopped changing (it draws on demand, so it
-    /// settles quickly; on a loaded machine a frame can take a second).
+    /// settles quickly; on a loaded machine a frame can take a second, so it must stay
+    /// the same for three looks in a row).
     fn settled(&self, name: &str, dir: &Path) -> image::RgbaImage {
         let mut last = self.shot(name, dir);
-        for _ in 0..20 {
+        let mut unchanged = 0;
+        for _ in 0..40 {
             pause(0.4);
             let now = self.shot(name, dir);
             let (w, h) = (now.width(), now.height());
-            if changed(&last, &now, (0, w), (0, h)) < 0.0002 {
-                return now;
-            }
+            unchanged = if changed(&last, &now, (0, w), (0, h)) < 0.0002 {
+                unchanged + 1
+            } else {
+                0
+            };
             last = now;
+            if unchanged == 3 {
+                break;
+            }
         }
         last
     }
@@ -271,8 +278,8 @@ impl Session {
 
     /// Chooses a menu item, waiting at each step for the window to show it (on a loaded
     /// machine a frame can take seconds, and a click sent before the menu is drawn lands
-    /// on whatever was under it). `region` holds the open menu and nothing else that
-    /// changes; the menu is closed afterwards (Escape if the item left it open).
+    /// on whatever was under it). `region` holds the open menu; the menu is closed
+    /// afterwards (Escape if the item left it open).
     fn choose(&self, title: (i32, i32), item: (i32, i32), region: Region, dir: &Path) {
         let wait_for = |what: &str, done: &dyn Fn(&image::RgbaImage) -> bool| {
             for _ in 0..60 {
@@ -284,15 +291,25 @@ impl Session {
             panic!("the menu at {title:?}: {what} did not show");
         };
         let (x, y) = region;
+        // The pointer rests on the title first, so that no highlight in `region` goes
+        // out when it moves there; the open menu changes about a tenth of the region, a
+        // highlight a hundredth.
+        self.point(title);
+        pause(0.5);
         let closed = self.shot("menu-closed.png", dir);
         self.click(title);
-        wait_for("opening", &|now| changed(&closed, now, x, y) > 0.01);
+        wait_for("opening", &|now| changed(&closed, now, x, y) > 0.05);
         let open = self.shot("menu-open.png", dir);
         self.click(item);
         wait_for("the choice", &|now| changed(&open, now, x, y) > 0.0005);
-        if changed(&closed, &self.shot("menu.png", dir), x, y) > 0.002 {
+        // The pointer leaves the menu, so that what it hovers once the menu closes (a
+        // highlight, a tooltip) is not taken for the menu.
+        xdotool(&self.display, &["mousemove", "400", "11"]);
+        let still_open =
+            |now: &image::RgbaImage| changed(&open, now, x, y) < changed(&closed, now, x, y);
+        if still_open(&self.shot("menu.png", dir)) {
             xdotool(&self.display, &["key", "Escape"]);
-            wait_for("closing", &|now| changed(&closed, now, x, y) <= 0.002);
+            wait_for("closing", &|now| !still_open(now));
         }
     }
 
@@ -1306,7 +1323,7 @@ fn the_view_menus_spring_toggle_lets_the_hair_hang_or_holds_it_as_modelled() {
     )
     .unwrap();
     let saved = dir.join("at-exit.json");
-    let s = start_for(&dir, &project, &saved, 60);
+    let s = start_for(&dir, &project, &saved, 180);
     let view = ((280, 1100), (30, 480));
     let toggle = || s.choose(VIEW_MENU, VIEW_SPRING_BONES, VIEW_MENU_ITEMS, &dir);
     // Live, the default: the hair has hung and come to rest.
@@ -1326,6 +1343,7 @@ fn the_view_menus_spring_toggle_lets_the_hair_hang_or_holds_it_as_modelled() {
         back < off / 4.0,
         "switched on again, it hangs as before ({back:.4} against {off:.4})"
     );
+    ctrl_chord(&s.display, "q");
     let _ = s.finish(&saved);
 }
 
