@@ -229,6 +229,7 @@ fn vr_ready() -> Option<PathBuf> {
 /// The editor in VR on Monado, in an X server of its own.
 struct VrRun {
     _xvfb: Xvfb,
+    display: String,
     child: Child,
     lines: Receiver<String>,
     /// Every log line so far.
@@ -249,6 +250,7 @@ impl VrRun {
         let mut all_envs = vec![("XR_RUNTIME_JSON", manifest.to_str().unwrap())];
         all_envs.extend_from_slice(envs);
         let (child, lines) = start_editor(&display, &all_args, &all_envs);
+        let display_name = display.clone();
         let mut seen = Vec::new();
         let focused = wait_for_line(
             &lines,
@@ -259,12 +261,32 @@ impl VrRun {
         assert!(focused, "the session never reached FOCUSED: {seen:#?}");
         VrRun {
             _xvfb: xvfb,
+            display: display_name,
             child,
             lines,
             seen,
             launched,
             exit_after,
         }
+    }
+
+    /// Ctrl+S in the desktop window (the project was opened from `path`, so it saves
+    /// there), then the project as written (waiting for the file to change).
+    fn save(&self, path: &Path) -> serde_json::Value {
+        let written = || std::fs::metadata(path).and_then(|m| m.modified()).ok();
+        let before = written();
+        let window = wait_for_window(&self.display);
+        xdotool(&self.display, &["windowfocus", "--sync", &window]);
+        ctrl_chord(&self.display, "s");
+        for _ in 0..50 {
+            if written() != before {
+                break;
+            }
+            pause(0.2);
+        }
+        assert_ne!(written(), before, "Ctrl+S wrote {}", path.display());
+        pause(0.3); // written whole (the save replaces the file in one rename)
+        serde_json::from_slice(&std::fs::read(path).expect("saved")).unwrap()
     }
 
     /// A scripted sequence must be over 5 s before --exit-after ends the app.
@@ -479,6 +501,26 @@ impl Feeder {
                     r.position = p
                 } else {
                     l.position = p
+                }
+            });
+            std::thread::sleep(Duration::from_secs_f32(secs / steps as f32));
+        }
+    }
+}
+
+impl Feeder {
+    /// Turns one hand's controller by `angle` about its own forward axis (−Z), from
+    /// `start`, over `secs`, at ~60 steps a second.
+    fn twist(&self, right_hand: bool, start: Quat, angle: f32, secs: f32) {
+        let forward = start * Vec3::NEG_Z;
+        let steps = (secs * 60.0) as usize;
+        for i in 1..=steps {
+            let q = Quat::from_axis_angle(forward, angle * i as f32 / steps as f32) * start;
+            self.set(|l, r| {
+                if right_hand {
+                    r.rotation = q
+                } else {
+                    l.rotation = q
                 }
             });
             std::thread::sleep(Duration::from_secs_f32(secs / steps as f32));
@@ -753,4 +795,260 @@ fn a_pinch_lifts_a_foot_and_a_laser_lowers_the_hips_and_the_saved_project_shows_
     );
     assert!(at(&world, Bone::RightFoot).distance(at(&rest, Bone::RightFoot)) < 0.005);
     assert!(at(&world, Bone::LeftFoot).distance(foot + lift) < 0.01);
+}
+
+/// Grab the head's turn handle and twist the controller 30° about its forward axis: the
+/// head turns 30° about that axis and nothing below it moves. Then the neck's handle,
+/// tilted the other way by the left controller: the neck turns (the head rides on it),
+/// the spine still does not. Last, the right index finger's curl sphere, turned
+/// inwards an eighth of a turn: that finger half curls, the others stay straight.
+#[test]
+fn twisting_a_controller_turns_the_head_only_and_the_neck_and_a_finger_their_own() {
+    use vrma_maker::core::hand::{Finger, HandDirections};
+    use vrma_maker::core::humanoid::{Bone, Side};
+    use vrma_maker::core::mannequin::{self, MannequinVariant};
+    use vrma_maker::core::vr::{PoseHandle, spheres};
+
+    let Some(manifest) = vr_ready() else {
+        return;
+    };
+    let dir = scratch("vr-turn");
+    let port = 5300 + (std::process::id() % 500) as u16;
+    let config = remote_config(&dir, port);
+    let saved = dir.join("saved.json");
+    let rig = vrma_maker::core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
+    let rest_pose = vrma_maker::core::pose::Pose::default();
+    let rest = rig.world_pose(&rest_pose);
+    let handle_at = |handle: PoseHandle| {
+        spheres(&rig, &HandDirections::measure(&rig), &rest_pose)
+            .into_iter()
+            .find(|s| s.handle == handle)
+            .unwrap()
+            .center
+    };
+    let head = handle_at(PoseHandle::Turn(Bone::Head));
+    let neck = handle_at(PoseHandle::Turn(Bone::Neck));
+    let index = handle_at(PoseHandle::Curl(Bone::RightIndexProximal));
+    // The right controller is held pitched down a little and turned, so its forward
+    // axis is none of the world's.
+    let held = Quat::from_rotation_y(0.35) * Quat::from_rotation_x(-0.25);
+    let forward = held * Vec3::NEG_Z;
+    let mut right = Controller::at(floor_space(head));
+    right.rotation = held;
+    let park_left = floor_space(Vec3::new(-0.8, 1.0, 0.6));
+    let feeder = Feeder::start(port, Controller::at(park_left), right);
+    let run = VrRun::start(
+        &manifest,
+        80,
+        &["--save-on-exit", saved.to_str().unwrap()],
+        &[("XDG_CONFIG_HOME", config.to_str().unwrap())],
+    );
+    pause(2.0);
+    let twist = 30f32.to_radians();
+    feeder.set(|_, r| r.squeeze = 1.0);
+    pause(1.0);
+    feeder.twist(true, held, twist, 1.5);
+    pause(1.5);
+    feeder.set(|_, r| r.squeeze = 0.0);
+    pause(1.0);
+    // The right hand leaves; the left one takes the neck and turns it 20° the other way
+    // about its own forward axis (the world's −Z).
+    feeder.glide(
+        true,
+        floor_space(head),
+        floor_space(Vec3::new(0.8, 1.0, 0.6)),
+        0.5,
+    );
+    feeder.glide(false, park_left, floor_space(neck), 1.0);
+    pause(1.0);
+    feeder.set(|l, _| l.squeeze = 1.0);
+    pause(1.0);
+    let neck_twist = -20f32.to_radians();
+    feeder.twist(false, Quat::IDENTITY, neck_twist, 1.5);
+    pause(1.5);
+    feeder.set(|l, _| l.squeeze = 0.0);
+    pause(1.0);
+    // The right hand takes its index finger's curl sphere and turns inwards an eighth.
+    let right_now = Quat::from_axis_angle(forward, twist) * held;
+    feeder.glide(
+        true,
+        floor_space(Vec3::new(0.8, 1.0, 0.6)),
+        floor_space(index),
+        1.0,
+    );
+    pause(1.0);
+    feeder.set(|_, r| r.squeeze = 1.0);
+    pause(1.0);
+    feeder.twist(true, right_now, std::f32::consts::FRAC_PI_4, 1.5);
+    pause(1.5);
+    feeder.set(|_, r| r.squeeze = 0.0);
+    pause(1.0);
+    run.assert_in_time();
+    run.finish(Duration::from_secs(120));
+    drop(feeder);
+
+    let project =
+        vrma_maker::core::project::Project::load(&saved, &mut Vec::new()).expect("saved project");
+    let world = rig.world_pose(&project.pose);
+    let pose = &project.pose;
+    // The head's own turn, as it was made (its parents were at rest then): 30° about the
+    // controller's forward axis.
+    let hands = HandDirections::measure(&rig);
+    let curl = |finger| hands.read_finger(pose, Side::Right, finger).curl;
+    assert!(
+        (curl(Finger::Index) - 0.5).abs() < 0.05,
+        "an eighth of a turn half curls the index: {}",
+        curl(Finger::Index)
+    );
+    for finger in [Finger::Thumb, Finger::Middle, Finger::Ring, Finger::Little] {
+        assert!(
+            curl(finger).abs() < 1e-3,
+            "{finger:?} curled {}",
+            curl(finger)
+        );
+    }
+    let (axis, angle) = pose.rotation(Bone::Head).to_axis_angle();
+    eprintln!(
+        "head turned {:.2}° about {axis} (controller forward {forward})",
+        angle.to_degrees()
+    );
+    assert!(
+        (angle - twist).abs() < 1f32.to_radians(),
+        "the head turned {:.2}°",
+        angle.to_degrees()
+    );
+    assert!(
+        axis.angle_between(forward) < 1f32.to_radians(),
+        "about {axis}, the controller's forward is {forward}"
+    );
+    // The neck: 20° about the world's −Z, the way the left controller turned.
+    let (axis, angle) = pose.rotation(Bone::Neck).to_axis_angle();
+    let (axis, angle) = if axis.z > 0.0 {
+        (-axis, -angle)
+    } else {
+        (axis, angle)
+    };
+    assert!(
+        (angle - neck_twist).abs() < 1f32.to_radians() && axis.angle_between(Vec3::NEG_Z) < 0.02,
+        "the neck turned {:.2}° about {axis}",
+        angle.to_degrees()
+    );
+    // The head rode on the neck; nothing below the neck moved.
+    let head_world = world[Bone::Head.index()].unwrap().1;
+    let neck_world = world[Bone::Neck.index()].unwrap().1;
+    assert!(head_world.angle_between(neck_world * pose.rotation(Bone::Head)) < 1e-4);
+    for bone in [Bone::UpperChest, Bone::Chest, Bone::Spine, Bone::Hips] {
+        let (_, was) = rest[bone.index()].unwrap();
+        let (_, is) = world[bone.index()].unwrap();
+        assert!(
+            is.angle_between(was) < 1e-4,
+            "{bone} turned {:.3}°",
+            is.angle_between(was).to_degrees()
+        );
+    }
+}
+
+/// The face buttons and the right stick, checked by what the project holds: B brings
+/// back exactly the state saved before the last edit, Y the state after it; the right
+/// stick moves the playhead while playback is off, and it stays there.
+#[test]
+fn b_and_y_bring_back_the_saved_states_and_the_right_stick_scrubs_while_stopped() {
+    use vrma_maker::core::humanoid::Bone;
+    use vrma_maker::core::mannequin::{self, MannequinVariant};
+
+    let Some(manifest) = vr_ready() else {
+        return;
+    };
+    let dir = scratch("vr-buttons");
+    let port = 5800 + (std::process::id() % 500) as u16;
+    let config = remote_config(&dir, port);
+    let (model, _) = mannequins(&dir);
+    let project = dir.join("project.json");
+    std::fs::write(
+        &project,
+        serde_json::json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0.0, "keys": [
+            {"id": 1, "t": 0, "pose": {"bones": {"leftUpperArm": [0, 0, 0.5, 0.866]}}},
+            {"id": 2, "t": 2, "pose": {"bones": {"spine": [0, 0.3, 0, 0.95]}}}]})
+        .to_string(),
+    )
+    .unwrap();
+    let at_exit = dir.join("at-exit.json");
+    let rig = vrma_maker::core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
+    let hips = rig.world_pose(&vrma_maker::core::pose::Pose::default())[Bone::Hips.index()]
+        .unwrap()
+        .0;
+    let feeder = Feeder::start(
+        port,
+        Controller::at(floor_space(Vec3::new(-0.8, 1.0, 0.6))),
+        Controller::at(floor_space(hips)),
+    );
+    let run = VrRun::start(
+        &manifest,
+        90,
+        &[
+            project.to_str().unwrap(),
+            "--save-on-exit",
+            at_exit.to_str().unwrap(),
+        ],
+        &[("XDG_CONFIG_HOME", config.to_str().unwrap())],
+    );
+    pause(2.0);
+    let kept = |p: &serde_json::Value| serde_json::json!({"keys": p["keys"], "pose": p["pose"]});
+    let before = run.save(&project);
+
+    // The edit: the hips down 0.1 m (the key at the playhead takes it).
+    feeder.set(|_, r| r.squeeze = 1.0);
+    pause(1.0);
+    feeder.glide(
+        true,
+        floor_space(hips),
+        floor_space(hips - Vec3::Y * 0.1),
+        1.5,
+    );
+    pause(1.0);
+    feeder.set(|_, r| r.squeeze = 0.0);
+    pause(1.0);
+    let after = run.save(&project);
+    assert_ne!(kept(&after), kept(&before), "the grab changed the project");
+    let press = |right_hand: bool| {
+        feeder.set(|l, r| if right_hand { r.b = true } else { l.b = true });
+        pause(0.6);
+        feeder.set(|l, r| {
+            l.b = false;
+            r.b = false;
+        });
+        pause(0.8);
+    };
+    press(true); // B: undo
+    let undone = run.save(&project);
+    assert_eq!(
+        kept(&undone),
+        kept(&before),
+        "B brings back the state before the edit"
+    );
+    press(false); // Y: redo
+    let redone = run.save(&project);
+    assert_eq!(
+        kept(&redone),
+        kept(&after),
+        "Y brings back the state after it"
+    );
+
+    // The right stick, playback off: the playhead moves, then stays.
+    assert_eq!(redone["playhead"].as_f64(), Some(0.0));
+    feeder.set(|_, r| r.stick = Vec2::new(1.0, 0.0));
+    pause(1.0);
+    feeder.set(|_, r| r.stick = Vec2::ZERO);
+    pause(0.5);
+    let scrubbed = run.save(&project)["playhead"].as_f64().unwrap();
+    assert!(
+        (0.3..1.6).contains(&scrubbed),
+        "about a second of full deflection moved the playhead to {scrubbed}"
+    );
+    pause(1.0);
+    let later = run.save(&project)["playhead"].as_f64().unwrap();
+    assert_eq!(later, scrubbed, "playback stayed off");
+    run.assert_in_time();
+    run.finish(Duration::from_secs(120));
+    drop(feeder);
 }

@@ -312,26 +312,10 @@ impl HandDirections {
         let axes = &self.hands[side_slot(side)];
         let [first, second, _] = finger.bones(side);
         let (full, spread_angle) = finger.full_turns();
-        let angle_about = |q: Quat, axis: Vec3| {
-            // The twist of q about `axis` (swing–twist split).
-            let v = Vec3::new(q.x, q.y, q.z);
-            let p = axis * v.dot(axis);
-            let twist = Quat::from_xyzw(p.x, p.y, p.z, q.w).normalize();
-            let angle = 2.0 * twist.w.clamp(-1.0, 1.0).acos();
-            let sign = if Vec3::new(twist.x, twist.y, twist.z).dot(axis) < 0.0 {
-                -1.0
-            } else {
-                1.0
-            };
-            let angle = if angle > std::f32::consts::PI {
-                angle - std::f32::consts::TAU
-            } else {
-                angle
-            };
-            if angle.is_finite() { angle * sign } else { 0.0 }
-        };
-        let curl = angle_about(pose.rotation(second), axes.curl[finger.slot()]) / full[1];
-        let spread = angle_about(pose.rotation(first), axes.spread[finger.slot()]) / spread_angle;
+        let curl =
+            crate::math::twist_angle(pose.rotation(second), axes.curl[finger.slot()]) / full[1];
+        let spread = crate::math::twist_angle(pose.rotation(first), axes.spread[finger.slot()])
+            / spread_angle;
         FingerShape {
             curl,
             spread,
@@ -348,7 +332,8 @@ fn clamp_or_zero(x: f32, range: (f32, f32)) -> f32 {
     }
 }
 
-fn hand_bone(side: Side) -> Bone {
+/// A side's hand bone.
+pub fn hand_bone(side: Side) -> Bone {
     match side {
         Side::Left => Bone::LeftHand,
         Side::Right => Bone::RightHand,

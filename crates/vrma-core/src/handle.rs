@@ -5,7 +5,8 @@
 use glam::{Quat, Vec3};
 
 use crate::edit::PoseEdit;
-use crate::humanoid::Bone;
+use crate::hand::Finger;
+use crate::humanoid::{Bone, Side};
 use crate::ik::Limb;
 use crate::project::Settings;
 
@@ -20,6 +21,8 @@ pub enum PoseHandle {
     Hips,
     /// Any other bone: it rotates, it does not move.
     Turn(Bone),
+    /// A finger in VR (on its first bone): twisting the controller curls it.
+    Curl(Bone),
 }
 
 /// The handles that move (hands, feet, elbows, knees, hips): the VR spheres, the gizmo's
@@ -36,6 +39,28 @@ pub const MOVABLE_HANDLES: [PoseHandle; 9] = [
     PoseHandle::Hips,
 ];
 
+/// The handles that turn in VR (grab and twist: the bone follows the controller's
+/// rotation change): the torso, neck, head and shoulders. In a fixed order. The
+/// fingers' curl handles follow them ([`curl_handles`]).
+pub const TURN_HANDLES: [PoseHandle; 7] = [
+    PoseHandle::Turn(Bone::Spine),
+    PoseHandle::Turn(Bone::Chest),
+    PoseHandle::Turn(Bone::UpperChest),
+    PoseHandle::Turn(Bone::Neck),
+    PoseHandle::Turn(Bone::Head),
+    PoseHandle::Turn(Bone::LeftShoulder),
+    PoseHandle::Turn(Bone::RightShoulder),
+];
+
+/// One curl handle per digit of each hand (on the digit's first bone), left hand first.
+pub fn curl_handles() -> impl Iterator<Item = PoseHandle> {
+    Side::BOTH.into_iter().flat_map(|side| {
+        Finger::ALL
+            .into_iter()
+            .map(move |finger| PoseHandle::Curl(finger.bones(side)[0]))
+    })
+}
+
 impl PoseHandle {
     /// The handle of a bone.
     pub fn of(bone: Bone) -> PoseHandle {
@@ -48,7 +73,7 @@ impl PoseHandle {
     /// The bone the handle sits on.
     pub fn bone(self) -> Bone {
         match self {
-            PoseHandle::Reach(bone) | PoseHandle::Turn(bone) => bone,
+            PoseHandle::Reach(bone) | PoseHandle::Turn(bone) | PoseHandle::Curl(bone) => bone,
             PoseHandle::Pole(limb) => limb.bones()[1],
             PoseHandle::Hips => Bone::Hips,
         }
@@ -56,7 +81,7 @@ impl PoseHandle {
 
     /// Whether dragging it moves the bone (G, gizmo arrows, VR grabs).
     pub fn moves(self) -> bool {
-        !matches!(self, PoseHandle::Turn(_))
+        !matches!(self, PoseHandle::Turn(_) | PoseHandle::Curl(_))
     }
 
     /// VR sphere radius in metres (SPEC §10).
@@ -66,6 +91,22 @@ impl PoseHandle {
             PoseHandle::Pole(_) => 0.04,
             PoseHandle::Hips => 0.07,
             PoseHandle::Turn(_) => 0.03,
+            PoseHandle::Curl(_) => 0.01,
+        }
+    }
+
+    /// Where a VR sphere sits in its bone's frame (the bone's rest frame is the
+    /// world's). Turn handles stand out in front of the body (the avatar faces +Z) so
+    /// that they stay clear of the hips sphere and of each other; the head's is in front
+    /// of the face, the shoulders' above and outside them. (A curl handle sits past its
+    /// fingertip: `vr::spheres` places it.)
+    pub fn sphere_offset(self) -> Vec3 {
+        match self {
+            PoseHandle::Turn(Bone::Head) => Vec3::new(0.0, 0.07, 0.16),
+            PoseHandle::Turn(Bone::LeftShoulder) => Vec3::new(0.06, 0.08, 0.0),
+            PoseHandle::Turn(Bone::RightShoulder) => Vec3::new(-0.06, 0.08, 0.0),
+            PoseHandle::Turn(_) => Vec3::new(0.0, 0.0, 0.16),
+            _ => Vec3::ZERO,
         }
     }
 
@@ -85,6 +126,7 @@ impl PoseHandle {
             PoseHandle::Pole(_) => [0.95, 0.85, 0.15],
             PoseHandle::Hips => [0.25, 0.95, 0.35],
             PoseHandle::Turn(_) => [0.85, 0.85, 0.9],
+            PoseHandle::Curl(_) => [0.95, 0.5, 0.8],
         }
     }
 
@@ -103,7 +145,7 @@ impl PoseHandle {
                 rotate: None,
                 pin_feet: settings.pin_feet,
             },
-            PoseHandle::Turn(_) => return None,
+            PoseHandle::Turn(_) | PoseHandle::Curl(_) => return None,
         })
     }
 

@@ -25,6 +25,26 @@ pub fn angle_between(a: Quat, b: Quat) -> f32 {
     2.0 * d.xyz().length().atan2(d.w.abs())
 }
 
+/// The signed angle (radians, −π..π) by which `q` turns about the unit `axis`: the
+/// twist of its swing–twist split; 0 when it has none.
+pub fn twist_angle(q: Quat, axis: Vec3) -> f32 {
+    let v = Vec3::new(q.x, q.y, q.z);
+    let p = axis * v.dot(axis);
+    let twist = Quat::from_xyzw(p.x, p.y, p.z, q.w).normalize();
+    let angle = 2.0 * twist.w.clamp(-1.0, 1.0).acos();
+    let sign = if Vec3::new(twist.x, twist.y, twist.z).dot(axis) < 0.0 {
+        -1.0
+    } else {
+        1.0
+    };
+    let angle = if angle > std::f32::consts::PI {
+        angle - std::f32::consts::TAU
+    } else {
+        angle
+    };
+    if angle.is_finite() { angle * sign } else { 0.0 }
+}
+
 /// Where a ray (origin, unit direction) meets the plane through `point` with `normal`;
 /// `None` when the ray runs along the plane or points away from it.
 pub fn ray_plane(origin: Vec3, dir: Vec3, point: Vec3, normal: Vec3) -> Option<Vec3> {

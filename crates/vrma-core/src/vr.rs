@@ -9,8 +9,9 @@
 
 use glam::{Quat, Vec2, Vec3};
 
-use crate::edit::{Edit, Gesture, KeyEdit};
-pub use crate::handle::{MOVABLE_HANDLES, PoseHandle};
+use crate::edit::{Edit, Gesture, KeyEdit, PoseEdit};
+use crate::hand::{Finger, FingerShape, HandDirections, hand_bone};
+pub use crate::handle::{MOVABLE_HANDLES, PoseHandle, TURN_HANDLES, curl_handles};
 use crate::pose::Pose;
 use crate::project::Settings;
 use crate::rig::Rig;
@@ -42,21 +43,69 @@ pub struct Sphere {
     pub center: Vec3,
     /// The bone's world rotation: the sphere's local frame.
     pub rotation: Quat,
+    /// The parent bone's world rotation (identity for the hips): a turn handle's world
+    /// rotation becomes the bone's local one through it.
+    pub parent_rotation: Quat,
     pub radius: f32,
+    /// Curl handles: the digit's shape now (a twist curls it from there).
+    pub finger: Option<FingerShape>,
 }
 
-/// The spheres of a posed rig (bones the model lacks have none).
-pub fn spheres(rig: &Rig, pose: &Pose) -> Vec<Sphere> {
-    let world = rig.world_pose(pose);
+/// Every VR sphere: the ones that move, the ones that turn, the fingers' curls.
+pub fn vr_handles() -> impl Iterator<Item = PoseHandle> {
     MOVABLE_HANDLES
-        .iter()
-        .filter_map(|&handle| {
-            let (center, rotation) = world[handle.bone().index()]?;
+        .into_iter()
+        .chain(TURN_HANDLES)
+        .chain(curl_handles())
+}
+
+/// How far to the side a curl handle sits from its fingertip, as a share of the tip's
+/// sideways distance from the middle fingertip: fanned out like that, neighbouring
+/// fingers' handles stay apart.
+const CURL_HANDLE_FAN: f32 = 0.8;
+/// How far (metres) past its fingertip, along the hand, a curl handle sits.
+const CURL_HANDLE_REACH: f32 = 0.015;
+/// A twist of the controller by this much (radians) curls a finger fully.
+pub const FULL_CURL_TWIST: f32 = std::f32::consts::FRAC_PI_2;
+
+/// The spheres of a posed rig (bones the model lacks have none); `hands` reads the
+/// fingers' curls.
+pub fn spheres(rig: &Rig, hands: &HandDirections, pose: &Pose) -> Vec<Sphere> {
+    let world = rig.world_pose(pose);
+    let tip = |side, finger: Finger| {
+        let last = finger.bones(side)[2];
+        let (end, rotation) = world[last.index()]?;
+        Some(end + rotation * rig.bone(last)?.rest_offset)
+    };
+    vr_handles()
+        .filter_map(|handle| {
+            let bone = handle.bone();
+            let (origin, rotation) = world[bone.index()]?;
+            let parent_rotation = rig
+                .bone(bone)
+                .and_then(|b| b.parent)
+                .and_then(|p| world[p.index()])
+                .map_or(Quat::IDENTITY, |(_, r)| r);
+            let (center, finger) = match handle {
+                PoseHandle::Curl(_) => {
+                    let (finger, side) = Finger::of_bone(bone)?;
+                    let at = tip(side, finger)?;
+                    let middle = tip(side, Finger::Middle).unwrap_or(at);
+                    let wrist = world[hand_bone(side).index()].map_or(at, |w| w.0);
+                    let along = (middle - wrist).normalize_or_zero();
+                    let aside = (at - middle) - along * (at - middle).dot(along);
+                    let center = at + aside * CURL_HANDLE_FAN + along * CURL_HANDLE_REACH;
+                    (center, Some(hands.read_finger(pose, side, finger)))
+                }
+                _ => (origin + rotation * handle.sphere_offset(), None),
+            };
             Some(Sphere {
                 handle,
                 center,
                 rotation,
+                parent_rotation,
                 radius: handle.sphere_radius(),
+                finger,
             })
         })
         .collect()
@@ -171,6 +220,16 @@ pub struct Grab {
     pub last_center: Vec3,
     /// Pinch grabs: the fingertip gap last frame.
     pub last_gap: f32,
+    /// Turn handles: the controller's rotation when it took hold (`None` when it had
+    /// none: the sphere then stays as it is).
+    pub turn_from: Option<Quat>,
+    /// Turn handles: the parent's world rotation when grabbed (used when the sphere
+    /// goes missing from a frame's list).
+    pub parent_rotation: Quat,
+    /// Turn handles: the last local rotation sent (no edit when the hand is still).
+    pub last_turn: Quat,
+    /// Curl handles: the digit's shape when grabbed.
+    pub finger: Option<FingerShape>,
 }
 
 impl Grab {
@@ -183,7 +242,44 @@ impl Grab {
             rotation: sphere.rotation,
             last_center: sphere.center,
             last_gap: 0.0,
+            turn_from: None,
+            parent_rotation: sphere.parent_rotation,
+            last_turn: sphere.parent_rotation.inverse() * sphere.rotation,
+            finger: sphere.finger,
         }
+    }
+
+    /// A turn handle's new local rotation: the bone turns in the world by the
+    /// controller's rotation since it took hold (`parent` is the parent bone's world
+    /// rotation now). `None` without a rotation to follow.
+    pub fn turned(&self, pointer_now: Quat, parent: Quat) -> Option<Quat> {
+        let from = self.turn_from?;
+        let world = pointer_now * from.inverse() * self.rotation;
+        let local = (parent.inverse() * world).normalize();
+        local.is_finite().then_some(local)
+    }
+
+    /// A curl handle's edit: the digit curls from its shape when grabbed by the
+    /// controller's twist about its own forward axis since then, a quarter turn for a
+    /// full curl. The right hand curls turning clockwise (seen along the controller's
+    /// forward), the left anticlockwise, as a wrist turns inwards.
+    pub fn curled(&self, pointer_now: Quat) -> Option<PoseEdit> {
+        let (from, start) = (self.turn_from?, self.finger?);
+        let PoseHandle::Curl(bone) = self.handle else {
+            return None;
+        };
+        let forward = from * Vec3::NEG_Z;
+        let twist = crate::math::twist_angle(pointer_now * from.inverse(), forward);
+        let inwards = if bone.side() == Some(crate::humanoid::Side::Left) {
+            -1.0
+        } else {
+            1.0
+        };
+        Some(PoseEdit::Finger {
+            bone,
+            curl: (start.curl + inwards * twist / FULL_CURL_TWIST).clamp(-0.25, 1.0),
+            spread: start.spread,
+        })
     }
 
     /// Where the sphere's centre goes so that its grab point is at `hand_point`.
@@ -217,6 +313,15 @@ pub fn pinch_held(was: bool, tips: Option<(Vec3, Vec3)>) -> bool {
             let d = index.distance(thumb);
             if was { d <= PINCH_END } else { d < PINCH_START }
         }
+    }
+}
+
+/// The rotation a grab from `source` turns with this frame: the grip's for squeezes and
+/// pinches, the laser's for trigger grabs.
+fn pointer_rotation(source: GrabSource, input: &HandInput) -> Option<Quat> {
+    match source {
+        GrabSource::Grip | GrabSource::Pinch => input.grip.map(|g| g.rotation),
+        GrabSource::Laser { .. } | GrabSource::PinchLaser { .. } => input.aim.map(|a| a.rotation),
     }
 }
 
@@ -324,6 +429,12 @@ impl Grabber {
                 } else {
                     None
                 };
+                if let Some(grab) = hand.grab.as_mut() {
+                    grab.turn_from = pointer_rotation(grab.source, input);
+                    if let (PoseHandle::Curl(_), Some(from)) = (grab.handle, grab.turn_from) {
+                        grab.last_turn = from;
+                    }
+                }
             }
 
             // Fingers of a pinch closing or opening: the grab point moves with them.
@@ -339,6 +450,35 @@ impl Grabber {
                     grab.local_point = grab.rotation.inverse() * (mid - grab.last_center);
                     continue;
                 }
+            }
+
+            // Turn: the bone follows the controller's rotation, it does not move.
+            if let Some(grab) = hand.grab.as_mut()
+                && !grab.handle.moves()
+            {
+                let parent = spheres
+                    .iter()
+                    .find(|s| s.handle == grab.handle)
+                    .map_or(grab.parent_rotation, |s| s.parent_rotation);
+                let now = pointer_rotation(grab.source, input);
+                if let PoseHandle::Curl(_) = grab.handle {
+                    // The turn is the controller's; it stands in for the last one sent.
+                    if let Some(now) = now
+                        && now.angle_between(grab.last_turn) > 1e-4
+                        && let Some(edit) = grab.curled(now)
+                    {
+                        grab.last_turn = now;
+                        edits.push(Edit::preview(edit));
+                        self.gesture_open = true;
+                    }
+                } else if let Some(local) = now.and_then(|now| grab.turned(now, parent))
+                    && local.angle_between(grab.last_turn) > 1e-4
+                {
+                    grab.last_turn = local;
+                    edits.push(Edit::preview(grab.handle.turn_to(local, settings)));
+                    self.gesture_open = true;
+                }
+                continue;
             }
 
             // Follow.
@@ -552,7 +692,9 @@ mod tests {
             handle,
             center,
             rotation: Quat::IDENTITY,
+            parent_rotation: Quat::IDENTITY,
             radius: handle.sphere_radius(),
+            finger: None,
         }
     }
 
@@ -578,11 +720,43 @@ mod tests {
         let rig = rig();
         let pose = Pose::default();
         let world = rig.world_pose(&pose);
-        let spheres = spheres(&rig, &pose);
-        assert_eq!(spheres.len(), MOVABLE_HANDLES.len());
+        let spheres = spheres(&rig, &HandDirections::measure(&rig), &pose);
+        let present = vr_handles()
+            .filter(|h| rig.bone(h.bone()).is_some())
+            .count();
+        assert_eq!(spheres.len(), present);
+        assert!(
+            present > MOVABLE_HANDLES.len() + 4,
+            "turn handles: {present}"
+        );
         for s in &spheres {
             let (at, _) = world[s.handle.bone().index()].unwrap();
-            assert!(s.center.distance(at) < 1e-6);
+            let offset = s.center.distance(at);
+            if s.handle.moves() {
+                assert!(offset < 1e-6);
+            } else if let PoseHandle::Curl(bone) = s.handle {
+                // By its own fingertip: within 5 cm of it, nearer to it than to any other.
+                let (finger, side) = Finger::of_bone(bone).unwrap();
+                let tip = |f| crate::hand::fingertip(&rig, &pose, side, f).unwrap();
+                let own = s.center.distance(tip(finger));
+                assert!(own < 0.05, "{bone}: {own}");
+                for other in Finger::ALL.into_iter().filter(|f| *f != finger) {
+                    assert!(s.center.distance(tip(other)) > own, "{bone} by {other:?}");
+                }
+                assert!(s.finger.is_some());
+            } else {
+                // In front of (or above) its bone, within reach of it.
+                assert!((0.05..0.25).contains(&offset), "{:?}: {offset}", s.handle);
+            }
+        }
+        // No two spheres overlap: a grab at one's centre takes that one.
+        for (i, a) in spheres.iter().enumerate() {
+            for b in &spheres[i + 1..] {
+                let gap = a.center.distance(b.center) - a.radius - b.radius;
+                assert!(gap > 0.01, "{:?} and {:?}: {gap}", a.handle, b.handle);
+            }
+            let held = nearest_within(&spheres, a.center, GRIP_REACH, &[]);
+            assert_eq!(held.map(|k| spheres[k].handle), Some(a.handle));
         }
         let radius = |h| spheres.iter().find(|s| s.handle == h).unwrap().radius;
         assert_eq!(radius(PoseHandle::Reach(Bone::LeftHand)), 0.05);
@@ -877,13 +1051,13 @@ mod tests {
         let mut editor = crate::edit::Editor::new(rig.clone());
         let settings = editor.settings;
         let before = rig.world_pose(&editor.pose);
-        let all = spheres(&rig, &editor.pose);
+        let all = spheres(&rig, &editor.hands, &editor.pose);
         let hips = *all.iter().find(|s| s.handle == PoseHandle::Hips).unwrap();
         let mut grabber = Grabber::default();
         let idle = HandInput::default();
         for step in 0..=20 {
             let at = hips.center - Vec3::Y * 0.01 * step as f32;
-            let spheres_now = spheres(&rig, &editor.pose);
+            let spheres_now = spheres(&rig, &editor.hands, &editor.pose);
             for edit in grabber.update([&idle, &controller(at, 1.0)], &spheres_now, &settings) {
                 editor.apply(edit).unwrap();
             }
@@ -891,7 +1065,7 @@ mod tests {
         let end = hips.center - Vec3::Y * 0.2;
         for edit in grabber.update(
             [&idle, &controller(end, 0.0)],
-            &spheres(&rig, &editor.pose),
+            &spheres(&rig, &editor.hands, &editor.pose),
             &settings,
         ) {
             editor.apply(edit).unwrap();
@@ -908,6 +1082,137 @@ mod tests {
         editor.apply(Edit::Undo).unwrap();
         let undone = rig.world_pose(&editor.pose);
         assert!(undone[Bone::Hips.index()].unwrap().0.distance(hips.center) < 1e-6);
+    }
+
+    /// A grip on the head's sphere, twisted 30° about the controller's forward axis
+    /// (and carried a little, which does not matter): the head turns 30° about that
+    /// axis in the world, its parents stay, and letting go is one undo step.
+    #[test]
+    fn a_gripped_turn_handle_turns_its_bone_by_the_controllers_twist_only() {
+        let rig = rig();
+        let mut editor = crate::edit::Editor::new(rig.clone());
+        // A bent neck first, so that world and local rotations differ.
+        editor
+            .apply(Edit::Pose(PoseEdit::Rotate {
+                bone: Bone::Neck,
+                rotation: Quat::from_rotation_x(0.4),
+            }))
+            .unwrap();
+        let settings = editor.settings;
+        let before = rig.world_pose(&editor.pose);
+        let head = *spheres(&rig, &editor.hands, &editor.pose)
+            .iter()
+            .find(|s| s.handle == PoseHandle::Turn(Bone::Head))
+            .unwrap();
+        // The controller held tilted, its forward (−Z) pointing at the avatar.
+        let held = Quat::from_rotation_y(0.3) * Quat::from_rotation_x(-0.2);
+        let forward = held * Vec3::NEG_Z;
+        let input = |turn: f32, squeeze: f32| {
+            let rotation = Quat::from_axis_angle(forward, turn) * held;
+            let at = head.center + Vec3::new(0.0, 0.0, 0.02) * turn;
+            HandInput {
+                grip: Some(Pointer::new(at, rotation)),
+                aim: Some(Pointer::new(at, rotation)),
+                squeeze,
+                ..HandInput::default()
+            }
+        };
+        let mut grabber = Grabber::default();
+        let idle = HandInput::default();
+        let twist = 30f32.to_radians();
+        for step in 0..=10 {
+            let turn = twist * step as f32 / 10.0;
+            let now = spheres(&rig, &editor.hands, &editor.pose);
+            for edit in grabber.update([&input(turn, 1.0), &idle], &now, &settings) {
+                editor.apply(edit).unwrap();
+            }
+        }
+        let now = spheres(&rig, &editor.hands, &editor.pose);
+        let released = grabber.update([&input(twist, 0.0), &idle], &now, &settings);
+        assert_eq!(released.last(), Some(&Edit::Gesture(Gesture::End)));
+        for edit in released {
+            editor.apply(edit).unwrap();
+        }
+        let after = rig.world_pose(&editor.pose);
+        let turned = |bone: Bone| {
+            let (_, a) = before[bone.index()].unwrap();
+            let (_, b) = after[bone.index()].unwrap();
+            b * a.inverse()
+        };
+        let (axis, angle) = turned(Bone::Head).to_axis_angle();
+        assert!((angle - twist).abs() < 1e-4, "{}", angle.to_degrees());
+        assert!(axis.dot(forward) > 0.9999, "about {axis}, not {forward}");
+        for bone in [Bone::Neck, Bone::UpperChest, Bone::Chest, Bone::Spine] {
+            assert!(turned(bone).angle_between(Quat::IDENTITY) < 1e-6, "{bone}");
+        }
+        // Each frame replaced the last: one undo step back to the bent neck.
+        editor.apply(Edit::Undo).unwrap();
+        assert_eq!(editor.pose.rotation(Bone::Head), Quat::IDENTITY);
+        assert!(
+            editor
+                .pose
+                .rotation(Bone::Neck)
+                .angle_between(Quat::from_rotation_x(0.4))
+                < 1e-6
+        );
+    }
+
+    /// A grip on a curl sphere, twisted an eighth of a turn inwards: that finger is
+    /// half curled, the others are as they were; the left hand's inwards is the other
+    /// way; each grab is one undo step.
+    #[test]
+    fn twisting_a_curl_handle_curls_that_finger_only() {
+        use crate::hand::Finger;
+        use crate::humanoid::Side;
+        let rig = rig();
+        let mut editor = crate::edit::Editor::new(rig.clone());
+        let settings = editor.settings;
+        let idle = HandInput::default();
+        for (side, inwards) in [(Side::Right, 1.0), (Side::Left, -1.0)] {
+            let bone = Finger::Index.bones(side)[0];
+            let handle = PoseHandle::Curl(bone);
+            let sphere = *spheres(&rig, &editor.hands, &editor.pose)
+                .iter()
+                .find(|s| s.handle == handle)
+                .unwrap();
+            let before = editor.pose.clone();
+            let held = Quat::from_rotation_x(-0.3);
+            let forward = held * Vec3::NEG_Z;
+            let input = |turn: f32, squeeze: f32| {
+                let rotation = Quat::from_axis_angle(forward, turn) * held;
+                HandInput {
+                    grip: Some(Pointer::new(sphere.center, rotation)),
+                    aim: Some(Pointer::new(sphere.center, rotation)),
+                    squeeze,
+                    ..HandInput::default()
+                }
+            };
+            let mut grabber = Grabber::default();
+            let eighth = std::f32::consts::FRAC_PI_4 * inwards;
+            for step in 0..=8 {
+                let turn = eighth * step as f32 / 8.0;
+                let now = spheres(&rig, &editor.hands, &editor.pose);
+                for edit in grabber.update([&idle, &input(turn, 1.0)], &now, &settings) {
+                    editor.apply(edit).unwrap();
+                }
+            }
+            let now = spheres(&rig, &editor.hands, &editor.pose);
+            for edit in grabber.update([&idle, &input(eighth, 0.0)], &now, &settings) {
+                editor.apply(edit).unwrap();
+            }
+            let curl = editor
+                .hands
+                .read_finger(&editor.pose, side, Finger::Index)
+                .curl;
+            assert!((curl - 0.5).abs() < 0.01, "{side:?} index curl {curl}");
+            for finger in Finger::ALL.into_iter().filter(|f| *f != Finger::Index) {
+                for bone in finger.bones(side) {
+                    assert_eq!(editor.pose.rotation(bone), before.rotation(bone), "{bone}");
+                }
+            }
+            editor.apply(Edit::Undo).unwrap();
+            assert_eq!(editor.pose, before, "one undo step");
+        }
     }
 
     #[test]

@@ -324,7 +324,9 @@ fn update_op(
             "hips, feet pinned"
         }
         (OpKind::Move | OpKind::Rotate, PoseHandle::Hips) => "hips",
-        (OpKind::Rotate, _) | (OpKind::Move, PoseHandle::Turn(_)) => "about the view axis",
+        (OpKind::Rotate, _) | (OpKind::Move, PoseHandle::Turn(_) | PoseHandle::Curl(_)) => {
+            "about the view axis"
+        }
     };
     let what = if op.kind == OpKind::Rotate && op.axis.is_some() && what == "about the view axis" {
         "about the locked axis"

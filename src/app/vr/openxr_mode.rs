@@ -35,7 +35,7 @@ use crate::app::session::{
 use crate::core::edit::{Edit, Gesture};
 use crate::core::vr::{
     Buttons, Grabber, HandInput, OneEuroParams, OneEuroVec3, Pointer, button_commands, scrub_step,
-    spheres, walk_step,
+    spheres, vr_handles, walk_step,
 };
 
 /// The player stands this far in front of the avatar.
@@ -434,7 +434,7 @@ fn enter_vr(
     for mut transform in &mut root {
         *transform = Transform::from_xyz(0.0, 0.0, PLAYER_DISTANCE);
     }
-    for handle in crate::core::handle::MOVABLE_HANDLES {
+    for handle in vr_handles() {
         let [r, g, b] = handle.colour();
         commands.spawn((
             SphereMesh(handle),
@@ -618,7 +618,11 @@ fn vr_input(
     }
 
     // Grabs: previews while dragging, one undo step on release.
-    let now = spheres(&session.editor.rig, &session.editor.pose);
+    let now = spheres(
+        &session.editor.rig,
+        &session.editor.hands,
+        &session.editor.pose,
+    );
     let settings = session.editor.settings;
     for edit in input
         .grabber
@@ -674,7 +678,11 @@ fn place_spheres(
     mut meshes: Query<(&SphereMesh, &mut Transform, &mut Visibility)>,
     mut gizmos: Gizmos<VrGizmos>,
 ) {
-    let now = spheres(&session.editor.rig, &session.editor.pose);
+    let now = spheres(
+        &session.editor.rig,
+        &session.editor.hands,
+        &session.editor.pose,
+    );
     let held: Vec<_> = input
         .grabber
         .hands
