@@ -102,7 +102,7 @@ fn bench(c: &mut Criterion) {
         use vrma_maker::core::vr::{Grabber, HandInput, Pointer, spheres};
         let mut editor = Editor::new(rig.clone());
         let settings = editor.settings;
-        let now = spheres(&rig, &editor.pose);
+        let now = spheres(&rig, &editor.hands, &editor.pose);
         let hand = |i: usize, offset: Vec3| HandInput {
             grip: Some(Pointer::new(now[i].center + offset, Quat::IDENTITY)),
             squeeze: 1.0,
@@ -121,7 +121,7 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| {
                     step += 1;
                     let wobble = Vec3::new(0.0, (step % 50) as f32 * 0.002, 0.05);
-                    let now = spheres(&rig, &editor.pose);
+                    let now = spheres(&rig, &editor.hands, &editor.pose);
                     let edits =
                         grabber.update([&hand(0, wobble), &hand(1, -wobble)], &now, &settings);
                     for edit in edits {

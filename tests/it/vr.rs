@@ -271,22 +271,11 @@ impl VrRun {
     }
 
     /// Ctrl+S in the desktop window (the project was opened from `path`, so it saves
-    /// there), then the project as written (waiting for the file to change).
+    /// there), then the project as written.
     fn save(&self, path: &Path) -> serde_json::Value {
-        let written = || std::fs::metadata(path).and_then(|m| m.modified()).ok();
-        let before = written();
         let window = wait_for_window(&self.display);
         xdotool(&self.display, &["windowfocus", "--sync", &window]);
-        ctrl_chord(&self.display, "s");
-        for _ in 0..50 {
-            if written() != before {
-                break;
-            }
-            pause(0.2);
-        }
-        assert_ne!(written(), before, "Ctrl+S wrote {}", path.display());
-        pause(0.3); // written whole (the save replaces the file in one rename)
-        serde_json::from_slice(&std::fs::read(path).expect("saved")).unwrap()
+        save_by_ctrl_s(&self.display, path)
     }
 
     /// A scripted sequence must be over 5 s before --exit-after ends the app.

@@ -195,20 +195,9 @@ impl Session {
         xdotool(&self.display, &["key", "Return"]);
     }
 
-    /// Ctrl+S, then the project as written to `path` (waiting for the new file: each
-    /// save replaces it, so its modification time moves on).
+    /// Ctrl+S, then the project as written to `path`.
     fn save(&self, path: &Path) -> Value {
-        let written = || std::fs::metadata(path).and_then(|m| m.modified()).ok();
-        let before = written();
-        ctrl_chord(&self.display, "s");
-        for _ in 0..50 {
-            if written() != before {
-                break;
-            }
-            pause(0.2);
-        }
-        assert_ne!(written(), before, "Ctrl+S wrote {}", path.display());
-        serde_json::from_slice(&std::fs::read(path).expect("saved")).unwrap()
+        save_by_ctrl_s(&self.display, path)
     }
 
     /// Checks that an action was one undo step: Ctrl+Z brings back `before` exactly,

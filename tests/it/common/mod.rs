@@ -413,6 +413,23 @@ pub fn ctrl_chord(display: &str, key: &str) {
     pause();
 }
 
+/// Ctrl+S in the window on `display`, then the project as written to `path` (waiting
+/// for the new file: each save replaces it in one rename, so its modification time
+/// moves on and what is there is whole).
+pub fn save_by_ctrl_s(display: &str, path: &Path) -> serde_json::Value {
+    let written = || std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let before = written();
+    ctrl_chord(display, "s");
+    for _ in 0..50 {
+        if written() != before {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_ne!(written(), before, "Ctrl+S wrote {}", path.display());
+    serde_json::from_slice(&std::fs::read(path).expect("saved")).unwrap()
+}
+
 /// Fraction of pixels in a box that are not the clear colour (the view's background).
 pub fn covered_fraction(img: &image::RgbaImage, x0: u32, x1: u32, y0: u32, y1: u32) -> f64 {
     let background = img.get_pixel(img.width() / 2, 45); // top of the 3D view, above the head
