@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::Refusal;
 use crate::humanoid::{Bone, Side, finger_bones};
 use crate::pose::Pose;
-use crate::rig::Rig;
+use crate::rig::{Rig, WorldPose};
 
 /// The five digits, thumb first (the order of `humanoid::finger_bones`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -356,8 +356,12 @@ pub fn copy_hand_to_other_side(pose: &mut Pose, from: Side) {
 /// Where a digit's tip is (model space): its last bone's segment continued by the one
 /// before it (models have no tip bone), as long as that segment.
 pub fn fingertip(rig: &Rig, pose: &Pose, side: Side, finger: Finger) -> Option<Vec3> {
+    fingertip_in(rig, &rig.world_pose(pose), side, finger)
+}
+
+/// [`fingertip`] in a world pose already computed.
+pub fn fingertip_in(rig: &Rig, world: &WorldPose, side: Side, finger: Finger) -> Option<Vec3> {
     let last = finger.bones(side)[2];
-    let world = rig.world_pose(pose);
     let (end, rotation) = world[last.index()]?;
     // The last bone's rest offset is the previous segment; the tip continues it.
     Some(end + rotation * rig.bone(last)?.rest_offset)

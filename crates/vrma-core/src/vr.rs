@@ -10,7 +10,7 @@
 use glam::{Quat, Vec2, Vec3};
 
 use crate::edit::{Edit, Gesture, KeyEdit, PoseEdit};
-use crate::hand::{Finger, FingerShape, HandDirections, hand_bone};
+use crate::hand::{Finger, FingerShape, HandDirections, fingertip_in, hand_bone};
 pub use crate::handle::{MOVABLE_HANDLES, PoseHandle, TURN_HANDLES, curl_handles};
 use crate::pose::Pose;
 use crate::project::Settings;
@@ -72,11 +72,7 @@ pub const FULL_CURL_TWIST: f32 = std::f32::consts::FRAC_PI_2;
 /// fingers' curls.
 pub fn spheres(rig: &Rig, hands: &HandDirections, pose: &Pose) -> Vec<Sphere> {
     let world = rig.world_pose(pose);
-    let tip = |side, finger: Finger| {
-        let last = finger.bones(side)[2];
-        let (end, rotation) = world[last.index()]?;
-        Some(end + rotation * rig.bone(last)?.rest_offset)
-    };
+    let tip = |side, finger| fingertip_in(rig, &world, side, finger);
     vr_handles()
         .filter_map(|handle| {
             let bone = handle.bone();
