@@ -1041,3 +1041,162 @@ fn b_and_y_bring_back_the_saved_states_and_the_right_stick_scrubs_while_stopped(
     run.finish(Duration::from_secs(120));
     drop(feeder);
 }
+
+/// Where the panel stands when VR starts, in the world (the player as VR starts).
+fn panel_at_start() -> vrma_maker::core::vr_panel::PanelPlace {
+    use vrma_maker::core::vr::Place;
+    vrma_maker::core::vr_panel::pinned_at_start().in_world(&Place::at_start())
+}
+
+/// The right controller, 0.35 m in front of the panel, aiming its laser (its −Z) straight
+/// at the panel point `at`.
+fn aim_at_panel(feeder: &Feeder, at: Vec2) {
+    let place = panel_at_start();
+    let from = place.point(at) + place.normal() * 0.35;
+    feeder.set(|_, r| {
+        r.position = floor_space(from);
+        r.rotation = place.rotation;
+    });
+    pause(0.8);
+}
+
+/// A trigger pull, released.
+fn pull_trigger(feeder: &Feeder) {
+    feeder.set(|_, r| r.trigger = 1.0);
+    pause(0.6);
+    feeder.set(|_, r| r.trigger = 0.0);
+    pause(0.8);
+}
+
+/// The panel in the headset, worked with the right controller's laser and trigger, each
+/// outcome read from the project as saved: a press on the library's first thumbnail
+/// applies that pose (and B takes it back in one step); a key dragged along the ruler
+/// lands at its new time; the panel's Play runs playback.
+#[test]
+fn the_panels_laser_applies_a_library_pose_moves_a_key_and_plays() {
+    use vrma_maker::core::humanoid::Bone;
+    use vrma_maker::core::pose::{BodyMask, Pose};
+    use vrma_maker::core::vr_panel::{PLAY_BUTTON, RULER, library_slot};
+
+    let Some(manifest) = vr_ready() else {
+        return;
+    };
+    let dir = scratch("vr-panel");
+    let port = 6300 + (std::process::id() % 500) as u16;
+    let config = remote_config(&dir, port);
+    let (model, _) = mannequins(&dir);
+    let project = dir.join("project.json");
+    std::fs::write(
+        &project,
+        serde_json::json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0.0,
+            "settings": {"length": 3.0},
+            "keys": [
+            {"id": 1, "t": 0, "pose": {"bones": {"spine": [0, 0.2, 0, 0.98]}}},
+            {"id": 2, "t": 1, "pose": {"bones": {"spine": [0, -0.2, 0, 0.98]}}}]})
+        .to_string(),
+    )
+    .unwrap();
+    // A library with one pose: the left arm raised.
+    let data = dir.join("data");
+    let mut arm_up = Pose::default();
+    let raised = Quat::from_rotation_z(1.1);
+    arm_up.set_rotation(Bone::LeftUpperArm, raised);
+    let mut library =
+        vrma_maker::core::library::Library::open(&data.join("library")).expect("library");
+    library
+        .add_part("arm up", &arm_up, BodyMask::WholeBody)
+        .expect("saved");
+
+    // The right controller starts aimed at the floor, away from the panel and spheres.
+    let mut right = Controller::at(floor_space(Vec3::new(0.3, 1.0, 1.6)));
+    right.rotation = Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2);
+    let feeder = Feeder::start(
+        port,
+        Controller::at(floor_space(Vec3::new(-0.8, 0.6, 1.9))),
+        right,
+    );
+    let run = VrRun::start(
+        &manifest,
+        100,
+        &[project.to_str().unwrap()],
+        &[
+            ("XDG_CONFIG_HOME", config.to_str().unwrap()),
+            ("VRMA_MAKER_DATA_DIR", data.to_str().unwrap()),
+            ("RUST_LOG", "info,vrma_maker::app::vr=debug"),
+        ],
+    );
+    pause(3.0);
+    let kept = |p: &serde_json::Value| serde_json::json!({"keys": p["keys"], "pose": p["pose"]});
+    let before = run.save(&project);
+
+    // The library's first thumbnail: its pose is applied (and written into the key at
+    // the playhead), in one undo step.
+    aim_at_panel(&feeder, library_slot(0).center());
+    pull_trigger(&feeder);
+    let applied = run.save(&project);
+    let arm = |p: &serde_json::Value| {
+        let q = &p["pose"]["bones"]["leftUpperArm"];
+        Quat::from_xyzw(
+            q[0].as_f64().unwrap_or(0.0) as f32,
+            q[1].as_f64().unwrap_or(0.0) as f32,
+            q[2].as_f64().unwrap_or(0.0) as f32,
+            q[3].as_f64().unwrap_or(1.0) as f32,
+        )
+    };
+    assert!(
+        arm(&applied).angle_between(raised) < 1e-3,
+        "the library pose was not applied: {}",
+        applied["pose"]
+    );
+    feeder.set(|_, r| r.b = true);
+    pause(0.6);
+    feeder.set(|_, r| r.b = false);
+    pause(0.8);
+    let undone = run.save(&project);
+    assert_eq!(kept(&undone), kept(&before), "one B took the pose back");
+
+    // The key at 1 s, dragged along the ruler to 2 s (the ruler spans the 3 s length).
+    let x = |t: f32| RULER.min.x + 10.0 + t / 3.0 * (RULER.size.x - 20.0);
+    let key_row = RULER.min.y + 76.0;
+    let (from, to) = (Vec2::new(x(1.0), key_row), Vec2::new(x(2.0), key_row));
+    aim_at_panel(&feeder, from);
+    let place = panel_at_start();
+    let start = floor_space(place.point(from) + place.normal() * 0.35);
+    let end = start + (place.point(to) - place.point(from));
+    feeder.set(|_, r| r.trigger = 1.0);
+    pause(0.6);
+    feeder.glide(true, start, end, 1.5);
+    pause(0.6);
+    feeder.set(|_, r| r.trigger = 0.0);
+    pause(0.8);
+    let moved = run.save(&project);
+    let times: Vec<f64> = moved["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["t"].as_f64().unwrap())
+        .collect();
+    assert_eq!(times.len(), 2, "{times:?}");
+    assert!(
+        times[0].abs() < 1e-6 && (times[1] - 2.0).abs() < 0.07,
+        "the key did not move from 1 s to 2 s: {times:?}"
+    );
+
+    // Play on the panel: the playhead, still before (no stick, no button), runs by
+    // itself after.
+    let stopped = moved["playhead"].as_f64().unwrap();
+    pause(1.0);
+    assert_eq!(run.save(&project)["playhead"].as_f64(), Some(stopped));
+    aim_at_panel(&feeder, PLAY_BUTTON.center());
+    pull_trigger(&feeder);
+    let first = run.save(&project)["playhead"].as_f64().unwrap();
+    pause(1.0);
+    let second = run.save(&project)["playhead"].as_f64().unwrap();
+    assert!(
+        second != first,
+        "playback did not run: {stopped} → {first} → {second}"
+    );
+    run.assert_in_time();
+    run.finish(Duration::from_secs(120));
+    drop(feeder);
+}

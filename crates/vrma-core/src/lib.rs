@@ -31,6 +31,7 @@ pub mod still;
 pub mod test_avatar;
 pub mod timeline;
 pub mod vr;
+pub mod vr_panel;
 pub mod vrm;
 pub mod vrma;
 

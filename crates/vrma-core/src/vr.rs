@@ -567,6 +567,181 @@ pub fn scrub_step(stick: Vec2, dt: f32) -> f32 {
     deadzone(stick.x) * SCRUB_SPEED * dt
 }
 
+/// The player stands this far in front of the avatar when VR starts or recentres.
+pub const PLAYER_DISTANCE: f32 = 2.0;
+/// Snap turn: one step of the left stick to the side turns the player this far.
+pub const SNAP_TURN: f32 = std::f32::consts::FRAC_PI_6;
+/// Smooth turn at full deflection (radians per second).
+pub const SMOOTH_TURN_SPEED: f32 = std::f32::consts::FRAC_PI_2;
+/// The stick must go past this to snap, and come back under [`SNAP_REARM`] to snap again.
+pub const SNAP_AT: f32 = 0.7;
+pub const SNAP_REARM: f32 = 0.3;
+/// Holding the left stick down this long recentres the player.
+pub const RECENTER_HOLD: f32 = 1.0;
+/// The avatar can be seen from half to twice its size (a two-handed pull).
+pub const AVATAR_SCALE_RANGE: (f32, f32) = (0.5, 2.0);
+
+/// Where the player's floor space (the tracking root) is in the world: floor-space
+/// points land at `translation + rotation · (scale · p)`. A scale below 1 makes the
+/// player small, so the avatar looks big.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Place {
+    pub translation: Vec3,
+    pub rotation: Quat,
+    pub scale: f32,
+}
+
+impl Place {
+    /// Where VR starts: [`PLAYER_DISTANCE`] in front of the avatar, facing it.
+    pub fn at_start() -> Place {
+        Place {
+            translation: Vec3::new(0.0, 0.0, PLAYER_DISTANCE),
+            rotation: Quat::IDENTITY,
+            scale: 1.0,
+        }
+    }
+
+    pub fn point(&self, floor: Vec3) -> Vec3 {
+        self.translation + self.rotation * (floor * self.scale)
+    }
+
+    /// The same place turned about the vertical line through the floor-space point
+    /// `pivot` (the head): positive angles turn the player to the right.
+    pub fn turned(&self, pivot: Vec3, angle: f32) -> Place {
+        let world_pivot = self.point(pivot);
+        let rotation = (Quat::from_rotation_y(-angle) * self.rotation).normalize();
+        Place {
+            translation: world_pivot - rotation * (pivot * self.scale),
+            rotation,
+            scale: self.scale,
+        }
+    }
+
+    /// The place that puts the head (floor space) back where VR starts it: on the floor
+    /// [`PLAYER_DISTANCE`] in front of the avatar, looking at it. The scale stays.
+    pub fn recentred(&self, head: Vec3, head_forward: Vec3) -> Place {
+        let forward = Vec3::new(head_forward.x, 0.0, head_forward.z).normalize_or(Vec3::NEG_Z);
+        // The yaw that turns the head's forward to −Z.
+        let yaw = Quat::from_rotation_arc(forward, Vec3::NEG_Z);
+        let rotation = Quat::from_rotation_y(yaw.to_euler(glam::EulerRot::YXZ).0).normalize();
+        let floor_head = Vec3::new(head.x, 0.0, head.z) * self.scale;
+        Place {
+            translation: Vec3::new(0.0, 0.0, PLAYER_DISTANCE) - rotation * floor_head,
+            rotation,
+            scale: self.scale,
+        }
+    }
+
+    /// The avatar's apparent size: the inverse of the player's.
+    pub fn avatar_scale(&self) -> f32 {
+        1.0 / self.scale
+    }
+}
+
+/// How the left stick turns the player.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TurnMode {
+    /// Steps of [`SNAP_TURN`] (comfortable for most).
+    #[default]
+    Snap,
+    /// Continuous, [`SMOOTH_TURN_SPEED`] at full deflection.
+    Smooth,
+}
+
+/// The left stick's sideways turn.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Turner {
+    /// A snap happened; the stick must come back to the middle first.
+    snapped: bool,
+}
+
+impl Turner {
+    /// This frame's turn (radians, positive to the right).
+    pub fn step(&mut self, stick_x: f32, mode: TurnMode, dt: f32) -> f32 {
+        let x = if stick_x.is_finite() { stick_x } else { 0.0 };
+        match mode {
+            TurnMode::Smooth => {
+                self.snapped = false;
+                deadzone(x) * SMOOTH_TURN_SPEED * dt
+            }
+            TurnMode::Snap => {
+                if self.snapped {
+                    self.snapped = x.abs() > SNAP_REARM;
+                    0.0
+                } else if x.abs() >= SNAP_AT {
+                    self.snapped = true;
+                    x.signum() * SNAP_TURN
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+}
+
+/// Holding a button for [`RECENTER_HOLD`]: true once, on the frame the hold is long enough.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Hold {
+    held_for: Option<f32>,
+}
+
+impl Hold {
+    pub fn update(&mut self, down: bool, dt: f32) -> bool {
+        if !down {
+            self.held_for = None;
+            return false;
+        }
+        let before = self.held_for.unwrap_or(0.0);
+        let now = before + dt.max(0.0);
+        self.held_for = Some(now);
+        before < RECENTER_HOLD && now >= RECENTER_HOLD
+    }
+}
+
+/// Scaling the avatar with both hands: squeeze both grips away from every sphere and
+/// pull them apart (bigger) or together (smaller); the world point between the hands
+/// stays put.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ScaleGesture {
+    /// Hands' distance (floor space) and the place when it began, and the world point
+    /// between the hands then.
+    start: Option<(f32, Place, Vec3)>,
+}
+
+impl ScaleGesture {
+    /// Whether a pull is in progress.
+    pub fn active(&self) -> bool {
+        self.start.is_some()
+    }
+
+    /// One frame: both grips (floor space) when both are squeezed and neither hand holds
+    /// a sphere, else `None`. Returns the new place while pulling.
+    pub fn update(&mut self, grips: Option<(Vec3, Vec3)>, place: &Place) -> Option<Place> {
+        let Some((left, right)) = grips else {
+            self.start = None;
+            return None;
+        };
+        let distance = left.distance(right);
+        let middle = (left + right) * 0.5;
+        let (from, start, world_middle) =
+            *self
+                .start
+                .get_or_insert((distance, *place, place.point(middle)));
+        if from < 0.05 || !distance.is_finite() {
+            return None; // hands too close together to measure a pull
+        }
+        let (lo, hi) = AVATAR_SCALE_RANGE;
+        // Pulling apart makes the avatar bigger: the player smaller.
+        let scale = (start.scale * from / distance.max(1e-3)).clamp(1.0 / hi, 1.0 / lo);
+        let rotation = start.rotation;
+        Some(Place {
+            translation: world_middle - rotation * (middle * scale),
+            rotation,
+            scale,
+        })
+    }
+}
+
 /// One Euro filter settings (Casiez et al. 2012; seed 003).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OneEuroParams {
@@ -674,6 +849,95 @@ impl OneEuroVec3 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_snap_turn_turns_once_per_push_about_the_head() {
+        let mut turner = Turner::default();
+        let start = Place::at_start();
+        let head = Vec3::new(0.1, 1.6, -0.2);
+        let angle = turner.step(0.9, TurnMode::Snap, 0.016);
+        assert_eq!(angle, SNAP_TURN);
+        // Held over: no more turns; back to the middle, then again to the left.
+        assert_eq!(turner.step(1.0, TurnMode::Snap, 0.016), 0.0);
+        assert_eq!(turner.step(0.5, TurnMode::Snap, 0.016), 0.0);
+        assert_eq!(turner.step(0.1, TurnMode::Snap, 0.016), 0.0);
+        assert_eq!(turner.step(-0.8, TurnMode::Snap, 0.016), -SNAP_TURN);
+        let turned = start.turned(head, angle);
+        // The head stays where it was in the world…
+        assert!(turned.point(head).distance(start.point(head)) < 1e-5);
+        // …and what was ahead (−Z) is now to the right of ahead in the world, turned 30°.
+        let ahead = turned.rotation * Vec3::NEG_Z;
+        assert!(ahead.x > 0.0);
+        assert!((ahead.angle_between(Vec3::NEG_Z) - SNAP_TURN).abs() < 1e-5);
+    }
+
+    #[test]
+    fn a_smooth_turn_follows_the_stick() {
+        let mut turner = Turner::default();
+        let a = turner.step(1.0, TurnMode::Smooth, 0.5);
+        assert!((a - SMOOTH_TURN_SPEED * 0.5).abs() < 1e-5);
+        assert_eq!(turner.step(0.1, TurnMode::Smooth, 0.5), 0.0);
+        assert_eq!(turner.step(f32::NAN, TurnMode::Smooth, 0.5), 0.0);
+    }
+
+    #[test]
+    fn recentring_puts_the_head_back_in_front_of_the_avatar_looking_at_it() {
+        let wandered = Place::at_start()
+            .turned(Vec3::new(0.0, 1.6, 0.0), 1.2)
+            .turned(Vec3::new(0.5, 1.6, 0.3), -0.4);
+        let head = Vec3::new(0.4, 1.7, -0.3);
+        let forward = Quat::from_rotation_y(0.7) * Vec3::NEG_Z;
+        let back = Place {
+            scale: 0.8,
+            ..wandered
+        }
+        .recentred(head, forward);
+        let world_head = back.point(head);
+        assert!((world_head.x).abs() < 1e-5 && (world_head.z - PLAYER_DISTANCE).abs() < 1e-5);
+        let world_forward = back.rotation * forward;
+        assert!(
+            world_forward.angle_between(Vec3::NEG_Z) < 1e-4,
+            "{world_forward}"
+        );
+        assert_eq!(back.scale, 0.8);
+    }
+
+    #[test]
+    fn a_hold_fires_once_after_a_second() {
+        let mut hold = Hold::default();
+        let fired: Vec<bool> = (0..80).map(|_| hold.update(true, 0.02)).collect();
+        assert_eq!(fired.iter().filter(|f| **f).count(), 1);
+        assert!(fired[..49].iter().all(|f| !f));
+        assert!(!hold.update(false, 0.02));
+        assert!(!hold.update(true, 0.5));
+    }
+
+    #[test]
+    fn pulling_both_grips_apart_scales_the_avatar_up_to_twice_keeping_the_middle() {
+        let mut gesture = ScaleGesture::default();
+        let place = Place::at_start();
+        let (l, r) = (Vec3::new(-0.2, 1.0, -0.3), Vec3::new(0.2, 1.0, -0.3));
+        let middle = (l + r) * 0.5;
+        let world_middle = place.point(middle);
+        assert_eq!(gesture.update(Some((l, r)), &place), Some(place));
+        let apart = Vec3::X * 0.1;
+        let bigger = gesture
+            .update(Some((l - apart, r + apart)), &place)
+            .unwrap();
+        assert!((bigger.avatar_scale() - 1.5).abs() < 1e-4);
+        assert!(bigger.point(middle).distance(world_middle) < 1e-5);
+        let far = gesture.update(Some((l * 4.0, r * 4.0)), &place).unwrap();
+        assert!((far.avatar_scale() - AVATAR_SCALE_RANGE.1).abs() < 1e-5);
+        let near = gesture
+            .update(
+                Some((middle - Vec3::X * 0.05, middle + Vec3::X * 0.05)),
+                &place,
+            )
+            .unwrap();
+        assert!((near.avatar_scale() - AVATAR_SCALE_RANGE.0).abs() < 1e-5);
+        assert_eq!(gesture.update(None, &place), None);
+        assert!(!gesture.active());
+    }
     use crate::edit::PoseEdit;
     use crate::humanoid::Bone;
     use crate::ik::Limb;

@@ -7,11 +7,12 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use bevy::prelude::*;
-use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use bevy_egui::{EguiContext, EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::session::{
     AvatarShown, Banner, EditRequest, EditorSet, KeepAwake, LibraryPoseDrag, PasteMask, Prefs,
-    RenderPoseThumbnail, Session, THUMBNAIL, UiLayout, UpdatedThumbnails, ViewRect, Windows,
+    RenderPoseThumbnail, Session, THUMBNAIL, UiLayout, UpdatedThumbnails, ViewRect, VrPanel,
+    VrPanelPass, Windows,
 };
 use crate::core::library::{Library, default_dir};
 use crate::core::pose::{BodyMask, Pose};
@@ -36,6 +37,10 @@ struct LibraryState {
     new_name: String,
     renaming: Option<(String, String)>,
     textures: HashMap<String, Option<egui::TextureHandle>>,
+    /// The same thumbnails in the VR panel's egui context (a texture is one context's).
+    vr_textures: HashMap<String, Option<egui::TextureHandle>>,
+    /// The page of thumbnails the VR panel shows.
+    vr_page: usize,
     /// Entries whose missing thumbnail has been asked for.
     requested: std::collections::HashSet<String>,
     /// Folder picks answered by the dialog thread.
@@ -49,7 +54,81 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(
             EguiPrimaryContextPass,
             draw_library.in_set(UiLayout::Windows),
-        );
+        )
+        .add_systems(VrPanelPass, draw_vr_panel);
+}
+
+/// The library on the VR panel: a page of thumbnails in the places `core::vr_panel`
+/// gives them, and buttons to turn the pages. A press applies a pose (one undo step, as
+/// on the desktop); a drag takes it to the timeline's ruler below.
+fn draw_vr_panel(
+    mut panel: Single<&mut EguiContext, With<VrPanel>>,
+    mut state: ResMut<LibraryState>,
+    mut edits: MessageWriter<EditRequest>,
+    mask: Res<PasteMask>,
+) {
+    use crate::core::vr_panel::{
+        LIBRARY, LIBRARY_NEXT, LIBRARY_PAGE, LIBRARY_PREVIOUS, library_slot,
+    };
+    let rect = |r: crate::core::vr_panel::PanelRect| {
+        egui::Rect::from_min_size(egui::pos2(r.min.x, r.min.y), egui::vec2(r.size.x, r.size.y))
+    };
+    let ctx = panel.get_mut().clone();
+    let state = &mut *state;
+    let Some(library) = state.library.as_ref() else {
+        return;
+    };
+    let pages = library.entries.len().div_ceil(LIBRARY_PAGE).max(1);
+    state.vr_page = state.vr_page.min(pages - 1);
+    egui::Area::new(egui::Id::new("vr-library"))
+        .fixed_pos(rect(LIBRARY).min)
+        .movable(false)
+        .show(&ctx, |ui| {
+            let title = if library.entries.is_empty() {
+                "Pose library: no saved poses yet (save some on the desktop)".to_string()
+            } else {
+                format!("Pose library · page {} of {pages}", state.vr_page + 1)
+            };
+            ui.put(
+                egui::Rect::from_min_size(rect(LIBRARY).min, egui::vec2(600.0, 30.0)),
+                egui::Label::new(egui::RichText::new(title).size(18.0)),
+            );
+            let big = |text: &str| egui::Button::new(egui::RichText::new(text).size(18.0));
+            let previous = ui.add_enabled_ui(state.vr_page > 0, |ui| {
+                ui.put(rect(LIBRARY_PREVIOUS), big("◀"))
+            });
+            if previous.inner.clicked() {
+                state.vr_page -= 1;
+            }
+            let next = ui.add_enabled_ui(state.vr_page + 1 < pages, |ui| {
+                ui.put(rect(LIBRARY_NEXT), big("▶"))
+            });
+            if next.inner.clicked() {
+                state.vr_page += 1;
+            }
+            let shown = library.entries.iter().skip(state.vr_page * LIBRARY_PAGE);
+            for (slot, entry) in shown.take(LIBRARY_PAGE).enumerate() {
+                let texture = state
+                    .vr_textures
+                    .entry(entry.id.clone())
+                    .or_insert_with(|| {
+                        load_texture(&ctx, &library.thumbnail_path(&entry.id), &entry.id)
+                    })
+                    .clone();
+                let at = rect(library_slot(slot));
+                let picture = pose_picture(ui, &ctx, at.size(), Some(at), texture.as_ref(), entry);
+                if picture.clicked() {
+                    edits.write(EditRequest::new(entry.apply_edit(mask.0)));
+                }
+                ui.put(
+                    egui::Rect::from_min_size(
+                        at.left_bottom(),
+                        egui::vec2(at.width() + 24.0, 18.0),
+                    ),
+                    egui::Label::new(egui::RichText::new(&entry.name).size(13.0)).truncate(),
+                );
+            }
+        });
 }
 
 fn open_library(mut state: ResMut<LibraryState>, mut banner: ResMut<Banner>) {
@@ -124,6 +203,40 @@ fn load_texture(
     Some(ctx.load_texture(format!("library-{id}"), color, egui::TextureOptions::LINEAR))
 }
 
+/// An entry's thumbnail (`size`, next in the layout or at `at`): a click applies it (the caller reads `clicked`), a drag
+/// carries the pose to the timeline (the picture follows the pointer meanwhile). One
+/// widget takes both: egui's drag source puts a drag-only widget over its contents,
+/// which then never see a click.
+fn pose_picture(
+    ui: &mut egui::Ui,
+    ctx: &egui::Context,
+    size: egui::Vec2,
+    at: Option<egui::Rect>,
+    texture: Option<&egui::TextureHandle>,
+    entry: &crate::core::library::LibraryEntry,
+) -> egui::Response {
+    let sense = egui::Sense::click_and_drag();
+    let picture = match (texture, at) {
+        (Some(t), None) => ui.add(egui::Image::new(t).fit_to_exact_size(size).sense(sense)),
+        (Some(t), Some(at)) => ui.put(at, egui::Image::new(t).fit_to_exact_size(size).sense(sense)),
+        (None, None) => ui.add_sized(size, egui::Label::new("rendering…").sense(sense)),
+        (None, Some(at)) => ui.put(at, egui::Label::new("rendering…").sense(sense)),
+    };
+    picture.dnd_set_drag_payload(LibraryPoseDrag(entry.pose.clone(), entry.mask));
+    if picture.dragged()
+        && let (Some(t), Some(pointer)) = (texture, ctx.pointer_interact_pos())
+    {
+        egui::Area::new(egui::Id::new(("library-drag", &entry.id)))
+            .order(egui::Order::Tooltip)
+            .fixed_pos(pointer - size / 2.0)
+            .interactable(false)
+            .show(ctx, |ui| {
+                ui.add(egui::Image::new(t).fit_to_exact_size(size));
+            });
+    }
+    picture
+}
+
 /// What the library window asks for: edits (applying a pose) and thumbnails.
 #[derive(bevy::ecs::system::SystemParam)]
 struct LibraryRequests<'w> {
@@ -166,6 +279,7 @@ fn draw_library(
     for path in updated.0.drain(..) {
         if let Some(id) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) {
             state.textures.remove(&id);
+            state.vr_textures.remove(&id);
         }
     }
     let picked = state
@@ -315,34 +429,8 @@ fn draw_library(
                             .clone();
                         ui.vertical(|ui| {
                             let size = egui::vec2(THUMBNAIL.x as f32, THUMBNAIL.y as f32);
-                            let drag_id = egui::Id::new(("library-drag", &entry.id));
-                            // One widget takes both: a click applies, a drag carries the
-                            // pose to the timeline. (egui's drag source puts a drag-only
-                            // widget over its contents, which then never see a click.)
-                            let sense = egui::Sense::click_and_drag();
-                            let picture = match &texture {
-                                Some(t) => {
-                                    ui.add(egui::Image::new(t).fit_to_exact_size(size).sense(sense))
-                                }
-                                None => {
-                                    ui.add_sized(size, egui::Label::new("rendering…").sense(sense))
-                                }
-                            };
-                            picture.dnd_set_drag_payload(LibraryPoseDrag(
-                                entry.pose.clone(),
-                                entry.mask,
-                            ));
-                            if picture.dragged()
-                                && let (Some(t), Some(at)) = (&texture, ctx.pointer_interact_pos())
-                            {
-                                egui::Area::new(drag_id)
-                                    .order(egui::Order::Tooltip)
-                                    .fixed_pos(at - size / 2.0)
-                                    .interactable(false)
-                                    .show(&ctx, |ui| {
-                                        ui.add(egui::Image::new(t).fit_to_exact_size(size));
-                                    });
-                            }
+                            let picture =
+                                pose_picture(ui, &ctx, size, None, texture.as_ref(), entry);
                             if picture.clicked() {
                                 action = Some(EntryAction::Apply(entry.id.clone()));
                             }

@@ -244,7 +244,6 @@ fn render_one(
     time: Res<Time<Real>>,
     session: Res<Session>,
     mut thumbs: ResMut<KeyThumbnails>,
-    shared: Res<Thumbnails>,
     hidden: Query<&ThumbnailAvatar>,
     mut cameras: Query<(&mut Camera, &mut Transform)>,
     (mut commands, mut images): (Commands, ResMut<Assets<Image>>),
@@ -259,7 +258,7 @@ fn render_one(
     }
     thumbs.pose = None;
     thumbs.working = false;
-    if shared.paused || !hidden.iter().any(|h| h.ready) {
+    if !hidden.iter().any(|h| h.ready) {
         return;
     }
     let editor = &session.editor;

@@ -198,14 +198,14 @@ pub struct RenderPoseThumbnail {
 #[derive(Resource, Default, Debug)]
 pub struct UpdatedThumbnails(pub Vec<PathBuf>);
 
-/// Key thumbnails as egui shows them, by key id; regeneration stops while `paused` (VR).
+/// Key thumbnails as egui shows them, by key id (live in VR too: they render apart from
+/// the headset's frame).
 #[derive(Resource, Default, Debug)]
 pub struct Thumbnails {
     pub textures: HashMap<u64, bevy_egui::egui::TextureId>,
     /// The keys the timeline has room to show a thumbnail for, in time order: only these
     /// are rendered (one image and camera each, so never one per key of a long take).
     pub wanted: Vec<u64>,
-    pub paused: bool,
 }
 
 /// A library pose being dragged (onto the timeline).
@@ -291,3 +291,14 @@ pub struct ModalTool(pub bool);
 /// The editor's 3D camera (a still "from the current view" copies it).
 #[derive(Component, Debug, Default, Clone, Copy)]
 pub struct EditorCamera;
+
+/// The VR panel's egui pass. One context holds the library and the timeline (so a pose
+/// dragged from the library can be dropped on the ruler); `app::vr` renders it into the
+/// panel's texture, and each feature draws its part in this schedule, in its rectangle
+/// of `core::vr_panel`.
+#[derive(bevy::ecs::schedule::ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct VrPanelPass;
+
+/// The VR panel's egui context (on the camera that renders it).
+#[derive(Component, Debug, Default, Clone, Copy)]
+pub struct VrPanel;

@@ -3,10 +3,11 @@
 //! and key time fields, undo/redo. Every change is an [`Edit`] through the one path.
 
 use bevy::prelude::*;
-use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use bevy_egui::{EguiContext, EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::session::{
-    EditRequest, LibraryPoseDrag, PlacingKeys, Session, Thumbnails, UiLayout, UiSpace,
+    EditRequest, LibraryPoseDrag, PlacingKeys, Session, Thumbnails, UiLayout, UiSpace, VrPanel,
+    VrPanelPass,
 };
 use std::collections::HashSet;
 
@@ -24,10 +25,127 @@ pub struct TimelineUi {
 }
 
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<TimelineUi>().add_systems(
-        EguiPrimaryContextPass,
-        draw_panel.in_set(UiLayout::Timeline),
-    );
+    app.init_resource::<TimelineUi>()
+        .add_systems(
+            EguiPrimaryContextPass,
+            draw_panel.in_set(UiLayout::Timeline),
+        )
+        .add_systems(VrPanelPass, draw_vr_panel);
+}
+
+/// An egui rectangle from a VR panel one.
+fn panel_rect(r: crate::core::vr_panel::PanelRect) -> egui::Rect {
+    egui::Rect::from_min_size(egui::pos2(r.min.x, r.min.y), egui::vec2(r.size.x, r.size.y))
+}
+
+/// The timeline on the VR panel: big buttons for the laser (play, add and delete a key,
+/// the ease, undo, redo) and the desktop's ruler, each in its place of
+/// `core::vr_panel`. Its own drag state: the desktop's ruler is drawn meanwhile too.
+fn draw_vr_panel(
+    mut panel: Single<&mut EguiContext, With<VrPanel>>,
+    session: Res<Session>,
+    mut ruler_state: Local<TimelineUi>,
+    mut edits: MessageWriter<EditRequest>,
+    (mut thumbs, mut placing): (ResMut<Thumbnails>, ResMut<PlacingKeys>),
+) {
+    use crate::core::vr_panel::{
+        ADD_KEY_BUTTON, DELETE_KEY_BUTTON, EASE_BUTTON, PLAY_BUTTON, REDO_BUTTON, RULER,
+        TIME_LABEL, UNDO_BUTTON,
+    };
+    let ctx = panel.get_mut().clone();
+    let editor = &session.editor;
+    let mut send = |edit: Edit| {
+        edits.write(EditRequest(edit));
+    };
+    let big = |text: &str| egui::Button::new(egui::RichText::new(text).size(18.0));
+    egui::Area::new(egui::Id::new("vr-timeline"))
+        .fixed_pos(panel_rect(PLAY_BUTTON).min)
+        .movable(false)
+        .show(&ctx, |ui| {
+            let playing = editor.playing;
+            let play = big(if playing { "■ Stop" } else { "▶ Play" });
+            if ui.put(panel_rect(PLAY_BUTTON), play).clicked() {
+                send(Edit::SetPlaying(!playing));
+            }
+            if ui.put(panel_rect(ADD_KEY_BUTTON), big("+ Key")).clicked() {
+                send(Edit::Keys(KeyEdit::Add));
+            }
+            let key = editor.timeline.key_at(editor.playhead).filter(|_| !playing);
+            let selected: Vec<&crate::core::timeline::Key> = editor
+                .timeline
+                .keys()
+                .iter()
+                .filter(|k| editor.selection.contains(&k.id))
+                .map(|k| &**k)
+                .collect();
+            let delete = ui.add_enabled_ui(key.is_some() || !selected.is_empty(), |ui| {
+                ui.put(panel_rect(DELETE_KEY_BUTTON), big("Delete key"))
+            });
+            if delete.inner.clicked() {
+                send(Edit::Keys(if selected.is_empty() {
+                    KeyEdit::Delete
+                } else {
+                    KeyEdit::DeleteSelected
+                }));
+            }
+            // The ease: each press picks the next one for the selection (or the key at
+            // the playhead); a laser cannot work a drop-down list comfortably.
+            let ease = selected.first().map(|k| k.ease).or(key.map(|k| k.ease));
+            let label = ease.map_or("Ease —".to_string(), |e| format!("Ease: {}", e.name()));
+            let ease_button = ui.add_enabled_ui(ease.is_some(), |ui| {
+                ui.put(panel_rect(EASE_BUTTON), big(&label))
+            });
+            if ease_button.inner.clicked()
+                && let Some(now) = ease
+            {
+                let at = Ease::ALL.iter().position(|e| *e == now).unwrap_or(0);
+                let next = Ease::ALL[(at + 1) % Ease::ALL.len()];
+                send(Edit::Keys(if selected.is_empty() {
+                    KeyEdit::SetEase(next)
+                } else {
+                    KeyEdit::EaseSelected(next)
+                }));
+            }
+            let undo = ui.add_enabled_ui(editor.history.can_undo(), |ui| {
+                ui.put(panel_rect(UNDO_BUTTON), big("Undo"))
+            });
+            if undo.inner.clicked() {
+                send(Edit::Undo);
+            }
+            let redo = ui.add_enabled_ui(editor.history.can_redo(), |ui| {
+                ui.put(panel_rect(REDO_BUTTON), big("Redo"))
+            });
+            if redo.inner.clicked() {
+                send(Edit::Redo);
+            }
+            ui.put(
+                panel_rect(TIME_LABEL),
+                egui::Label::new(
+                    egui::RichText::new(format!(
+                        "{:.2} s · frame {}",
+                        editor.playhead,
+                        (editor.playhead * FPS).round() as i64
+                    ))
+                    .size(18.0),
+                ),
+            );
+            // The desktop's ruler, as it is; which keys get thumbnails stays the
+            // desktop ruler's choice (the two would otherwise take turns).
+            let wanted = thumbs.wanted.clone();
+            ui.scope_builder(egui::UiBuilder::new().max_rect(panel_rect(RULER)), |ui| {
+                ruler(
+                    ui,
+                    &session,
+                    &mut ruler_state,
+                    &mut send,
+                    &mut thumbs,
+                    &mut placing,
+                );
+            });
+            if thumbs.wanted != wanted {
+                thumbs.wanted = wanted;
+            }
+        });
 }
 
 fn draw_panel(

@@ -28,18 +28,23 @@ use bevy_mod_xr::session::{
 };
 use bevy_mod_xr::spaces::XrSpaceLocationFlags;
 
+use bevy::camera::RenderTarget;
+use bevy_egui::input::EguiInputEvent;
+use bevy_egui::{EguiContext, EguiSchedule, egui};
+
 use crate::app::session::{
-    EditRequest, EditorSet, ExitGate, Launch, MarkersVisible, Session, Thumbnails, VR_LAYER,
-    VrStatus,
+    EditRequest, EditorCamera, EditorSet, ExitGate, Launch, MarkersVisible, Session, VR_LAYER,
+    VrPanel, VrPanelPass, VrStatus,
 };
 use crate::core::edit::{Edit, Gesture};
 use crate::core::vr::{
-    Buttons, Grabber, HandInput, OneEuroParams, OneEuroVec3, Pointer, button_commands, scrub_step,
-    spheres, vr_handles, walk_step,
+    Buttons, Grabber, HandInput, Hold, OneEuroParams, OneEuroVec3, PRESS_AT, Place, Pointer,
+    ScaleGesture, TurnMode, Turner, button_commands, scrub_step, spheres, vr_handles, walk_step,
 };
-
-/// The player stands this far in front of the avatar.
-const PLAYER_DISTANCE: f32 = 2.0;
+use crate::core::vr_panel::{
+    PANEL_POINTS, PANEL_ZOOM, PanelEvent, PanelPlace, PanelPointer, PanelReach, on_plane,
+    palette_at, panel_pixels, pinned_at_start,
+};
 
 /// Checks for an OpenXR loader and runtime, as `bevy_mod_openxr` would, to be able to
 /// say why VR is unavailable (the library only logs it).
@@ -129,6 +134,7 @@ struct VrActions {
     squeeze: [openxr::Action<f32>; 2],
     trigger: [openxr::Action<f32>; 2],
     stick: [openxr::Action<openxr::Vector2f>; 2],
+    stick_click: [openxr::Action<bool>; 2],
     a: openxr::Action<bool>,
     b: openxr::Action<bool>,
     x: openxr::Action<bool>,
@@ -150,15 +156,66 @@ struct SphereMesh(crate::core::handle::PoseHandle);
 #[derive(Default, Reflect, GizmoConfigGroup)]
 struct VrGizmos;
 
+/// Where the panel is: pinned in the player's floor space, or held in the left hand.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum PanelMode {
+    Pinned(PanelPlace),
+    InHand,
+}
+
 /// Grabs, button states and filters that live as long as the session.
-#[derive(Resource, Default)]
+#[derive(Resource)]
 struct VrInput {
     grabber: Grabber,
     buttons: Buttons,
     /// Index tip and thumb tip per hand, One Euro filtered.
     tips: [[OneEuroVec3; 2]; 2],
     filter: OneEuroParams,
+    /// Where the player's floor space is in the world (the tracking root).
+    place: Place,
+    turner: Turner,
+    turn_mode: TurnMode,
+    /// The left stick held down (recentre).
+    recentre: Hold,
+    scale: ScaleGesture,
+    /// The right stick's click last frame (the hand-preset menu opens on a press).
+    right_click: bool,
+    panel: PanelMode,
+    /// Where the panel was last frame, in floor space (pinning keeps it there).
+    panel_floor: PanelPlace,
+    /// Where the panel was last frame, in the world (lasers stop at it).
+    panel_world: Option<PanelPlace>,
+    pointer: PanelPointer,
 }
+
+impl Default for VrInput {
+    fn default() -> Self {
+        VrInput {
+            grabber: Grabber::default(),
+            buttons: Buttons::default(),
+            tips: Default::default(),
+            filter: OneEuroParams::default(),
+            place: Place::at_start(),
+            turner: Turner::default(),
+            turn_mode: TurnMode::default(),
+            recentre: Hold::default(),
+            scale: ScaleGesture::default(),
+            right_click: false,
+            panel: PanelMode::Pinned(pinned_at_start()),
+            panel_floor: pinned_at_start(),
+            panel_world: None,
+            pointer: PanelPointer::default(),
+        }
+    }
+}
+
+/// The panel's quad in the world.
+#[derive(Component)]
+struct PanelQuad;
+
+/// The editor camera's place before VR: the window mirrors the headset meanwhile.
+#[derive(Resource)]
+struct MirroredFrom(Transform, RenderLayers);
 
 pub fn plugin(app: &mut App) {
     let filter = app
@@ -209,9 +266,14 @@ pub fn plugin(app: &mut App) {
                 vr_input
                     .run_if(openxr_session_running)
                     .in_set(EditorSet::Input),
-                place_spheres.after(EditorSet::Edit),
+                (place_spheres, place_panel).after(EditorSet::Edit),
             ),
-        );
+        )
+        .add_systems(
+            PostUpdate,
+            mirror_headset.before(bevy::transform::TransformSystems::Propagate),
+        )
+        .add_systems(VrPanelPass, draw_panel_frame);
 }
 
 /// OpenXR found a runtime but could not start on it (no headset, no Vulkan device).
@@ -308,6 +370,7 @@ fn create_actions(
             squeeze: per_hand(&set, "squeeze")?,
             trigger: per_hand(&set, "trigger")?,
             stick: per_hand(&set, "stick")?,
+            stick_click: per_hand(&set, "stick_click")?,
             a: set.create_action("button_a", "A: add key", &[])?,
             b: set.create_action("button_b", "B: undo", &[])?,
             x: set.create_action("button_x", "X: play or stop", &[])?,
@@ -370,6 +433,11 @@ fn suggest_bindings(
             bind(actions.squeeze[i].as_raw(), profile, input("squeeze/value"));
             bind(actions.trigger[i].as_raw(), profile, input("trigger/value"));
             bind(actions.stick[i].as_raw(), profile, input("thumbstick"));
+            bind(
+                actions.stick_click[i].as_raw(),
+                profile,
+                input("thumbstick/click"),
+            );
         }
         // The simple controller has one button: it is the trigger.
         bind(
@@ -403,8 +471,9 @@ fn sync_actions(actions: Option<Res<VrActions>>, mut sync: MessageWriter<OxrSync
     }
 }
 
-/// The session exists: controller spaces, spheres, the player's place; desktop-only
-/// things (markers, gizmo, thumbnail regeneration) step aside.
+/// The session exists: controller spaces, spheres, the panel, the player's place; the
+/// desktop's markers and gizmo step aside. Thumbnails stay live: they render through
+/// cameras of their own into textures, as the panel does, apart from the headset's.
 #[allow(clippy::too_many_arguments)]
 fn enter_vr(
     actions: Option<Res<VrActions>>,
@@ -414,8 +483,8 @@ fn enter_vr(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
     mut markers: ResMut<MarkersVisible>,
-    mut thumbnails: ResMut<Thumbnails>,
     mut input: ResMut<VrInput>,
+    mut images: ResMut<Assets<Image>>,
 ) {
     let (Some(actions), Some(session)) = (actions, session) else {
         error!("VR session could not be created; staying on the desktop");
@@ -432,8 +501,9 @@ fn enter_vr(
         }
     }
     for mut transform in &mut root {
-        *transform = Transform::from_xyz(0.0, 0.0, PLAYER_DISTANCE);
+        *transform = root_transform(&Place::at_start());
     }
+    spawn_panel(&mut commands, &mut images, &mut meshes, &mut materials);
     for handle in vr_handles() {
         let [r, g, b] = handle.colour();
         commands.spawn((
@@ -452,12 +522,15 @@ fn enter_vr(
         ));
     }
     markers.0 = false;
-    thumbnails.paused = true;
     *input = VrInput {
         filter: input.filter,
+        turn_mode: input.turn_mode,
         ..default()
     };
-    info!("VR: spheres ready, player at the origin of the floor space, avatar 2 m ahead");
+    info!(
+        "VR: spheres and the panel ready, player at the origin of the floor space, avatar \
+         2 m ahead"
+    );
 }
 
 /// The session is going away: commit a drag in progress, bring the desktop back.
@@ -465,9 +538,8 @@ fn enter_vr(
 fn leave_vr(
     mut commands: Commands,
     spaces: Query<Entity, With<ControllerSpace>>,
-    spheres: Query<Entity, With<SphereMesh>>,
+    spheres: Query<Entity, Or<(With<SphereMesh>, With<PanelQuad>, With<VrPanel>)>>,
     mut markers: ResMut<MarkersVisible>,
-    mut thumbnails: ResMut<Thumbnails>,
     mut input: ResMut<VrInput>,
     mut edits: MessageWriter<EditRequest>,
     mut status: ResMut<VrStatus>,
@@ -480,7 +552,6 @@ fn leave_vr(
         commands.entity(entity).despawn();
     }
     markers.0 = true;
-    thumbnails.paused = false;
     info!("VR session ended; back on the desktop");
     status.running = false;
     status.focused = false;
@@ -524,7 +595,45 @@ fn pointer(transform: &Transform, root: &Transform) -> Pointer {
     )
 }
 
-/// One frame of VR input: grabs, buttons, sticks.
+/// The tracking root's transform for a place of the player.
+fn root_transform(place: &Place) -> Transform {
+    Transform {
+        translation: place.translation,
+        rotation: place.rotation,
+        scale: Vec3::splat(place.scale),
+    }
+}
+
+/// What the panel's input needs: its egui context and where egui reads its events.
+#[derive(bevy::ecs::system::SystemParam)]
+struct PanelInput<'w, 's> {
+    context: Query<'w, 's, Entity, With<VrPanel>>,
+    events: MessageWriter<'w, EguiInputEvent>,
+}
+
+impl PanelInput<'_, '_> {
+    fn send(&mut self, event: PanelEvent) {
+        debug!("VR panel: {event:?}");
+        let Ok(context) = self.context.single() else {
+            return;
+        };
+        let pos = |at: Vec2| egui::pos2(at.x, at.y);
+        let event = match event {
+            PanelEvent::Moved(at) => egui::Event::PointerMoved(pos(at)),
+            PanelEvent::Pressed(at) | PanelEvent::Released(at) => egui::Event::PointerButton {
+                pos: pos(at),
+                button: egui::PointerButton::Primary,
+                pressed: matches!(event, PanelEvent::Pressed(_)),
+                modifiers: egui::Modifiers::default(),
+            },
+            PanelEvent::Gone => egui::Event::PointerGone,
+        };
+        self.events.write(EguiInputEvent { context, event });
+    }
+}
+
+/// One frame of VR input: the panel, grabs, buttons, sticks, turning, recentring and
+/// scaling.
 #[allow(clippy::too_many_arguments)]
 fn vr_input(
     actions: Option<Res<VrActions>>,
@@ -538,10 +647,13 @@ fn vr_input(
         (&ControllerSpace, &Transform, &XrSpaceLocationFlags),
         Without<XrTrackingRoot>,
     >,
-    left_joints: Query<HandJoint, (With<LeftHand>, Without<XrTrackingRoot>)>,
-    right_joints: Query<HandJoint, (With<RightHand>, Without<XrTrackingRoot>)>,
+    (left_joints, right_joints): (
+        Query<HandJoint, (With<LeftHand>, Without<XrTrackingRoot>)>,
+        Query<HandJoint, (With<RightHand>, Without<XrTrackingRoot>)>,
+    ),
     head: Query<(&XrCamera, &Transform), Without<XrTrackingRoot>>,
     mut edits: MessageWriter<EditRequest>,
+    mut panel_input: PanelInput,
     mut gizmos: Gizmos<VrGizmos>,
 ) {
     let Some(actions) = actions else {
@@ -553,6 +665,7 @@ fn vr_input(
     if !status.focused {
         return; // OpenXR gives no input without focus
     }
+    *root = root_transform(&input.place);
     let dt = time.delta_secs();
     let float = |a: &openxr::Action<f32>| {
         a.state(&oxr, openxr::Path::NULL)
@@ -573,6 +686,8 @@ fn vr_input(
     };
 
     let mut hands = [HandInput::default(), HandInput::default()];
+    // The grips in floor space (the left one holds the palette, both scale).
+    let mut floor_grips: [Option<Pointer>; 2] = [None, None];
     for (space, transform, flags) in &controllers {
         if !(flags.position_tracked && flags.rotation_tracked) {
             continue;
@@ -582,6 +697,7 @@ fn vr_input(
             hands[space.hand].aim = Some(p);
         } else {
             hands[space.hand].grip = Some(p);
+            floor_grips[space.hand] = Some(Pointer::new(transform.translation, transform.rotation));
         }
     }
     let filter = input.filter;
@@ -608,27 +724,80 @@ fn vr_input(
         input.trigger = float(&actions.trigger[hand]);
     }
 
-    for (hand, input) in hands.iter().enumerate() {
-        if let Some((index, thumb)) = input.pinch_tips {
-            debug!(
-                "hand {hand}: index-thumb gap {:.3} m",
-                index.distance(thumb)
-            );
-        }
-    }
-
-    // Grabs: previews while dragging, one undo step on release.
     let now = spheres(
         &session.editor.rig,
         &session.editor.hands,
         &session.editor.pose,
     );
+
+    // The panel: where it is this frame, then what each hand does to it. A hand on the
+    // panel is the panel's: its laser, trigger and fingertips do not also grab spheres.
+    let floor_panel = match input.panel {
+        PanelMode::Pinned(place) => place,
+        PanelMode::InHand => floor_grips[0].map_or(input.panel_floor, |g| palette_at(&g)),
+    };
+    input.panel_floor = floor_panel;
+    let panel = floor_panel.in_world(&input.place);
+    input.panel_world = Some(panel);
+    let mut reach = [PanelReach::default(); 2];
+    for (hand, r) in reach.iter_mut().enumerate() {
+        let held_here = input.grabber.hands[hand].grab.is_some();
+        // The palette's own hand does not point at it.
+        if held_here || (hand == 0 && input.panel == PanelMode::InHand) {
+            continue;
+        }
+        let h = &hands[hand];
+        let pinching = h
+            .pinch_tips
+            .is_some_and(|(i, t)| i.distance(t) < crate::core::vr::PINCH_START);
+        r.press = if pinching { 1.0 } else { h.trigger };
+        if let Some(aim) = h.aim {
+            r.laser = if input.pointer.laser_pressing(hand) {
+                on_plane(&panel, aim.position, aim.forward())
+            } else {
+                let sphere = crate::core::vr::ray_hit(&now, aim.position, aim.forward(), &[])
+                    .map_or(f32::INFINITY, |(_, t)| t);
+                panel
+                    .ray_hit(aim.position, aim.forward())
+                    .filter(|hit| hit.distance < sphere)
+            };
+        }
+        r.poke = h.pinch_tips.and_then(|(index, _)| panel.poke(index));
+    }
+    for event in input.pointer.update(reach) {
+        panel_input.send(event);
+    }
+    let mut for_grabber = hands;
+    for (hand, h) in for_grabber.iter_mut().enumerate() {
+        if input.grabber.hands[hand].grab.is_none() && input.pointer.takes(hand, &reach[hand]) {
+            h.aim = None;
+            h.trigger = 0.0;
+            h.pinch_tips = None;
+        }
+    }
+
+    // Grabs: previews while dragging, one undo step on release.
     let settings = session.editor.settings;
     for edit in input
         .grabber
-        .update([&hands[0], &hands[1]], &now, &settings)
+        .update([&for_grabber[0], &for_grabber[1]], &now, &settings)
     {
         edits.write(EditRequest(edit));
+    }
+
+    // Both grips squeezed with no sphere in either: the pull scales the avatar.
+    let free =
+        |hand: usize| hands[hand].squeeze >= PRESS_AT && input.grabber.hands[hand].grab.is_none();
+    let grips = match (floor_grips[0], floor_grips[1]) {
+        (Some(l), Some(r)) if free(0) && free(1) => Some((l.position, r.position)),
+        _ => None,
+    };
+    let place = input.place;
+    if let Some(scaled) = input.scale.update(grips, &place) {
+        if (scaled.scale - place.scale).abs() > 1e-6 {
+            debug!("VR: avatar shown at {:.2}×", scaled.avatar_scale());
+        }
+        input.place = scaled;
     }
 
     // Buttons.
@@ -644,30 +813,225 @@ fn vr_input(
     }
     input.buttons = buttons;
 
-    // Sticks: walk with the left, scrub with the right.
-    let head_forward = head.iter().next().map_or(Vec3::NEG_Z, |(_, t)| {
-        root.rotation * (t.rotation * Vec3::NEG_Z)
-    });
-    let step = walk_step(stick(&actions.stick[0]), head_forward, dt);
-    root.translation += step;
+    // Sticks: the left turns (sideways) and walks (forwards and back), the right scrubs.
+    let head_floor = head
+        .iter()
+        .next()
+        .map_or((Vec3::new(0.0, 1.6, 0.0), Vec3::NEG_Z), |(_, t)| {
+            (t.translation, t.rotation * Vec3::NEG_Z)
+        });
+    let left = stick(&actions.stick[0]);
+    if !input.scale.active() {
+        let mode = input.turn_mode;
+        let turn = input.turner.step(left.x, mode, dt);
+        if turn != 0.0 {
+            input.place = input.place.turned(head_floor.0, turn);
+        }
+        let head_forward = input.place.rotation * head_floor.1;
+        input.place.translation += walk_step(Vec2::new(0.0, left.y), head_forward, dt);
+    }
     let scrub = scrub_step(stick(&actions.stick[1]), dt);
     if scrub != 0.0 && !session.editor.playing {
         edits.write(EditRequest(Edit::Seek(
             (session.editor.playhead + scrub).max(0.0),
         )));
     }
+    // Hold the left stick down: back in front of the avatar, facing it; the panel
+    // goes back to its first place.
+    if input.recentre.update(flag(&actions.stick_click[0]), dt) {
+        input.place = input.place.recentred(head_floor.0, head_floor.1);
+        input.panel = PanelMode::Pinned(pinned_at_start());
+        info!("VR: recentred");
+    }
+    input.right_click = flag(&actions.stick_click[1]);
+    *root = root_transform(&input.place);
 
-    // Lasers: to the sphere they point at, or 3 m.
-    for hand in &hands {
-        if let Some(aim) = hand.aim {
-            let length = crate::core::vr::ray_hit(&now, aim.position, aim.forward(), &[])
-                .map_or(3.0, |(_, t)| t);
-            gizmos.line(
-                aim.position,
-                aim.position + aim.forward() * length,
-                Color::srgba(0.6, 0.95, 1.0, 0.8),
-            );
+    // Lasers: to the panel or the sphere they point at, or 3 m.
+    for (hand, h) in hands.iter().enumerate() {
+        if let Some(aim) = h.aim {
+            let length = reach[hand]
+                .laser
+                .map(|hit| hit.distance)
+                .unwrap_or_else(|| {
+                    crate::core::vr::ray_hit(&now, aim.position, aim.forward(), &[])
+                        .map_or(3.0, |(_, t)| t)
+                });
+            let end = aim.position + aim.forward() * length;
+            gizmos.line(aim.position, end, Color::srgba(0.6, 0.95, 1.0, 0.8));
+            if reach[hand].laser.is_some() {
+                gizmos.sphere(Isometry3d::from_translation(end), 0.006, Color::WHITE);
+            }
         }
+    }
+}
+
+/// The panel's texture (egui draws into it through a camera of its own) and its quad.
+fn spawn_panel(
+    commands: &mut Commands,
+    images: &mut Assets<Image>,
+    meshes: &mut Assets<Mesh>,
+    materials: &mut Assets<StandardMaterial>,
+) {
+    let (w, h) = panel_pixels();
+    let image = images.add(Image::new_target_texture(
+        w,
+        h,
+        bevy::render::render_resource::TextureFormat::Rgba8UnormSrgb,
+        None,
+    ));
+    commands.spawn((
+        Camera2d,
+        Camera {
+            // Before the headset's cameras, which show the texture.
+            order: -10,
+            clear_color: ClearColorConfig::Custom(Color::NONE),
+            ..default()
+        },
+        RenderTarget::Image(image.clone().into()),
+        RenderLayers::none(),
+        EguiContext::default(),
+        EguiSchedule::new(VrPanelPass),
+        VrPanel,
+    ));
+    commands.spawn((
+        PanelQuad,
+        Mesh3d(meshes.add(Rectangle::new(PANEL_POINTS.x, PANEL_POINTS.y))),
+        MeshMaterial3d(materials.add(StandardMaterial {
+            base_color_texture: Some(image),
+            alpha_mode: AlphaMode::Blend,
+            unlit: true,
+            cull_mode: None,
+            ..default()
+        })),
+        Transform::default(),
+        Visibility::Hidden,
+        RenderLayers::layer(VR_LAYER),
+    ));
+}
+
+/// The quad stands where the panel is this frame.
+fn place_panel(
+    input: Res<VrInput>,
+    mut quads: Query<(&mut Transform, &mut Visibility), With<PanelQuad>>,
+) {
+    for (mut transform, mut visibility) in &mut quads {
+        match input.panel_world {
+            Some(place) => {
+                *transform = Transform {
+                    translation: place.center,
+                    rotation: place.rotation,
+                    scale: Vec3::new(place.metres_per_point, place.metres_per_point, 1.0),
+                };
+                *visibility = Visibility::Visible;
+            }
+            None => *visibility = Visibility::Hidden,
+        }
+    }
+}
+
+/// The panel's background, its title row (turning, holding or pinning it) and the help
+/// line; the library and the timeline draw their parts in the same pass.
+fn draw_panel_frame(
+    mut panel: Single<&mut EguiContext, With<VrPanel>>,
+    mut input: ResMut<VrInput>,
+) {
+    use crate::core::vr_panel::{HEADER, HINT, PIN_BUTTON, PanelRect, TURN_BUTTON};
+    let ctx = panel.get_mut().clone();
+    if ctx.zoom_factor() != PANEL_ZOOM {
+        ctx.set_zoom_factor(PANEL_ZOOM);
+        ctx.options_mut(|o| {
+            o.input_options.max_click_duration = crate::core::vr_panel::CLICK_SECONDS;
+            o.input_options.max_click_dist = crate::core::vr_panel::CLICK_TRAVEL;
+        });
+    }
+    let rect = |r: PanelRect| {
+        egui::Rect::from_min_size(egui::pos2(r.min.x, r.min.y), egui::vec2(r.size.x, r.size.y))
+    };
+    let whole =
+        egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(PANEL_POINTS.x, PANEL_POINTS.y));
+    ctx.layer_painter(egui::LayerId::background()).rect_filled(
+        whole,
+        14.0,
+        egui::Color32::from_rgba_unmultiplied(22, 24, 28, 240),
+    );
+    let big = |text: &str| egui::Button::new(egui::RichText::new(text).size(18.0));
+    egui::Area::new(egui::Id::new("vr-header"))
+        .fixed_pos(rect(HEADER).min)
+        .movable(false)
+        .show(&ctx, |ui| {
+            ui.put(
+                egui::Rect::from_min_size(rect(HEADER).min, egui::vec2(600.0, 36.0)),
+                egui::Label::new(egui::RichText::new("VRMA Maker").size(20.0).strong()),
+            );
+            let turn = match input.turn_mode {
+                TurnMode::Snap => "Turn: snap 30°",
+                TurnMode::Smooth => "Turn: smooth",
+            };
+            if ui.put(rect(TURN_BUTTON), big(turn)).clicked() {
+                input.turn_mode = match input.turn_mode {
+                    TurnMode::Snap => TurnMode::Smooth,
+                    TurnMode::Smooth => TurnMode::Snap,
+                };
+            }
+            let pin = match input.panel {
+                PanelMode::Pinned(_) => "Hold in hand",
+                PanelMode::InHand => "Pin here",
+            };
+            if ui.put(rect(PIN_BUTTON), big(pin)).clicked() {
+                input.panel = match input.panel {
+                    PanelMode::Pinned(_) => PanelMode::InHand,
+                    PanelMode::InHand => PanelMode::Pinned(input.panel_floor),
+                };
+            }
+        });
+    egui::Area::new(egui::Id::new("vr-hint"))
+        .fixed_pos(rect(HINT).min)
+        .movable(false)
+        .show(&ctx, |ui| {
+            ui.put(
+                rect(HINT),
+                egui::Label::new(
+                    egui::RichText::new(
+                        "Trigger or fingertip: press · drag a pose onto the ruler to key it · \
+                         A key · B undo · Y redo · X play · left stick: turn, walk, hold to \
+                         recentre · both grips: scale",
+                    )
+                    .size(13.0),
+                ),
+            );
+        });
+}
+
+/// While in VR the window shows what the headset sees (from its first eye, with the
+/// spheres, lasers and panel); the editor's own view comes back after.
+fn mirror_headset(
+    mut commands: Commands,
+    status: Res<VrStatus>,
+    saved: Option<Res<MirroredFrom>>,
+    root: Query<&GlobalTransform, With<XrTrackingRoot>>,
+    eyes: Query<&Transform, (With<XrCamera>, Without<EditorCamera>)>,
+    mut editor: Query<(&mut Transform, &mut RenderLayers), With<EditorCamera>>,
+) {
+    let Ok((mut transform, mut layers)) = editor.single_mut() else {
+        return;
+    };
+    let eye = eyes.iter().next();
+    match (status.running, eye, root.single(), saved) {
+        (true, Some(eye), Ok(root), saved) => {
+            if saved.is_none() {
+                commands.insert_resource(MirroredFrom(*transform, layers.clone()));
+                *layers = layers.clone().with(VR_LAYER);
+            }
+            let world = root.mul_transform(*eye).compute_transform();
+            *transform =
+                Transform::from_translation(world.translation).with_rotation(world.rotation);
+        }
+        (false, _, _, Some(saved)) => {
+            *transform = saved.0;
+            *layers = saved.1.clone();
+            commands.remove_resource::<MirroredFrom>();
+        }
+        _ => {}
     }
 }
 
