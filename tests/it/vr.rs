@@ -136,6 +136,8 @@ fn with_a_runtime_the_desktop_window_still_renders_until_vr_is_wanted() {
         centre > 0.25,
         "the mannequin covers only {centre:.2} of the view"
     );
+    // The VR panel's colour is nowhere on the desktop (the mirror test looks for it).
+    assert!(panel_coloured(&img) < 0.001);
 }
 
 #[test]
@@ -342,6 +344,8 @@ struct Controller {
     stick: Vec2,
     a: bool,
     b: bool,
+    /// The thumbstick pressed down.
+    stick_click: bool,
     /// Hand tracking: Monado simulates the hand's joints from these finger curls
     /// (index and thumb, 0 open … 1 curled; 1 and 1 make a pinch).
     hand_tracking: bool,
@@ -359,6 +363,7 @@ impl Controller {
             stick: Vec2::ZERO,
             a: false,
             b: false,
+            stick_click: false,
             hand_tracking: false,
             index_curl: 0.0,
             thumb_curl: 0.0,
@@ -414,8 +419,8 @@ fn remote_packet(left: &Controller, right: &Controller) -> Vec<u8> {
             c.b,             // b_touch
             c.trigger > 0.5,
             c.trigger > 0.1,
-            false,
-            false,
+            c.stick_click, // thumbstick_click
+            c.stick_click, // thumbstick_touch
             false,
             false,
             false,
@@ -1071,12 +1076,15 @@ fn pull_trigger(feeder: &Feeder) {
 /// The panel in the headset, worked with the right controller's laser and trigger, each
 /// outcome read from the project as saved: a press on the library's first thumbnail
 /// applies that pose (and B takes it back in one step); a key dragged along the ruler
-/// lands at its new time; the panel's Play runs playback.
+/// lands at its new time; the panel's Play runs playback; the hand-preset menu on the
+/// left controller shapes both hands.
 #[test]
-fn the_panels_laser_applies_a_library_pose_moves_a_key_and_plays() {
+fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_shapes_the_hands() {
+    use vrma_maker::core::edit::{GripSide, PoseEdit};
     use vrma_maker::core::humanoid::Bone;
     use vrma_maker::core::pose::{BodyMask, Pose};
-    use vrma_maker::core::vr_panel::{PLAY_BUTTON, RULER, library_slot};
+    use vrma_maker::core::vr::{Place, Pointer};
+    use vrma_maker::core::vr_panel::{PLAY_BUTTON, RULER, library_slot, radial_at, radial_slot};
 
     let Some(manifest) = vr_ready() else {
         return;
@@ -1196,7 +1204,220 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_and_plays() {
         second != first,
         "playback did not run: {stopped} → {first} → {second}"
     );
+
+    // Stop on the panel, then the hand-preset menu: the right stick's click opens it
+    // on the left controller, and a trigger pull on Fist shapes both hands as the
+    // same edit does in the core (one undo step).
+    aim_at_panel(&feeder, PLAY_BUTTON.center());
+    pull_trigger(&feeder);
+    let stopped = run.save(&project);
+    let left_grip = Vec3::new(-0.3, 1.0, -0.35);
+    feeder.set(|l, r| {
+        l.position = left_grip;
+        l.rotation = Quat::IDENTITY;
+        r.stick_click = true;
+    });
+    pause(0.5);
+    feeder.set(|_, r| r.stick_click = false);
+    pause(0.8);
+    let menu = radial_at(&Pointer::new(left_grip, Quat::IDENTITY)).in_world(&Place::at_start());
+    let presets = vrma_maker::core::hand::presets();
+    let fist = presets
+        .iter()
+        .position(|p| p.name == "fist")
+        .expect("a fist preset");
+    let target = menu.point(radial_slot(fist, presets.len()).center());
+    feeder.set(|_, r| {
+        r.position = floor_space(target + menu.normal() * 0.3);
+        r.rotation = menu.rotation;
+    });
+    pause(0.8);
+    pull_trigger(&feeder);
+    let shaped = run.save(&project);
+    let rig = vrma_maker::core::rig_from_bytes(&std::fs::read(&model).unwrap()).unwrap();
+    let mut editor = vrma_maker::core::edit::Editor::new(rig);
+    editor.pose = Pose::from_json(&stopped["pose"], &mut Vec::new()).unwrap();
+    editor
+        .apply(vrma_maker::core::edit::Edit::Pose(PoseEdit::Hand {
+            side: GripSide::Both,
+            shape: Box::new(presets[fist].shape),
+            amount: 1.0,
+        }))
+        .unwrap();
+    let saved_pose = Pose::from_json(&shaped["pose"], &mut Vec::new()).unwrap();
+    for bone in [
+        Bone::LeftIndexProximal,
+        Bone::RightIndexDistal,
+        Bone::RightThumbProximal,
+    ] {
+        let (got, want) = (saved_pose.rotation(bone), editor.pose.rotation(bone));
+        assert!(
+            got.angle_between(want) < 1e-3 && want.angle_between(Quat::IDENTITY) > 0.3,
+            "{bone:?}: {got} after the hand menu's Fist, {want} expected"
+        );
+    }
     run.assert_in_time();
     run.finish(Duration::from_secs(120));
     drop(feeder);
+}
+
+/// Counts the pixels of the VR panel's own background colour in a picture.
+fn panel_coloured(img: &image::RgbaImage) -> f32 {
+    let fill = [18i32, 30, 52];
+    let near = img
+        .pixels()
+        .filter(|p| (0..3).all(|c| (p[c] as i32 - fill[c]).abs() <= 6))
+        .count();
+    near as f32 / (img.width() * img.height()) as f32
+}
+
+/// Turning, recentring and scaling, each checked by where a grab lands in the saved
+/// project: after a snap turn the hands' floor space is turned 30° about the head, so a
+/// sideways drag moves the hips along the turned direction; held down, the left stick
+/// puts the player back where VR starts; both grips pulled apart show the avatar twice
+/// as big, so the same drag moves it half as far. The window meanwhile mirrors the
+/// headset: the panel, seen only by the headset's cameras, shows in it.
+#[test]
+fn a_snap_turn_a_recentre_and_a_two_handed_pull_change_where_the_hands_reach() {
+    use vrma_maker::core::humanoid::Bone;
+    use vrma_maker::core::mannequin::{self, MannequinVariant};
+    use vrma_maker::core::vr::{Place, SNAP_TURN};
+
+    let Some(manifest) = vr_ready() else {
+        return;
+    };
+    let dir = scratch("vr-comfort");
+    let port = 6800 + (std::process::id() % 500) as u16;
+    let config = remote_config(&dir, port);
+    let (model, _) = mannequins(&dir);
+    let project = dir.join("project.json");
+    std::fs::write(
+        &project,
+        serde_json::json!({"v": 1, "fps": 30, "model": {"path": model}, "keys": []}).to_string(),
+    )
+    .unwrap();
+    let rig = vrma_maker::core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
+    let hips_in = |p: &serde_json::Value| {
+        let pose =
+            vrma_maker::core::pose::Pose::from_json(&p["pose"], &mut Vec::new()).expect("pose");
+        rig.world_pose(&pose)[Bone::Hips.index()].unwrap().0
+    };
+    let park_left = Vec3::new(-0.8, 0.6, 1.9);
+    let park_right = Vec3::new(0.8, 0.6, 1.9);
+    let feeder = Feeder::start(
+        port,
+        Controller::at(floor_space(park_left)),
+        Controller::at(floor_space(park_right)),
+    );
+    let run = VrRun::start(
+        &manifest,
+        110,
+        &[project.to_str().unwrap()],
+        &[("XDG_CONFIG_HOME", config.to_str().unwrap())],
+    );
+    pause(2.0);
+    let mut hips = hips_in(&run.save(&project));
+
+    // A grab of the hips by the right grip, with the player at `place`: the controller
+    // goes to where the hips are, squeezes, moves `floor_move` in its floor space, lets go.
+    let drag_hips = |place: &Place, from: Vec3, floor_move: Vec3| {
+        let start = place.floor(from);
+        feeder.glide(true, place.floor(park_right), start, 0.6);
+        pause(0.5);
+        feeder.set(|_, r| r.squeeze = 1.0);
+        pause(0.6);
+        feeder.glide(true, start, start + floor_move, 1.0);
+        pause(0.6);
+        feeder.set(|_, r| r.squeeze = 0.0);
+        pause(0.6);
+        feeder.glide(true, start + floor_move, place.floor(park_right), 0.6);
+    };
+    let floor_move = Vec3::new(0.08, -0.05, 0.0);
+
+    // Snap turn to the right: one push of the left stick.
+    feeder.set(|l, _| l.stick = Vec2::new(1.0, 0.0));
+    pause(0.6);
+    feeder.set(|l, _| l.stick = Vec2::ZERO);
+    pause(0.6);
+    let head = Vec3::new(0.0, 1.6, 0.0);
+    let turned = Place::at_start().turned(head, SNAP_TURN);
+    drag_hips(&turned, hips, floor_move);
+    let after_turn = hips_in(&run.save(&project));
+    let expected = turned.rotation * floor_move;
+    assert!(
+        (after_turn - hips).distance(expected) < 0.01,
+        "after a snap turn the hips moved {} for a hand move of {floor_move} (expected {expected})",
+        after_turn - hips
+    );
+    hips = after_turn;
+
+    // Recentre: hold the left stick down.
+    feeder.set(|l, _| l.stick_click = true);
+    pause(1.8);
+    feeder.set(|l, _| l.stick_click = false);
+    pause(0.5);
+    let start = Place::at_start();
+    drag_hips(&start, hips, floor_move);
+    let after_recentre = hips_in(&run.save(&project));
+    // Back where VR started, the window mirrors the headset (the panel in view).
+    let mirrored = grab_display(&run.display, &dir.join("mirror.png"));
+    assert!(
+        (after_recentre - hips).distance(floor_move) < 0.01,
+        "after recentring the hips moved {}",
+        after_recentre - hips
+    );
+    hips = after_recentre;
+
+    // Both grips, away from every sphere, pulled from 0.5 m to 1 m apart.
+    let (l0, r0) = (Vec3::new(-0.25, 1.0, -0.2), Vec3::new(0.25, 1.0, -0.2));
+    feeder.glide(false, start.floor(park_left), l0, 0.5);
+    feeder.glide(true, start.floor(park_right), r0, 0.5);
+    pause(0.5);
+    feeder.set(|l, r| {
+        l.squeeze = 1.0;
+        r.squeeze = 1.0;
+    });
+    pause(0.6);
+    let apart = Vec3::X * 0.25;
+    let steps = 60;
+    for i in 1..=steps {
+        let f = i as f32 / steps as f32;
+        feeder.set(|l, r| {
+            l.position = l0 - apart * f;
+            r.position = r0 + apart * f;
+        });
+        pause(1.5 / steps as f32);
+    }
+    pause(0.6);
+    feeder.set(|l, r| {
+        l.squeeze = 0.0;
+        r.squeeze = 0.0;
+    });
+    pause(0.5);
+    feeder.glide(false, l0 - apart, start.floor(park_left), 0.5);
+    let middle = (l0 + r0) * 0.5;
+    let world_middle = start.point(middle);
+    let scaled = Place {
+        translation: world_middle - middle * 0.5,
+        rotation: start.rotation,
+        scale: 0.5,
+    };
+    feeder.glide(true, r0 + apart, scaled.floor(park_right), 0.5);
+    drag_hips(&scaled, hips, floor_move);
+    let after_scale = hips_in(&run.save(&project));
+    assert!(
+        (after_scale - hips).distance(floor_move * 0.5) < 0.01,
+        "with the avatar shown twice as big the hips moved {} for a hand move of {floor_move}",
+        after_scale - hips
+    );
+    run.assert_in_time();
+    run.finish(Duration::from_secs(120));
+    drop(feeder);
+    // The window showed the headset's view: the panel (which only the headset's cameras
+    // and the mirror see) covers part of it.
+    let panel = panel_coloured(&mirrored);
+    assert!(
+        panel > 0.004,
+        "the panel covers {panel:.4} of the mirrored window"
+    );
 }

@@ -605,6 +605,11 @@ impl Place {
         self.translation + self.rotation * (floor * self.scale)
     }
 
+    /// The floor-space point that lands on the world point `world`.
+    pub fn floor(&self, world: Vec3) -> Vec3 {
+        self.rotation.inverse() * (world - self.translation) / self.scale
+    }
+
     /// The same place turned about the vertical line through the floor-space point
     /// `pivot` (the head): positive angles turn the player to the right.
     pub fn turned(&self, pivot: Vec3, angle: f32) -> Place {
@@ -863,6 +868,8 @@ mod tests {
         assert_eq!(turner.step(0.1, TurnMode::Snap, 0.016), 0.0);
         assert_eq!(turner.step(-0.8, TurnMode::Snap, 0.016), -SNAP_TURN);
         let turned = start.turned(head, angle);
+        let p = Vec3::new(0.3, 1.1, -0.7);
+        assert!(turned.floor(turned.point(p)).distance(p) < 1e-5);
         // The head stays where it was in the world…
         assert!(turned.point(head).distance(start.point(head)) < 1e-5);
         // …and what was ahead (−Z) is now to the right of ahead in the world, turned 30°.

@@ -123,6 +123,8 @@ pub struct PanelPlace {
     pub center: Vec3,
     pub rotation: Quat,
     pub metres_per_point: f32,
+    /// Its size in points ([`PANEL_POINTS`], or [`RADIAL_POINTS`] for the hand menu).
+    pub points: Vec2,
 }
 
 /// Where a laser or fingertip meets the panel.
@@ -153,6 +155,7 @@ pub fn pinned_at_start() -> PanelPlace {
         center,
         rotation: facing(center, Vec3::new(0.0, 1.6, 0.0)),
         metres_per_point: METRES_PER_POINT,
+        points: PANEL_POINTS,
     }
 }
 
@@ -166,6 +169,39 @@ pub fn palette_at(grip: &Pointer) -> PanelPlace {
         center: grip.position + grip.rotation * lift,
         rotation: (grip.rotation * tilt).normalize(),
         metres_per_point: scale,
+        points: PANEL_POINTS,
+    }
+}
+
+/// The hand-preset menu's size in points (a ring of buttons in a square texture).
+pub const RADIAL_POINTS: Vec2 = Vec2::new(360.0, 360.0);
+/// It is 22 cm across.
+pub const RADIAL_METRES_PER_POINT: f32 = 0.22 / 360.0;
+/// The preset buttons on the ring…
+const RADIAL_ITEM: Vec2 = Vec2::new(96.0, 40.0);
+const RADIAL_RADIUS: f32 = 128.0;
+/// …and, in the middle, which of the avatar's hands they shape.
+pub const RADIAL_SIDE: PanelRect = PanelRect::new(130.0, 160.0, 100.0, 40.0);
+
+/// The `slot`th of `count` preset buttons, clockwise from the top.
+pub fn radial_slot(slot: usize, count: usize) -> PanelRect {
+    let angle = std::f32::consts::TAU * slot as f32 / count.max(1) as f32;
+    let centre = RADIAL_POINTS * 0.5 + Vec2::new(angle.sin(), -angle.cos()) * RADIAL_RADIUS;
+    PanelRect {
+        min: centre - RADIAL_ITEM * 0.5,
+        size: RADIAL_ITEM,
+    }
+}
+
+/// The hand-preset menu around the left controller: just above it, tilted towards the
+/// user like the palette.
+pub fn radial_at(grip: &Pointer) -> PanelPlace {
+    let tilt = Quat::from_rotation_x(-std::f32::consts::FRAC_PI_4);
+    PanelPlace {
+        center: grip.position + grip.rotation * Vec3::new(0.0, 0.09, -0.03),
+        rotation: (grip.rotation * tilt).normalize(),
+        metres_per_point: RADIAL_METRES_PER_POINT,
+        points: RADIAL_POINTS,
     }
 }
 
@@ -176,12 +212,13 @@ impl PanelPlace {
             center: place.point(self.center),
             rotation: (place.rotation * self.rotation).normalize(),
             metres_per_point: self.metres_per_point * place.scale,
+            points: self.points,
         }
     }
 
     /// The panel's size in metres.
     pub fn size(&self) -> Vec2 {
-        PANEL_POINTS * self.metres_per_point
+        self.points * self.metres_per_point
     }
 
     pub fn normal(&self) -> Vec3 {
@@ -191,8 +228,8 @@ impl PanelPlace {
     /// The world point of a panel point.
     pub fn point(&self, at: Vec2) -> Vec3 {
         let local = Vec3::new(
-            (at.x - PANEL_POINTS.x * 0.5) * self.metres_per_point,
-            (PANEL_POINTS.y * 0.5 - at.y) * self.metres_per_point,
+            (at.x - self.points.x * 0.5) * self.metres_per_point,
+            (self.points.y * 0.5 - at.y) * self.metres_per_point,
             0.0,
         );
         self.center + self.rotation * local
@@ -203,8 +240,8 @@ impl PanelPlace {
     pub fn project(&self, world: Vec3) -> PanelHit {
         let local = self.rotation.inverse() * (world - self.center);
         let at = Vec2::new(
-            local.x / self.metres_per_point + PANEL_POINTS.x * 0.5,
-            PANEL_POINTS.y * 0.5 - local.y / self.metres_per_point,
+            local.x / self.metres_per_point + self.points.x * 0.5,
+            self.points.y * 0.5 - local.y / self.metres_per_point,
         );
         PanelHit {
             at,
@@ -212,10 +249,10 @@ impl PanelPlace {
         }
     }
 
-    fn inside(at: Vec2) -> bool {
+    fn inside(&self, at: Vec2) -> bool {
         PanelRect {
             min: Vec2::ZERO,
-            size: PANEL_POINTS,
+            size: self.points,
         }
         .contains(at)
     }
@@ -231,7 +268,7 @@ impl PanelPlace {
         }
         let t = normal.dot(self.center - origin) / facing;
         let hit = self.project(origin + dir * t);
-        (t.is_finite() && t >= 0.0 && Self::inside(hit.at)).then_some(PanelHit {
+        (t.is_finite() && t >= 0.0 && self.inside(hit.at)).then_some(PanelHit {
             at: hit.at,
             distance: t,
         })
@@ -241,7 +278,7 @@ impl PanelPlace {
     /// [`POKE_HOVER`] in front to [`POKE_BEHIND`] behind).
     pub fn poke(&self, tip: Vec3) -> Option<PanelHit> {
         let hit = self.project(tip);
-        (Self::inside(hit.at) && hit.distance <= POKE_HOVER && hit.distance >= -POKE_BEHIND)
+        (self.inside(hit.at) && hit.distance <= POKE_HOVER && hit.distance >= -POKE_BEHIND)
             .then_some(hit)
     }
 }
@@ -331,10 +368,7 @@ impl PanelPointer {
                 },
                 Press::Laser => (r.laser.map(|h| h.at), r.press > RELEASE_AT),
             };
-            let at = at
-                .map(clamp_to_panel)
-                .or(self.last)
-                .unwrap_or(PANEL_POINTS * 0.5);
+            let at = at.or(self.last).unwrap_or(Vec2::ZERO);
             if self.last != Some(at) {
                 events.push(PanelEvent::Moved(at));
             }
@@ -379,10 +413,6 @@ impl PanelPointer {
     }
 }
 
-fn clamp_to_panel(at: Vec2) -> Vec2 {
-    at.clamp(Vec2::ZERO, PANEL_POINTS)
-}
-
 /// A laser that left the panel mid-drag: where it crosses the panel's plane (clamped to
 /// the panel), so the drag follows it over the edge.
 pub fn on_plane(place: &PanelPlace, origin: Vec3, direction: Vec3) -> Option<PanelHit> {
@@ -394,7 +424,10 @@ pub fn on_plane(place: &PanelPlace, origin: Vec3, direction: Vec3) -> Option<Pan
     }
     let t = normal.dot(place.center - origin) / facing;
     (t > 0.0).then(|| PanelHit {
-        at: clamp_to_panel(place.project(origin + dir * t).at),
+        at: place
+            .project(origin + dir * t)
+            .at
+            .clamp(Vec2::ZERO, place.points),
         distance: t,
     })
 }
@@ -493,6 +526,34 @@ mod tests {
         assert!(place.center.y > grip.position.y);
         assert!(place.normal().y > 0.5 && place.normal().z > 0.5);
         assert!((place.size().x - 0.48).abs() < 1e-4);
+    }
+
+    #[test]
+    fn the_hand_menu_rings_its_presets_around_the_side_switch_inside_its_square() {
+        let whole = PanelRect {
+            min: Vec2::ZERO,
+            size: RADIAL_POINTS,
+        };
+        let count = 9;
+        let slots: Vec<PanelRect> = (0..count).map(|i| radial_slot(i, count)).collect();
+        for (i, a) in slots.iter().enumerate() {
+            assert!(whole.contains(a.min) && whole.contains(a.max()), "{a:?}");
+            assert!(!a.contains(RADIAL_SIDE.center()));
+            for b in &slots[i + 1..] {
+                assert!(
+                    a.center().distance(b.center()) > RADIAL_ITEM.y,
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+        let grip = Pointer::new(Vec3::new(-0.3, 1.0, -0.3), Quat::IDENTITY);
+        let menu = radial_at(&grip);
+        let top = menu.point(radial_slot(0, count).center());
+        assert!(top.y > menu.center.y);
+        let hit = menu
+            .ray_hit(top + menu.normal() * 0.3, -menu.normal())
+            .expect("a laser reaches the menu");
+        assert!(hit.at.distance(radial_slot(0, count).center()) < 0.01);
     }
 
     fn laser(hit: PanelHit, press: f32) -> PanelReach {

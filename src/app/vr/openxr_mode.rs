@@ -37,13 +37,15 @@ use crate::app::session::{
     VrPanel, VrPanelPass, VrStatus,
 };
 use crate::core::edit::{Edit, Gesture};
+use crate::core::edit::{GripSide, PoseEdit};
+use crate::core::humanoid::Side;
 use crate::core::vr::{
     Buttons, Grabber, HandInput, Hold, OneEuroParams, OneEuroVec3, PRESS_AT, Place, Pointer,
     ScaleGesture, TurnMode, Turner, button_commands, scrub_step, spheres, vr_handles, walk_step,
 };
 use crate::core::vr_panel::{
-    PANEL_POINTS, PANEL_ZOOM, PanelEvent, PanelPlace, PanelPointer, PanelReach, on_plane,
-    palette_at, panel_pixels, pinned_at_start,
+    PANEL_POINTS, PANEL_ZOOM, PanelEvent, PanelPlace, PanelPointer, PanelReach, RADIAL_POINTS,
+    on_plane, palette_at, panel_pixels, pinned_at_start, radial_at,
 };
 
 /// Checks for an OpenXR loader and runtime, as `bevy_mod_openxr` would, to be able to
@@ -186,6 +188,12 @@ struct VrInput {
     /// Where the panel was last frame, in the world (lasers stop at it).
     panel_world: Option<PanelPlace>,
     pointer: PanelPointer,
+    /// The hand-preset menu on the left hand (the right stick's click opens and closes it).
+    radial_open: bool,
+    /// Which of the avatar's hands its presets shape.
+    radial_side: GripSide,
+    radial_world: Option<PanelPlace>,
+    radial_pointer: PanelPointer,
 }
 
 impl Default for VrInput {
@@ -205,9 +213,43 @@ impl Default for VrInput {
             panel_floor: pinned_at_start(),
             panel_world: None,
             pointer: PanelPointer::default(),
+            radial_open: false,
+            radial_side: GripSide::Both,
+            radial_world: None,
+            radial_pointer: PanelPointer::default(),
         }
     }
 }
+
+/// The hand-preset menu's egui pass (only `app::vr` draws it).
+#[derive(bevy::ecs::schedule::ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+struct VrRadialPass;
+
+/// The hand-preset menu's egui context (on the camera that renders it).
+#[derive(Component)]
+struct VrRadial;
+
+/// The hand-preset menu's quad.
+#[derive(Component)]
+struct RadialQuad;
+
+/// The panel's background: a dark blue, apart from the desktop's greys.
+pub const PANEL_FILL: [u8; 3] = [18, 30, 52];
+/// The window's view while it mirrors the headset (vertical field of view).
+const MIRROR_FOV_DEGREES: f32 = 75.0;
+
+/// What exists only in VR (spheres, the panel and the hand menu with their cameras).
+type VrOnly = Or<(
+    With<SphereMesh>,
+    With<PanelQuad>,
+    With<VrPanel>,
+    With<RadialQuad>,
+    With<VrRadial>,
+)>;
+type LeftJoints = (With<LeftHand>, Without<XrTrackingRoot>);
+type RightJoints = (With<RightHand>, Without<XrTrackingRoot>);
+/// A quad's place and whether it shows.
+type Placed = (&'static mut Transform, &'static mut Visibility);
 
 /// The panel's quad in the world.
 #[derive(Component)]
@@ -215,7 +257,7 @@ struct PanelQuad;
 
 /// The editor camera's place before VR: the window mirrors the headset meanwhile.
 #[derive(Resource)]
-struct MirroredFrom(Transform, RenderLayers);
+struct MirroredFrom(Transform, RenderLayers, Projection);
 
 pub fn plugin(app: &mut App) {
     let filter = app
@@ -273,7 +315,8 @@ pub fn plugin(app: &mut App) {
             PostUpdate,
             mirror_headset.before(bevy::transform::TransformSystems::Propagate),
         )
-        .add_systems(VrPanelPass, draw_panel_frame);
+        .add_systems(VrPanelPass, draw_panel_frame)
+        .add_systems(VrRadialPass, draw_radial);
 }
 
 /// OpenXR found a runtime but could not start on it (no headset, no Vulkan device).
@@ -538,7 +581,7 @@ fn enter_vr(
 fn leave_vr(
     mut commands: Commands,
     spaces: Query<Entity, With<ControllerSpace>>,
-    spheres: Query<Entity, Or<(With<SphereMesh>, With<PanelQuad>, With<VrPanel>)>>,
+    spheres: Query<Entity, VrOnly>,
     mut markers: ResMut<MarkersVisible>,
     mut input: ResMut<VrInput>,
     mut edits: MessageWriter<EditRequest>,
@@ -607,14 +650,24 @@ fn root_transform(place: &Place) -> Transform {
 /// What the panel's input needs: its egui context and where egui reads its events.
 #[derive(bevy::ecs::system::SystemParam)]
 struct PanelInput<'w, 's> {
-    context: Query<'w, 's, Entity, With<VrPanel>>,
+    panel: Query<'w, 's, Entity, With<VrPanel>>,
+    radial: Query<'w, 's, Entity, (With<VrRadial>, Without<VrPanel>)>,
     events: MessageWriter<'w, EguiInputEvent>,
 }
 
 impl PanelInput<'_, '_> {
-    fn send(&mut self, event: PanelEvent) {
-        debug!("VR panel: {event:?}");
-        let Ok(context) = self.context.single() else {
+    /// Tells the panel's egui (or the hand menu's, `radial`) what its pointer did.
+    fn send(&mut self, radial: bool, event: PanelEvent) {
+        debug!(
+            "VR {}: {event:?}",
+            if radial { "hand menu" } else { "panel" }
+        );
+        let context = if radial {
+            self.radial.single()
+        } else {
+            self.panel.single()
+        };
+        let Ok(context) = context else {
             return;
         };
         let pos = |at: Vec2| egui::pos2(at.x, at.y);
@@ -647,10 +700,7 @@ fn vr_input(
         (&ControllerSpace, &Transform, &XrSpaceLocationFlags),
         Without<XrTrackingRoot>,
     >,
-    (left_joints, right_joints): (
-        Query<HandJoint, (With<LeftHand>, Without<XrTrackingRoot>)>,
-        Query<HandJoint, (With<RightHand>, Without<XrTrackingRoot>)>,
-    ),
+    (left_joints, right_joints): (Query<HandJoint, LeftJoints>, Query<HandJoint, RightJoints>),
     head: Query<(&XrCamera, &Transform), Without<XrTrackingRoot>>,
     mut edits: MessageWriter<EditRequest>,
     mut panel_input: PanelInput,
@@ -764,12 +814,54 @@ fn vr_input(
         }
         r.poke = h.pinch_tips.and_then(|(index, _)| panel.poke(index));
     }
+    // The hand-preset menu, open on the left hand: the right hand works it, and while
+    // it does, not the panel behind.
+    let right_click = flag(&actions.stick_click[1]);
+    if right_click && !input.right_click {
+        input.radial_open = !input.radial_open;
+        info!(
+            "VR: hand-preset menu {}",
+            if input.radial_open { "open" } else { "closed" }
+        );
+    }
+    input.right_click = right_click;
+    input.radial_world = None;
+    let mut radial_reach = PanelReach::default();
+    if input.radial_open
+        && let Some(grip) = floor_grips[0]
+    {
+        let menu = radial_at(&grip).in_world(&input.place);
+        input.radial_world = Some(menu);
+        let h = &hands[1];
+        radial_reach.press = reach[1].press;
+        if let Some(aim) = h.aim.filter(|_| input.grabber.hands[1].grab.is_none()) {
+            radial_reach.laser = if input.radial_pointer.laser_pressing(1) {
+                on_plane(&menu, aim.position, aim.forward())
+            } else {
+                menu.ray_hit(aim.position, aim.forward())
+            };
+        }
+        radial_reach.poke = h.pinch_tips.and_then(|(index, _)| menu.poke(index));
+    }
+    for event in input
+        .radial_pointer
+        .update([PanelReach::default(), radial_reach])
+    {
+        panel_input.send(true, event);
+    }
+    let radial_takes = input.radial_pointer.takes(1, &radial_reach);
+    if radial_takes {
+        reach[1] = PanelReach::default();
+    }
     for event in input.pointer.update(reach) {
-        panel_input.send(event);
+        panel_input.send(false, event);
     }
     let mut for_grabber = hands;
     for (hand, h) in for_grabber.iter_mut().enumerate() {
-        if input.grabber.hands[hand].grab.is_none() && input.pointer.takes(hand, &reach[hand]) {
+        let menu = hand == 1 && radial_takes;
+        if input.grabber.hands[hand].grab.is_none()
+            && (menu || input.pointer.takes(hand, &reach[hand]))
+        {
             h.aim = None;
             h.trigger = 0.0;
             h.pinch_tips = None;
@@ -814,12 +906,15 @@ fn vr_input(
     input.buttons = buttons;
 
     // Sticks: the left turns (sideways) and walks (forwards and back), the right scrubs.
-    let head_floor = head
-        .iter()
-        .next()
-        .map_or((Vec3::new(0.0, 1.6, 0.0), Vec3::NEG_Z), |(_, t)| {
-            (t.translation, t.rotation * Vec3::NEG_Z)
-        });
+    // The head: between the eyes, looking where the first eye looks.
+    let eyes: Vec<&Transform> = head.iter().map(|(_, t)| t).collect();
+    let head_floor = match eyes.first() {
+        Some(first) => (
+            eyes.iter().map(|t| t.translation).sum::<Vec3>() / eyes.len() as f32,
+            first.rotation * Vec3::NEG_Z,
+        ),
+        None => (Vec3::new(0.0, 1.6, 0.0), Vec3::NEG_Z),
+    };
     let left = stick(&actions.stick[0]);
     if !input.scale.active() {
         let mode = input.turn_mode;
@@ -843,29 +938,31 @@ fn vr_input(
         input.panel = PanelMode::Pinned(pinned_at_start());
         info!("VR: recentred");
     }
-    input.right_click = flag(&actions.stick_click[1]);
     *root = root_transform(&input.place);
 
     // Lasers: to the panel or the sphere they point at, or 3 m.
     for (hand, h) in hands.iter().enumerate() {
         if let Some(aim) = h.aim {
-            let length = reach[hand]
-                .laser
-                .map(|hit| hit.distance)
-                .unwrap_or_else(|| {
-                    crate::core::vr::ray_hit(&now, aim.position, aim.forward(), &[])
-                        .map_or(3.0, |(_, t)| t)
-                });
+            let on_ui = if hand == 1 && radial_reach.laser.is_some() {
+                radial_reach.laser
+            } else {
+                reach[hand].laser
+            };
+            let length = on_ui.map(|hit| hit.distance).unwrap_or_else(|| {
+                crate::core::vr::ray_hit(&now, aim.position, aim.forward(), &[])
+                    .map_or(3.0, |(_, t)| t)
+            });
             let end = aim.position + aim.forward() * length;
             gizmos.line(aim.position, end, Color::srgba(0.6, 0.95, 1.0, 0.8));
-            if reach[hand].laser.is_some() {
+            if on_ui.is_some() {
                 gizmos.sphere(Isometry3d::from_translation(end), 0.006, Color::WHITE);
             }
         }
     }
 }
 
-/// The panel's texture (egui draws into it through a camera of its own) and its quad.
+/// The panel's texture (egui draws into it through a camera of its own) and its quad;
+/// the same for the hand-preset menu.
 fn spawn_panel(
     commands: &mut Commands,
     images: &mut Assets<Image>,
@@ -873,6 +970,41 @@ fn spawn_panel(
     materials: &mut Assets<StandardMaterial>,
 ) {
     let (w, h) = panel_pixels();
+    let image = ui_texture(
+        commands,
+        images,
+        (w, h),
+        EguiSchedule::new(VrPanelPass),
+        VrPanel,
+    );
+    commands.spawn((
+        PanelQuad,
+        ui_quad(meshes, materials, PANEL_POINTS, image),
+        RenderLayers::layer(VR_LAYER),
+    ));
+    let size = RADIAL_POINTS * PANEL_ZOOM;
+    let image = ui_texture(
+        commands,
+        images,
+        (size.x as u32, size.y as u32),
+        EguiSchedule::new(VrRadialPass),
+        VrRadial,
+    );
+    commands.spawn((
+        RadialQuad,
+        ui_quad(meshes, materials, RADIAL_POINTS, image),
+        RenderLayers::layer(VR_LAYER),
+    ));
+}
+
+/// A texture egui draws into, through a camera of its own (`marker` on it).
+fn ui_texture(
+    commands: &mut Commands,
+    images: &mut Assets<Image>,
+    (w, h): (u32, u32),
+    schedule: EguiSchedule,
+    marker: impl Component,
+) -> Handle<Image> {
     let image = images.add(Image::new_target_texture(
         w,
         h,
@@ -890,43 +1022,124 @@ fn spawn_panel(
         RenderTarget::Image(image.clone().into()),
         RenderLayers::none(),
         EguiContext::default(),
-        EguiSchedule::new(VrPanelPass),
-        VrPanel,
+        schedule,
+        marker,
     ));
-    commands.spawn((
-        PanelQuad,
-        Mesh3d(meshes.add(Rectangle::new(PANEL_POINTS.x, PANEL_POINTS.y))),
+    image
+}
+
+/// A hidden quad of `points` (scaled to metres where it is placed) showing `image`.
+fn ui_quad(
+    meshes: &mut Assets<Mesh>,
+    materials: &mut Assets<StandardMaterial>,
+    points: Vec2,
+    image: Handle<Image>,
+) -> impl Bundle {
+    (
+        Mesh3d(meshes.add(Rectangle::new(points.x, points.y))),
         MeshMaterial3d(materials.add(StandardMaterial {
             base_color_texture: Some(image),
-            alpha_mode: AlphaMode::Blend,
+            // Opaque but for its rounded corners: nothing shows through the text.
+            alpha_mode: AlphaMode::Mask(0.5),
             unlit: true,
             cull_mode: None,
             ..default()
         })),
         Transform::default(),
         Visibility::Hidden,
-        RenderLayers::layer(VR_LAYER),
-    ));
+    )
 }
 
-/// The quad stands where the panel is this frame.
+/// The quads stand where the panel and the hand menu are this frame.
 fn place_panel(
     input: Res<VrInput>,
-    mut quads: Query<(&mut Transform, &mut Visibility), With<PanelQuad>>,
+    mut panel: Query<Placed, (With<PanelQuad>, Without<RadialQuad>)>,
+    mut radial: Query<Placed, With<RadialQuad>>,
 ) {
-    for (mut transform, mut visibility) in &mut quads {
-        match input.panel_world {
-            Some(place) => {
-                *transform = Transform {
-                    translation: place.center,
-                    rotation: place.rotation,
-                    scale: Vec3::new(place.metres_per_point, place.metres_per_point, 1.0),
-                };
-                *visibility = Visibility::Visible;
+    let place =
+        |place: Option<PanelPlace>,
+         (mut transform, mut visibility): (Mut<Transform>, Mut<Visibility>)| {
+            match place {
+                Some(place) => {
+                    *transform = Transform {
+                        translation: place.center,
+                        rotation: place.rotation,
+                        scale: Vec3::new(place.metres_per_point, place.metres_per_point, 1.0),
+                    };
+                    *visibility = Visibility::Visible;
+                }
+                None => *visibility = Visibility::Hidden,
             }
-            None => *visibility = Visibility::Hidden,
-        }
+        };
+    for quad in &mut panel {
+        place(input.panel_world, quad);
     }
+    for quad in &mut radial {
+        place(input.radial_world, quad);
+    }
+}
+
+/// The hand-preset menu: the presets in a ring, and in the middle which of the avatar's
+/// hands they shape (each press picks the next). A preset is one undo step.
+fn draw_radial(
+    mut menu: Single<&mut EguiContext, With<VrRadial>>,
+    mut input: ResMut<VrInput>,
+    mut edits: MessageWriter<EditRequest>,
+) {
+    use crate::core::vr_panel::{PanelRect, RADIAL_SIDE, radial_slot};
+    let ctx = menu.get_mut().clone();
+    if ctx.zoom_factor() != PANEL_ZOOM {
+        ctx.set_zoom_factor(PANEL_ZOOM);
+        ctx.options_mut(|o| {
+            o.input_options.max_click_duration = crate::core::vr_panel::CLICK_SECONDS;
+            o.input_options.max_click_dist = crate::core::vr_panel::CLICK_TRAVEL;
+        });
+    }
+    let rect = |r: PanelRect| {
+        egui::Rect::from_min_size(egui::pos2(r.min.x, r.min.y), egui::vec2(r.size.x, r.size.y))
+    };
+    let centre = egui::pos2(RADIAL_POINTS.x * 0.5, RADIAL_POINTS.y * 0.5);
+    ctx.layer_painter(egui::LayerId::background())
+        .circle_filled(
+            centre,
+            RADIAL_POINTS.x * 0.5 - 1.0,
+            egui::Color32::from_rgb(PANEL_FILL[0], PANEL_FILL[1], PANEL_FILL[2]),
+        );
+    let presets = crate::core::hand::presets();
+    egui::Area::new(egui::Id::new("vr-hand-menu"))
+        .fixed_pos(egui::Pos2::ZERO)
+        .movable(false)
+        .show(&ctx, |ui| {
+            let button = |text: &str| egui::Button::new(egui::RichText::new(text).size(15.0));
+            for (slot, preset) in presets.iter().enumerate() {
+                if ui
+                    .put(
+                        rect(radial_slot(slot, presets.len())),
+                        button(&preset.label),
+                    )
+                    .clicked()
+                {
+                    info!("VR hand menu: {}", preset.name);
+                    edits.write(EditRequest::new(PoseEdit::Hand {
+                        side: input.radial_side,
+                        shape: Box::new(preset.shape),
+                        amount: 1.0,
+                    }));
+                }
+            }
+            let side = match input.radial_side {
+                GripSide::Both => "Both hands",
+                GripSide::One(Side::Left) => "Left hand",
+                GripSide::One(Side::Right) => "Right hand",
+            };
+            if ui.put(rect(RADIAL_SIDE), button(side)).clicked() {
+                input.radial_side = match input.radial_side {
+                    GripSide::Both => GripSide::One(Side::Left),
+                    GripSide::One(Side::Left) => GripSide::One(Side::Right),
+                    GripSide::One(Side::Right) => GripSide::Both,
+                };
+            }
+        });
 }
 
 /// The panel's background, its title row (turning, holding or pinning it) and the help
@@ -952,7 +1165,7 @@ fn draw_panel_frame(
     ctx.layer_painter(egui::LayerId::background()).rect_filled(
         whole,
         14.0,
-        egui::Color32::from_rgba_unmultiplied(22, 24, 28, 240),
+        egui::Color32::from_rgb(PANEL_FILL[0], PANEL_FILL[1], PANEL_FILL[2]),
     );
     let big = |text: &str| egui::Button::new(egui::RichText::new(text).size(18.0));
     egui::Area::new(egui::Id::new("vr-header"))
@@ -1010,17 +1223,24 @@ fn mirror_headset(
     saved: Option<Res<MirroredFrom>>,
     root: Query<&GlobalTransform, With<XrTrackingRoot>>,
     eyes: Query<&Transform, (With<XrCamera>, Without<EditorCamera>)>,
-    mut editor: Query<(&mut Transform, &mut RenderLayers), With<EditorCamera>>,
+    mut editor: Query<(&mut Transform, &mut RenderLayers, &mut Projection), With<EditorCamera>>,
 ) {
-    let Ok((mut transform, mut layers)) = editor.single_mut() else {
+    let Ok((mut transform, mut layers, mut projection)) = editor.single_mut() else {
         return;
     };
     let eye = eyes.iter().next();
     match (status.running, eye, root.single(), saved) {
         (true, Some(eye), Ok(root), saved) => {
             if saved.is_none() {
-                commands.insert_resource(MirroredFrom(*transform, layers.clone()));
+                commands.insert_resource(MirroredFrom(
+                    *transform,
+                    layers.clone(),
+                    projection.clone(),
+                ));
                 *layers = layers.clone().with(VR_LAYER);
+                if let Projection::Perspective(p) = &mut *projection {
+                    p.fov = MIRROR_FOV_DEGREES.to_radians();
+                }
             }
             let world = root.mul_transform(*eye).compute_transform();
             *transform =
@@ -1029,6 +1249,7 @@ fn mirror_headset(
         (false, _, _, Some(saved)) => {
             *transform = saved.0;
             *layers = saved.1.clone();
+            *projection = saved.2.clone();
             commands.remove_resource::<MirroredFrom>();
         }
         _ => {}
