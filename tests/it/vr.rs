@@ -1084,7 +1084,9 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
     use vrma_maker::core::humanoid::Bone;
     use vrma_maker::core::pose::{BodyMask, Pose};
     use vrma_maker::core::vr::{Place, Pointer};
-    use vrma_maker::core::vr_panel::{PLAY_BUTTON, RULER, library_slot, radial_at, radial_slot};
+    use vrma_maker::core::vr_panel::{
+        EXPORT_BUTTON, PLAY_BUTTON, RULER, library_slot, radial_at, radial_slot,
+    };
 
     let Some(manifest) = vr_ready() else {
         return;
@@ -1190,9 +1192,38 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
         "the key did not move from 1 s to 2 s: {times:?}"
     );
 
+    // The library's thumbnail dragged down onto the ruler at 1.5 s: a key there with
+    // that pose.
+    let thumb = library_slot(0).center();
+    let drop_at = Vec2::new(x(1.5), key_row);
+    aim_at_panel(&feeder, thumb);
+    let start = floor_space(place.point(thumb) + place.normal() * 0.35);
+    let end = start + (place.point(drop_at) - place.point(thumb));
+    feeder.set(|_, r| r.trigger = 1.0);
+    pause(0.6);
+    feeder.glide(true, start, end, 1.5);
+    pause(0.6);
+    feeder.set(|_, r| r.trigger = 0.0);
+    pause(0.8);
+    let dropped = run.save(&project);
+    let keys = dropped["keys"].as_array().unwrap();
+    let placed = keys
+        .iter()
+        .find(|k| (k["t"].as_f64().unwrap() - 1.5).abs() < 0.07)
+        .unwrap_or_else(|| panic!("no key near 1.5 s: {keys:?}"));
+    let q = &placed["pose"]["bones"]["leftUpperArm"];
+    let placed_arm = Quat::from_xyzw(
+        q[0].as_f64().unwrap() as f32,
+        q[1].as_f64().unwrap() as f32,
+        q[2].as_f64().unwrap() as f32,
+        q[3].as_f64().unwrap() as f32,
+    );
+    assert!(placed_arm.angle_between(raised) < 1e-3, "{placed}");
+    assert_eq!(keys.len(), 3);
+
     // Play on the panel: the playhead, still before (no stick, no button), runs by
     // itself after.
-    let stopped = moved["playhead"].as_f64().unwrap();
+    let stopped = dropped["playhead"].as_f64().unwrap();
     pause(1.0);
     assert_eq!(run.save(&project)["playhead"].as_f64(), Some(stopped));
     aim_at_panel(&feeder, PLAY_BUTTON.center());
@@ -1256,6 +1287,41 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
             "{bone:?}: {got} after the hand menu's Fist, {want} expected"
         );
     }
+
+    // Export VRMA on the panel: written beside the project, its keys where the project
+    // has them (read back by import-anim).
+    feeder.set(|_, r| r.stick_click = true);
+    pause(0.5);
+    feeder.set(|_, r| r.stick_click = false);
+    aim_at_panel(&feeder, EXPORT_BUTTON.center());
+    pull_trigger(&feeder);
+    let exported = dir.join("project.vrma");
+    let start = Instant::now();
+    while !exported.exists() && start.elapsed() < Duration::from_secs(20) {
+        pause(0.3);
+    }
+    pause(0.5);
+    let back = dir.join("back.json");
+    json_stdout(&crate::common::run(&[
+        "import-anim",
+        "--model",
+        model.to_str().unwrap(),
+        "--anim",
+        exported.to_str().unwrap(),
+        "-o",
+        back.to_str().unwrap(),
+    ]));
+    let times = |p: &serde_json::Value| -> Vec<f64> {
+        p["keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| (k["t"].as_f64().unwrap() * 30.0).round())
+            .collect()
+    };
+    let back: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&back).unwrap()).unwrap();
+    assert_eq!(times(&back), times(&shaped), "the exported keys");
     run.assert_in_time();
     run.finish(Duration::from_secs(120));
     drop(feeder);

@@ -108,6 +108,25 @@ impl ExportKind {
 }
 
 /// `path` with the format's extension: kept when it is there (any case), else added.
+/// `wanted` when no file is there, else the first free `STEM-2.EXT`, `STEM-3.EXT`… beside
+/// it: an export made without a dialog (in VR) never writes over a file.
+pub fn unused_path(wanted: &Path) -> PathBuf {
+    if !wanted.exists() {
+        return wanted.to_path_buf();
+    }
+    let stem = wanted
+        .file_stem()
+        .map_or_else(|| "export".into(), |s| s.to_string_lossy().into_owned());
+    let named = |n: u64| match wanted.extension() {
+        Some(ext) => wanted.with_file_name(format!("{stem}-{n}.{}", ext.to_string_lossy())),
+        None => wanted.with_file_name(format!("{stem}-{n}")),
+    };
+    (2..u64::MAX)
+        .map(named)
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| named(u64::MAX))
+}
+
 pub fn with_extension(path: &Path, extension: &str) -> PathBuf {
     if path
         .extension()
@@ -184,6 +203,19 @@ fn write_pose(work: &ExportWork, progress: &mut dyn FnMut(f32)) -> Result<Writte
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_export_without_a_dialog_takes_the_next_free_name() {
+        let dir = std::env::temp_dir().join(format!("vrma-unused-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let wanted = dir.join("walk.vrma");
+        assert_eq!(unused_path(&wanted), wanted);
+        std::fs::write(&wanted, b"x").unwrap();
+        assert_eq!(unused_path(&wanted), dir.join("walk-2.vrma"));
+        std::fs::write(dir.join("walk-2.vrma"), b"x").unwrap();
+        assert_eq!(unused_path(&wanted), dir.join("walk-3.vrma"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn the_extension_is_forced_once_and_kept_in_any_case() {

@@ -75,6 +75,8 @@ impl PanelRect {
 /// pins it where it is.
 pub const HEADER: PanelRect = PanelRect::new(8.0, 6.0, 1008.0, 36.0);
 pub const PIN_BUTTON: PanelRect = PanelRect::new(860.0, 6.0, 156.0, 36.0);
+/// Exports the timeline as VRMA beside the project (no dialog in the headset).
+pub const EXPORT_BUTTON: PanelRect = PanelRect::new(500.0, 6.0, 172.0, 36.0);
 /// Snap or smooth turning on the left stick.
 pub const TURN_BUTTON: PanelRect = PanelRect::new(680.0, 6.0, 172.0, 36.0);
 
@@ -446,6 +448,7 @@ mod tests {
         let mut rects = vec![
             PIN_BUTTON,
             TURN_BUTTON,
+            EXPORT_BUTTON,
             LIBRARY_PREVIOUS,
             LIBRARY_NEXT,
             PLAY_BUTTON,

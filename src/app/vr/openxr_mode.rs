@@ -33,11 +33,12 @@ use bevy_egui::input::EguiInputEvent;
 use bevy_egui::{EguiContext, EguiSchedule, egui};
 
 use crate::app::session::{
-    EditRequest, EditorCamera, EditorSet, ExitGate, Launch, MarkersVisible, Session, VR_LAYER,
-    VrPanel, VrPanelPass, VrStatus,
+    Banner, DialogPurpose, EditRequest, EditorCamera, EditorSet, ExitGate, FileRequest, Launch,
+    MarkersVisible, Session, VR_LAYER, VrPanel, VrPanelPass, VrStatus,
 };
 use crate::core::edit::{Edit, Gesture};
 use crate::core::edit::{GripSide, PoseEdit};
+use crate::core::export::ExportKind;
 use crate::core::humanoid::Side;
 use crate::core::vr::{
     Buttons, Grabber, HandInput, Hold, OneEuroParams, OneEuroVec3, PRESS_AT, Place, Pointer,
@@ -1147,8 +1148,11 @@ fn draw_radial(
 fn draw_panel_frame(
     mut panel: Single<&mut EguiContext, With<VrPanel>>,
     mut input: ResMut<VrInput>,
+    session: Res<Session>,
+    banner: Res<Banner>,
+    mut files: MessageWriter<FileRequest>,
 ) {
-    use crate::core::vr_panel::{HEADER, HINT, PIN_BUTTON, PanelRect, TURN_BUTTON};
+    use crate::core::vr_panel::{EXPORT_BUTTON, HEADER, HINT, PIN_BUTTON, PanelRect, TURN_BUTTON};
     let ctx = panel.get_mut().clone();
     if ctx.zoom_factor() != PANEL_ZOOM {
         ctx.set_zoom_factor(PANEL_ZOOM);
@@ -1173,9 +1177,17 @@ fn draw_panel_frame(
         .movable(false)
         .show(&ctx, |ui| {
             ui.put(
-                egui::Rect::from_min_size(rect(HEADER).min, egui::vec2(600.0, 36.0)),
+                egui::Rect::from_min_size(rect(HEADER).min, egui::vec2(480.0, 36.0)),
                 egui::Label::new(egui::RichText::new("VRMA Maker").size(20.0).strong()),
             );
+            if ui.put(rect(EXPORT_BUTTON), big("Export VRMA")).clicked() {
+                let path = export_path(&session);
+                info!("VR: exporting to {}", path.display());
+                files.write(FileRequest::Answer(
+                    DialogPurpose::Export(ExportKind::Vrma),
+                    path,
+                ));
+            }
             let turn = match input.turn_mode {
                 TurnMode::Snap => "Turn: snap 30°",
                 TurnMode::Smooth => "Turn: smooth",
@@ -1201,18 +1213,34 @@ fn draw_panel_frame(
         .fixed_pos(rect(HINT).min)
         .movable(false)
         .show(&ctx, |ui| {
-            ui.put(
-                rect(HINT),
-                egui::Label::new(
-                    egui::RichText::new(
-                        "Trigger or fingertip: press · drag a pose onto the ruler to key it · \
-                         A key · B undo · Y redo · X play · left stick: turn, walk, hold to \
-                         recentre · both grips: scale",
-                    )
-                    .size(13.0),
+            // What the status line says (an export's outcome, a refused edit), else help.
+            let text = match (&banner.error, &banner.progress, &banner.notice) {
+                (Some(error), _, _) => egui::RichText::new(error).color(egui::Color32::LIGHT_RED),
+                (_, Some(progress), _) => egui::RichText::new(progress),
+                (_, _, Some(notice)) => egui::RichText::new(notice),
+                _ => egui::RichText::new(
+                    "Trigger or fingertip: press · drag a pose onto the ruler to key it · A key \
+                     · B undo · Y redo · X play · left stick: turn, walk, hold to recentre · \
+                     both grips: scale · right stick click: hand presets",
                 ),
-            );
+            };
+            ui.put(rect(HINT), egui::Label::new(text.size(13.0)).truncate());
         });
+}
+
+/// Where the panel's Export VRMA writes: beside the project (or the model) under its
+/// name, else in the user's data folder; never over an existing file.
+fn export_path(session: &Session) -> std::path::PathBuf {
+    use crate::core::export::unused_path;
+    let base = session
+        .project_path
+        .clone()
+        .or_else(|| session.model_path.clone())
+        .unwrap_or_else(|| crate::core::library::default_dir().with_file_name("animation"));
+    if let Some(dir) = base.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    unused_path(&base.with_extension("vrma"))
 }
 
 /// While in VR the window shows what the headset sees (from its first eye, with the
