@@ -36,6 +36,22 @@ fn avatar_count(world: &mut World) -> usize {
     world.query::<&Avatar>().iter(world).count()
 }
 
+/// One avatar shown, every node of it spawned (on a loaded machine the scene's nodes
+/// can be a frame behind the avatar's root).
+fn avatar_ready(world: &mut World) -> bool {
+    let nodes: Vec<Entity> = {
+        let mut q = world.query::<&Avatar>();
+        let avatars: Vec<&Avatar> = q.iter(world).collect();
+        match avatars.as_slice() {
+            [avatar] => avatar.nodes.iter().flatten().copied().collect(),
+            _ => return false,
+        }
+    };
+    nodes
+        .iter()
+        .all(|&e| world.get::<Transform>(e).is_some() && world.get::<GlobalTransform>(e).is_some())
+}
+
 /// Checks every humanoid node's Transform against the core's raw locals, and its world
 /// position (VRM 1.0 frame once the avatar root's turn is applied) against core FK.
 fn assert_skeleton_matches_core(app: &mut App) {
@@ -82,7 +98,7 @@ fn assert_skeleton_matches_core(app: &mut App) {
 #[test]
 fn the_app_loads_poses_and_drives_the_skeleton_like_the_core() {
     let mut app = headless_app();
-    run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+    run_until(&mut app, "the mannequin", avatar_ready);
     app.world_mut()
         .write_message(EditRequest(Edit::Pose(PoseEdit::Rotate {
             bone: Bone::LeftUpperArm,
@@ -170,7 +186,7 @@ fn drop_file(app: &mut App, path: &Path) {
 #[test]
 fn dropping_a_pose_file_applies_it_and_a_broken_one_changes_nothing() {
     let mut app = headless_app();
-    run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+    run_until(&mut app, "the mannequin", avatar_ready);
     let dir = scratch("app-pose-drop");
     let good = dir.join("pose.json");
     std::fs::write(
@@ -213,7 +229,7 @@ fn exits(app: &mut App) -> usize {
 #[test]
 fn a_project_opens_saves_and_guards_unsaved_changes_on_quit() {
     let mut app = headless_app();
-    run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+    run_until(&mut app, "the mannequin", avatar_ready);
     let dir = scratch("app-project");
     let (model, _) = mannequins(&dir);
     let project = dir.join("walk.json");
@@ -297,7 +313,7 @@ fn a_project_opens_saves_and_guards_unsaved_changes_on_quit() {
 #[test]
 fn opening_another_model_keeps_the_keys() {
     let mut app = headless_app();
-    run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+    run_until(&mut app, "the mannequin", avatar_ready);
     for edit in [
         Edit::Keys(KeyEdit::Add),
         Edit::Seek(1.0),
@@ -329,7 +345,7 @@ fn opening_another_model_keeps_the_keys() {
 #[test]
 fn export_vrma_runs_in_the_background_and_import_replaces_keys_undoably() {
     let mut app = headless_app();
-    run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+    run_until(&mut app, "the mannequin", avatar_ready);
     for edit in [
         Edit::Pose(PoseEdit::Rotate {
             bone: Bone::Spine,
@@ -420,7 +436,7 @@ fn face_weights_are_routed(vrm0: bool) {
     let dir = scratch("app-headless-vroid");
     let model = test_avatar(&dir, "vroid.vrm", vrm0, &["--texture-size", "32"]);
     let mut app = headless_app();
-    run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+    run_until(&mut app, "the mannequin", avatar_ready);
     app.world_mut()
         .write_message(LoadModel(ModelSource::File(model)));
     run_until(&mut app, "the VRoid-scale avatar", |w| {
@@ -482,7 +498,7 @@ fn face_weights_are_routed(vrm0: bool) {
 #[test]
 fn quitting_during_an_export_waits_for_it_and_leaves_no_temporary_file() {
     let mut app = headless_app();
-    run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+    run_until(&mut app, "the mannequin", avatar_ready);
     // Enough keys that the export runs for a good while (~1 s).
     for frame in 0..40_000 {
         app.world_mut()
@@ -544,7 +560,7 @@ fn twist_bones_follow_the_pose_on_screen_as_the_core_evaluates_them() {
     let plain = test_avatar(&dir, "plain.vrm", false, &["--texture-size", "16"]);
     let model = crate::interop_three_vrm::with_constraints(&plain, dir.join("twist.vrm"));
     let mut app = headless_app();
-    run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+    run_until(&mut app, "the mannequin", avatar_ready);
     drop_file(&mut app, &model);
     run_until(&mut app, "the constrained avatar", |w| {
         !w.resource::<Session>()
@@ -634,7 +650,7 @@ fn the_avatars_morph_weights_are_three_vrms_applied_expressions() {
         });
         let reference = crate::hands_gaze::three_vrm_expressions(&path, &cases);
         let mut app = headless_app();
-        run_until(&mut app, "the mannequin", |w| avatar_count(w) == 1);
+        run_until(&mut app, "the mannequin", avatar_ready);
         app.world_mut()
             .write_message(LoadModel(ModelSource::File(path.clone())));
         run_until(&mut app, "the mannequin with the sample's rules", |w| {

@@ -280,6 +280,24 @@ impl VrRun {
         save_by_ctrl_s(&self.display, path)
     }
 
+    /// Saves until the project as written satisfies `done` (a press is applied a frame
+    /// or two after its release, and frames take up to a few hundred milliseconds on a
+    /// loaded machine), at most for 6 s; returns the last one written either way.
+    fn save_until(
+        &self,
+        path: &Path,
+        done: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        let start = Instant::now();
+        loop {
+            let saved = self.save(path);
+            if done(&saved) || start.elapsed() > Duration::from_secs(6) {
+                return saved;
+            }
+            pause(0.3);
+        }
+    }
+
     /// A scripted sequence must be over 5 s before --exit-after ends the app.
     fn assert_in_time(&self) {
         assert!(
@@ -688,6 +706,24 @@ fn controllers_grab_the_hips_and_a_hand_and_the_saved_project_shows_it() {
     assert!(project.playhead > 0.3, "playhead {}", project.playhead);
 }
 
+/// A test's own folder with a Monado config for the remote driver on a port of its own
+/// (`port_base` + a share of the process id), the mannequin written out, and `project`
+/// saved there on it: (folder, port, config, model, project file).
+fn remote_project(
+    name: &str,
+    port_base: u16,
+    mut project: serde_json::Value,
+) -> (PathBuf, u16, PathBuf, PathBuf, PathBuf) {
+    let dir = scratch(name);
+    let port = port_base + (std::process::id() % 500) as u16;
+    let config = remote_config(&dir, port);
+    let (model, _) = mannequins(&dir);
+    project["model"] = serde_json::json!({"path": model});
+    let path = dir.join("project.json");
+    std::fs::write(&path, project.to_string()).unwrap();
+    (dir, port, config, model, path)
+}
+
 /// Writes a Monado config selecting the remote driver on a port of this test's own.
 fn remote_config(dir: &Path, port: u16) -> PathBuf {
     let config = dir.join("config");
@@ -953,19 +989,13 @@ fn b_and_y_bring_back_the_saved_states_and_the_right_stick_scrubs_while_stopped(
     let Some(manifest) = vr_ready() else {
         return;
     };
-    let dir = scratch("vr-buttons");
-    let port = 5800 + (std::process::id() % 500) as u16;
-    let config = remote_config(&dir, port);
-    let (model, _) = mannequins(&dir);
-    let project = dir.join("project.json");
-    std::fs::write(
-        &project,
-        serde_json::json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0.0, "keys": [
+    let (dir, port, config, _, project) = remote_project(
+        "vr-buttons",
+        5800,
+        serde_json::json!({"v": 1, "fps": 30, "playhead": 0.0, "keys": [
             {"id": 1, "t": 0, "pose": {"bones": {"leftUpperArm": [0, 0, 0.5, 0.866]}}},
-            {"id": 2, "t": 2, "pose": {"bones": {"spine": [0, 0.3, 0, 0.95]}}}]})
-        .to_string(),
-    )
-    .unwrap();
+            {"id": 2, "t": 2, "pose": {"bones": {"spine": [0, 0.3, 0, 0.95]}}}]}),
+    );
     let at_exit = dir.join("at-exit.json");
     let rig = vrma_maker::core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
     let hips = rig.world_pose(&vrma_maker::core::pose::Pose::default())[Bone::Hips.index()]
@@ -1085,27 +1115,20 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
     use vrma_maker::core::pose::{BodyMask, Pose};
     use vrma_maker::core::vr::{Place, Pointer};
     use vrma_maker::core::vr_panel::{
-        EXPORT_BUTTON, PLAY_BUTTON, RULER, library_slot, radial_at, radial_slot,
+        ADD_KEY_BUTTON, EXPORT_BUTTON, PLAY_BUTTON, RULER, library_slot, radial_at, radial_slot,
     };
 
     let Some(manifest) = vr_ready() else {
         return;
     };
-    let dir = scratch("vr-panel");
-    let port = 6300 + (std::process::id() % 500) as u16;
-    let config = remote_config(&dir, port);
-    let (model, _) = mannequins(&dir);
-    let project = dir.join("project.json");
-    std::fs::write(
-        &project,
-        serde_json::json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0.0,
-            "settings": {"length": 3.0},
+    let (dir, port, config, model, project) = remote_project(
+        "vr-panel",
+        6300,
+        serde_json::json!({"v": 1, "fps": 30, "playhead": 0.0, "settings": {"length": 3.0},
             "keys": [
             {"id": 1, "t": 0, "pose": {"bones": {"spine": [0, 0.2, 0, 0.98]}}},
-            {"id": 2, "t": 1, "pose": {"bones": {"spine": [0, -0.2, 0, 0.98]}}}]})
-        .to_string(),
-    )
-    .unwrap();
+            {"id": 2, "t": 1, "pose": {"bones": {"spine": [0, -0.2, 0, 0.98]}}}]}),
+    );
     // A library with one pose: the left arm raised.
     let data = dir.join("data");
     let mut arm_up = Pose::default();
@@ -1143,7 +1166,6 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
     // the playhead), in one undo step.
     aim_at_panel(&feeder, library_slot(0).center());
     pull_trigger(&feeder);
-    let applied = run.save(&project);
     let arm = |p: &serde_json::Value| {
         let q = &p["pose"]["bones"]["leftUpperArm"];
         Quat::from_xyzw(
@@ -1153,6 +1175,7 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
             q[3].as_f64().unwrap_or(1.0) as f32,
         )
     };
+    let applied = run.save_until(&project, |p| arm(p).angle_between(raised) < 1e-3);
     assert!(
         arm(&applied).angle_between(raised) < 1e-3,
         "the library pose was not applied: {}",
@@ -1162,7 +1185,7 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
     pause(0.6);
     feeder.set(|_, r| r.b = false);
     pause(0.8);
-    let undone = run.save(&project);
+    let undone = run.save_until(&project, |p| kept(p) == kept(&before));
     assert_eq!(kept(&undone), kept(&before), "one B took the pose back");
 
     // The key at 1 s, dragged along the ruler to 2 s (the ruler spans the 3 s length).
@@ -1179,7 +1202,11 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
     pause(0.6);
     feeder.set(|_, r| r.trigger = 0.0);
     pause(0.8);
-    let moved = run.save(&project);
+    let moved = run.save_until(&project, |p| {
+        p["keys"][1]["t"]
+            .as_f64()
+            .is_some_and(|t| (t - 2.0).abs() < 0.07)
+    });
     let times: Vec<f64> = moved["keys"]
         .as_array()
         .unwrap()
@@ -1205,7 +1232,9 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
     pause(0.6);
     feeder.set(|_, r| r.trigger = 0.0);
     pause(0.8);
-    let dropped = run.save(&project);
+    let dropped = run.save_until(&project, |p| {
+        p["keys"].as_array().is_some_and(|k| k.len() == 3)
+    });
     let keys = dropped["keys"].as_array().unwrap();
     let placed = keys
         .iter()
@@ -1220,6 +1249,26 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
     );
     assert!(placed_arm.angle_between(raised) < 1e-3, "{placed}");
     assert_eq!(keys.len(), 3);
+    // + Key on the panel keys the pose at the playhead (the drop left it at 1.5 s, on
+    // the new key): one more key only where none was, so the right stick first moves
+    // the playhead back about half a second, between the keys at 0 s and 1.5 s.
+    feeder.set(|_, r| r.stick = Vec2::new(-1.0, 0.0));
+    pause(0.5);
+    feeder.set(|_, r| r.stick = Vec2::ZERO);
+    pause(0.5);
+    aim_at_panel(&feeder, ADD_KEY_BUTTON.center());
+    pull_trigger(&feeder);
+    let keyed = run.save_until(&project, |p| {
+        p["keys"].as_array().is_some_and(|k| k.len() == 4)
+    });
+    let at = keyed["playhead"].as_f64().unwrap();
+    let keys = keyed["keys"].as_array().unwrap();
+    assert_eq!(keys.len(), 4, "+ Key at {at}: {keys:?}");
+    assert!(
+        keys.iter()
+            .any(|k| (k["t"].as_f64().unwrap() - at).abs() < 0.02)
+    );
+    let dropped = keyed;
 
     // Play on the panel: the playhead, still before (no stick, no button), runs by
     // itself after.
@@ -1264,7 +1313,6 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
     });
     pause(0.8);
     pull_trigger(&feeder);
-    let shaped = run.save(&project);
     let rig = vrma_maker::core::rig_from_bytes(&std::fs::read(&model).unwrap()).unwrap();
     let mut editor = vrma_maker::core::edit::Editor::new(rig);
     editor.pose = Pose::from_json(&stopped["pose"], &mut Vec::new()).unwrap();
@@ -1275,6 +1323,14 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
             amount: 1.0,
         }))
         .unwrap();
+    let fist_in = |p: &serde_json::Value| {
+        Pose::from_json(&p["pose"], &mut Vec::new()).is_ok_and(|pose| {
+            pose.rotation(Bone::LeftIndexProximal)
+                .angle_between(editor.pose.rotation(Bone::LeftIndexProximal))
+                < 1e-3
+        })
+    };
+    let shaped = run.save_until(&project, fist_in);
     let saved_pose = Pose::from_json(&shaped["pose"], &mut Vec::new()).unwrap();
     for bone in [
         Bone::LeftIndexProximal,
@@ -1352,16 +1408,11 @@ fn a_snap_turn_a_recentre_and_a_two_handed_pull_change_where_the_hands_reach() {
     let Some(manifest) = vr_ready() else {
         return;
     };
-    let dir = scratch("vr-comfort");
-    let port = 6800 + (std::process::id() % 500) as u16;
-    let config = remote_config(&dir, port);
-    let (model, _) = mannequins(&dir);
-    let project = dir.join("project.json");
-    std::fs::write(
-        &project,
-        serde_json::json!({"v": 1, "fps": 30, "model": {"path": model}, "keys": []}).to_string(),
-    )
-    .unwrap();
+    let (dir, port, config, _, project) = remote_project(
+        "vr-comfort",
+        6800,
+        serde_json::json!({"v": 1, "fps": 30, "keys": []}),
+    );
     let rig = vrma_maker::core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
     let hips_in = |p: &serde_json::Value| {
         let pose =

@@ -12,7 +12,7 @@ use bevy_egui::{EguiContext, EguiContexts, EguiPrimaryContextPass, egui};
 use super::session::{
     AvatarShown, Banner, EditRequest, EditorSet, KeepAwake, LibraryPoseDrag, PasteMask, Prefs,
     RenderPoseThumbnail, Session, THUMBNAIL, UiLayout, UpdatedThumbnails, ViewRect, VrPanel,
-    VrPanelPass, Windows,
+    VrPanelPass, Windows, panel_button, panel_rect,
 };
 use crate::core::library::{Library, default_dir};
 use crate::core::pose::{BodyMask, Pose};
@@ -70,9 +70,7 @@ fn draw_vr_panel(
     use crate::core::vr_panel::{
         LIBRARY, LIBRARY_NEXT, LIBRARY_PAGE, LIBRARY_PREVIOUS, library_slot,
     };
-    let rect = |r: crate::core::vr_panel::PanelRect| {
-        egui::Rect::from_min_size(egui::pos2(r.min.x, r.min.y), egui::vec2(r.size.x, r.size.y))
-    };
+    let rect = panel_rect;
     let ctx = panel.get_mut().clone();
     let state = &mut *state;
     let Some(library) = state.library.as_ref() else {
@@ -93,7 +91,7 @@ fn draw_vr_panel(
                 egui::Rect::from_min_size(rect(LIBRARY).min, egui::vec2(600.0, 30.0)),
                 egui::Label::new(egui::RichText::new(title).size(18.0)),
             );
-            let big = |text: &str| egui::Button::new(egui::RichText::new(text).size(18.0));
+            let big = panel_button;
             let previous = ui.add_enabled_ui(state.vr_page > 0, |ui| {
                 ui.put(rect(LIBRARY_PREVIOUS), big("◀"))
             });

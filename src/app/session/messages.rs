@@ -299,6 +299,18 @@ pub struct EditorCamera;
 #[derive(bevy::ecs::schedule::ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct VrPanelPass;
 
+/// A VR panel rectangle (`core::vr_panel`, egui points) as egui's.
+pub fn panel_rect(r: crate::core::vr_panel::PanelRect) -> bevy_egui::egui::Rect {
+    use bevy_egui::egui;
+    egui::Rect::from_min_size(egui::pos2(r.min.x, r.min.y), egui::vec2(r.size.x, r.size.y))
+}
+
+/// A button on the VR panel: text big enough to read at arm's length.
+pub fn panel_button(text: &str) -> bevy_egui::egui::Button<'static> {
+    use bevy_egui::egui;
+    egui::Button::new(egui::RichText::new(text).size(18.0))
+}
+
 /// The VR panel's egui context (on the camera that renders it).
 #[derive(Component, Debug, Default, Clone, Copy)]
 pub struct VrPanel;

@@ -7,7 +7,7 @@ use bevy_egui::{EguiContext, EguiContexts, EguiPrimaryContextPass, egui};
 
 use super::session::{
     EditRequest, LibraryPoseDrag, PlacingKeys, Session, Thumbnails, UiLayout, UiSpace, VrPanel,
-    VrPanelPass,
+    VrPanelPass, panel_button, panel_rect,
 };
 use std::collections::HashSet;
 
@@ -33,11 +33,6 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(VrPanelPass, draw_vr_panel);
 }
 
-/// An egui rectangle from a VR panel one.
-fn panel_rect(r: crate::core::vr_panel::PanelRect) -> egui::Rect {
-    egui::Rect::from_min_size(egui::pos2(r.min.x, r.min.y), egui::vec2(r.size.x, r.size.y))
-}
-
 /// The timeline on the VR panel: big buttons for the laser (play, add and delete a key,
 /// the ease, undo, redo) and the desktop's ruler, each in its place of
 /// `core::vr_panel`. Its own drag state: the desktop's ruler is drawn meanwhile too.
@@ -57,7 +52,7 @@ fn draw_vr_panel(
     let mut send = |edit: Edit| {
         edits.write(EditRequest(edit));
     };
-    let big = |text: &str| egui::Button::new(egui::RichText::new(text).size(18.0));
+    let big = panel_button;
     egui::Area::new(egui::Id::new("vr-timeline"))
         .fixed_pos(panel_rect(PLAY_BUTTON).min)
         .movable(false)

@@ -34,7 +34,7 @@ use bevy_egui::{EguiContext, EguiSchedule, egui};
 
 use crate::app::session::{
     Banner, DialogPurpose, EditRequest, EditorCamera, EditorSet, ExitGate, FileRequest, Launch,
-    MarkersVisible, Session, VR_LAYER, VrPanel, VrPanelPass, VrStatus,
+    MarkersVisible, Session, VR_LAYER, VrPanel, VrPanelPass, VrStatus, panel_button, panel_rect,
 };
 use crate::core::edit::{Edit, Gesture};
 use crate::core::edit::{GripSide, PoseEdit};
@@ -1080,15 +1080,9 @@ fn place_panel(
     }
 }
 
-/// The hand-preset menu: the presets in a ring, and in the middle which of the avatar's
-/// hands they shape (each press picks the next). A preset is one undo step.
-fn draw_radial(
-    mut menu: Single<&mut EguiContext, With<VrRadial>>,
-    mut input: ResMut<VrInput>,
-    mut edits: MessageWriter<EditRequest>,
-) {
-    use crate::core::vr_panel::{PanelRect, RADIAL_SIDE, radial_slot};
-    let ctx = menu.get_mut().clone();
+/// A VR egui context drawn at the panel's zoom, with clicks as a hand-held laser makes
+/// them (slower and shakier than a mouse's).
+fn made_for_lasers(ctx: &egui::Context) {
     if ctx.zoom_factor() != PANEL_ZOOM {
         ctx.set_zoom_factor(PANEL_ZOOM);
         ctx.options_mut(|o| {
@@ -1096,9 +1090,19 @@ fn draw_radial(
             o.input_options.max_click_dist = crate::core::vr_panel::CLICK_TRAVEL;
         });
     }
-    let rect = |r: PanelRect| {
-        egui::Rect::from_min_size(egui::pos2(r.min.x, r.min.y), egui::vec2(r.size.x, r.size.y))
-    };
+}
+
+/// The hand-preset menu: the presets in a ring, and in the middle which of the avatar's
+/// hands they shape (each press picks the next). A preset is one undo step.
+fn draw_radial(
+    mut menu: Single<&mut EguiContext, With<VrRadial>>,
+    mut input: ResMut<VrInput>,
+    mut edits: MessageWriter<EditRequest>,
+) {
+    use crate::core::vr_panel::{RADIAL_SIDE, radial_slot};
+    let ctx = menu.get_mut().clone();
+    made_for_lasers(&ctx);
+    let rect = panel_rect;
     let centre = egui::pos2(RADIAL_POINTS.x * 0.5, RADIAL_POINTS.y * 0.5);
     ctx.layer_painter(egui::LayerId::background())
         .circle_filled(
@@ -1152,18 +1156,10 @@ fn draw_panel_frame(
     banner: Res<Banner>,
     mut files: MessageWriter<FileRequest>,
 ) {
-    use crate::core::vr_panel::{EXPORT_BUTTON, HEADER, HINT, PIN_BUTTON, PanelRect, TURN_BUTTON};
+    use crate::core::vr_panel::{EXPORT_BUTTON, HEADER, HINT, PIN_BUTTON, TURN_BUTTON};
     let ctx = panel.get_mut().clone();
-    if ctx.zoom_factor() != PANEL_ZOOM {
-        ctx.set_zoom_factor(PANEL_ZOOM);
-        ctx.options_mut(|o| {
-            o.input_options.max_click_duration = crate::core::vr_panel::CLICK_SECONDS;
-            o.input_options.max_click_dist = crate::core::vr_panel::CLICK_TRAVEL;
-        });
-    }
-    let rect = |r: PanelRect| {
-        egui::Rect::from_min_size(egui::pos2(r.min.x, r.min.y), egui::vec2(r.size.x, r.size.y))
-    };
+    made_for_lasers(&ctx);
+    let rect = panel_rect;
     let whole =
         egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(PANEL_POINTS.x, PANEL_POINTS.y));
     ctx.layer_painter(egui::LayerId::background()).rect_filled(
@@ -1171,7 +1167,7 @@ fn draw_panel_frame(
         14.0,
         egui::Color32::from_rgb(PANEL_FILL[0], PANEL_FILL[1], PANEL_FILL[2]),
     );
-    let big = |text: &str| egui::Button::new(egui::RichText::new(text).size(18.0));
+    let big = panel_button;
     egui::Area::new(egui::Id::new("vr-header"))
         .fixed_pos(rect(HEADER).min)
         .movable(false)
