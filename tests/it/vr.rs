@@ -1115,7 +1115,8 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
     use vrma_maker::core::pose::{BodyMask, Pose};
     use vrma_maker::core::vr::{Place, Pointer};
     use vrma_maker::core::vr_panel::{
-        ADD_KEY_BUTTON, EXPORT_BUTTON, PLAY_BUTTON, RULER, library_slot, radial_at, radial_slot,
+        ADD_KEY_BUTTON, DELETE_KEY_BUTTON, EASE_BUTTON, EXPORT_BUTTON, PLAY_BUTTON, RULER,
+        library_slot, radial_at, radial_slot,
     };
 
     let Some(manifest) = vr_ready() else {
@@ -1150,7 +1151,7 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
     );
     let run = VrRun::start(
         &manifest,
-        100,
+        130,
         &[project.to_str().unwrap()],
         &[
             ("XDG_CONFIG_HOME", config.to_str().unwrap()),
@@ -1268,7 +1269,40 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
         keys.iter()
             .any(|k| (k["t"].as_f64().unwrap() - at).abs() < 0.02)
     );
-    let dropped = keyed;
+
+    // Ease on the panel steps the ease of the key it acts on (the selection's first, or
+    // the key at the playhead), and Delete key then removes that same key: each one edit.
+    let eases = |p: &serde_json::Value| -> Vec<(u64, String)> {
+        p["keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| (k["id"].as_u64().unwrap(), k["ease"].to_string()))
+            .collect()
+    };
+    aim_at_panel(&feeder, EASE_BUTTON.center());
+    pull_trigger(&feeder);
+    let eased = run.save_until(&project, |p| eases(p) != eases(&keyed));
+    let changed: Vec<u64> = eases(&eased)
+        .iter()
+        .zip(eases(&keyed))
+        .filter(|(now, was)| **now != *was)
+        .map(|(now, _)| now.0)
+        .collect();
+    assert_eq!(changed.len(), 1, "Ease changed {changed:?}: {:?}", eased["keys"]);
+    aim_at_panel(&feeder, DELETE_KEY_BUTTON.center());
+    pull_trigger(&feeder);
+    let deleted = run.save_until(&project, |p| {
+        p["keys"].as_array().is_some_and(|k| k.len() == 3)
+    });
+    let left: Vec<u64> = eases(&deleted).iter().map(|k| k.0).collect();
+    assert_eq!(left.len(), 3, "Delete key: {:?}", deleted["keys"]);
+    assert!(
+        !left.contains(&changed[0]),
+        "Delete key removed another key than the eased one ({}): {left:?}",
+        changed[0]
+    );
+    let dropped = deleted;
 
     // Play on the panel: the playhead, still before (no stick, no button), runs by
     // itself after.
