@@ -112,6 +112,13 @@ impl Side {
             Side::Right => "right",
         }
     }
+
+    pub fn other(self) -> Side {
+        match self {
+            Side::Left => Side::Right,
+            Side::Right => Side::Left,
+        }
+    }
 }
 
 /// Finger bones of one hand, thumb first, each finger root to tip.

@@ -2,6 +2,7 @@
 
 pub mod accessors;
 pub mod budget;
+pub mod capture;
 pub mod constraint;
 pub mod display;
 pub mod edit;

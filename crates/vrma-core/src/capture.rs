@@ -1,0 +1,860 @@
+//! A pose from body and hand landmarks (a photo, a camera): MediaPipe's 33 body and 21
+//! hand landmarks, in metres in the camera's frame, turned into a normalized-rig pose on
+//! the current model. Limb directions drive the two-bone IK, so bone lengths stay the
+//! model's; the hips, torso and head turn by frames built from the hips, shoulders and
+//! face; fingers aim bone by bone. A part whose landmarks are not confident keeps the
+//! current pose.
+//!
+//! The camera frame is MediaPipe's: x to the image's right, y down, z away from the
+//! camera. A model faces +Z with its left at +X (VRM 1.0), so a person facing the camera
+//! maps to the model by (x, −y, −z).
+
+use glam::{Mat3, Quat, Vec3};
+
+use super::Refusal;
+use super::hand::{Finger, hand_bone};
+use super::humanoid::{Bone, Side};
+use super::ik::{Limb, solve_limb};
+use super::pose::Pose;
+use super::rig::{Rig, WorldPose};
+use super::vr::{OneEuroParams, OneEuroVec3};
+
+pub const BODY_POINTS: usize = 33;
+pub const HAND_POINTS: usize = 21;
+
+/// A landmark this confident (MediaPipe's visibility) or more is used.
+pub const MIN_VISIBILITY: f32 = 0.5;
+
+/// BlazePose's body landmarks, by index.
+pub mod body {
+    pub const NOSE: usize = 0;
+    pub const LEFT_EYE: usize = 2;
+    pub const RIGHT_EYE: usize = 5;
+    pub const LEFT_EAR: usize = 7;
+    pub const RIGHT_EAR: usize = 8;
+    pub const LEFT_SHOULDER: usize = 11;
+    pub const RIGHT_SHOULDER: usize = 12;
+    pub const LEFT_ELBOW: usize = 13;
+    pub const RIGHT_ELBOW: usize = 14;
+    pub const LEFT_WRIST: usize = 15;
+    pub const RIGHT_WRIST: usize = 16;
+    pub const LEFT_PINKY: usize = 17;
+    pub const RIGHT_PINKY: usize = 18;
+    pub const LEFT_INDEX: usize = 19;
+    pub const RIGHT_INDEX: usize = 20;
+    pub const LEFT_THUMB: usize = 21;
+    pub const RIGHT_THUMB: usize = 22;
+    pub const LEFT_HIP: usize = 23;
+    pub const RIGHT_HIP: usize = 24;
+    pub const LEFT_KNEE: usize = 25;
+    pub const RIGHT_KNEE: usize = 26;
+    pub const LEFT_ANKLE: usize = 27;
+    pub const RIGHT_ANKLE: usize = 28;
+    pub const LEFT_HEEL: usize = 29;
+    pub const RIGHT_HEEL: usize = 30;
+    pub const LEFT_FOOT_INDEX: usize = 31;
+    pub const RIGHT_FOOT_INDEX: usize = 32;
+
+    /// The same landmark on the other side (the face's middle, the nose, is itself).
+    pub fn mirror(i: usize) -> usize {
+        match i {
+            0 => 0,
+            1..=3 => i + 3,
+            4..=6 => i - 3,
+            9 => 10,
+            10 => 9,
+            11..=32 if i % 2 == 1 => i + 1,
+            11..=32 => i - 1,
+            _ => i,
+        }
+    }
+}
+
+/// The hand landmarks of each digit, from its root out: the thumb's CMC, MCP, IP, tip;
+/// a finger's MCP, PIP, DIP, tip. The wrist is 0.
+fn digit_points(finger: Finger) -> [usize; 4] {
+    match finger {
+        Finger::Thumb => [1, 2, 3, 4],
+        Finger::Index => [5, 6, 7, 8],
+        Finger::Middle => [9, 10, 11, 12],
+        Finger::Ring => [13, 14, 15, 16],
+        Finger::Little => [17, 18, 19, 20],
+    }
+}
+
+/// The 33 body landmarks of one person, camera frame, metres (any origin).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BodyLandmarks {
+    pub points: [Vec3; BODY_POINTS],
+    /// 0..1: how sure the model is that each landmark is visible and where it says.
+    pub visibility: [f32; BODY_POINTS],
+}
+
+/// The 21 landmarks of one hand, camera frame, metres (any origin).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandLandmarks {
+    /// The person's hand (not the side of the image it shows on).
+    pub side: Side,
+    pub points: [Vec3; HAND_POINTS],
+    /// 0..1: how sure the model is that this is a hand.
+    pub score: f32,
+}
+
+/// What one photo or camera frame showed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Capture {
+    pub body: Option<BodyLandmarks>,
+    pub hands: Vec<HandLandmarks>,
+}
+
+impl Capture {
+    /// Left and right swapped (a mirror image: a selfie camera, or an avatar that should
+    /// mirror the person in front of it).
+    pub fn mirrored(&self) -> Capture {
+        let flip = |p: Vec3| Vec3::new(-p.x, p.y, p.z);
+        Capture {
+            body: self.body.as_ref().map(|b| BodyLandmarks {
+                points: std::array::from_fn(|i| flip(b.points[body::mirror(i)])),
+                visibility: std::array::from_fn(|i| b.visibility[body::mirror(i)]),
+            }),
+            hands: self
+                .hands
+                .iter()
+                .map(|h| HandLandmarks {
+                    side: h.side.other(),
+                    points: h.points.map(flip),
+                    score: h.score,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A part of the body a capture poses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    Torso,
+    Head,
+    LeftArm,
+    RightArm,
+    LeftLeg,
+    RightLeg,
+    LeftHand,
+    RightHand,
+}
+
+impl Part {
+    pub const ALL: [Part; 8] = [
+        Part::Torso,
+        Part::Head,
+        Part::LeftArm,
+        Part::RightArm,
+        Part::LeftLeg,
+        Part::RightLeg,
+        Part::LeftHand,
+        Part::RightHand,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::Torso => "torso",
+            Part::Head => "head",
+            Part::LeftArm => "left arm",
+            Part::RightArm => "right arm",
+            Part::LeftLeg => "left leg",
+            Part::RightLeg => "right leg",
+            Part::LeftHand => "left fingers",
+            Part::RightHand => "right fingers",
+        }
+    }
+}
+
+/// The pose a capture gave, and what it was made from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Posed {
+    pub pose: Pose,
+    /// The parts posed from the capture; the others kept the current pose.
+    pub posed: Vec<Part>,
+    /// Per body landmark: it was confident enough to be used (the overlay's colours).
+    pub used: [bool; BODY_POINTS],
+}
+
+impl Posed {
+    /// The parts that kept the current pose.
+    pub fn kept(&self) -> Vec<Part> {
+        Part::ALL
+            .into_iter()
+            .filter(|p| !self.posed.contains(p))
+            .collect()
+    }
+}
+
+/// Camera frame to model frame, for a person facing the camera.
+pub fn to_model(p: Vec3) -> Vec3 {
+    Vec3::new(p.x, -p.y, -p.z)
+}
+
+/// The rotation whose x axis is `x` and whose y axis is as near `y` as it can be.
+fn frame(x: Vec3, y: Vec3) -> Option<Quat> {
+    let x = x.try_normalize()?;
+    let z = x.cross(y).try_normalize()?;
+    let y = z.cross(x);
+    Some(Quat::from_mat3(&Mat3::from_cols(x, y, z)).normalize())
+}
+
+/// The rotation whose x axis is `x` and whose z axis is as near `z` as it can be.
+fn frame_xz(x: Vec3, z: Vec3) -> Option<Quat> {
+    let x = x.try_normalize()?;
+    let y = z.cross(x).try_normalize()?;
+    let z = x.cross(y);
+    Some(Quat::from_mat3(&Mat3::from_cols(x, y, z)).normalize())
+}
+
+/// How far below the line between the ears a resting head's nose points (radians): the
+/// nose tip sits lower than the ear canals.
+pub const NOSE_BELOW_EARS: f32 = 0.35;
+
+/// A hand's frame from a wrist, the index and little fingers' bases: x along the left
+/// hand towards the fingers (the right hand: towards the wrist), z from the little
+/// finger to the index (forward in the T-pose, palms down). Identity for a T-posed hand.
+fn hand_frame(side: Side, wrist: Vec3, index: Vec3, little: Vec3) -> Option<Quat> {
+    let along = (index + little) * 0.5 - wrist;
+    let across = index - little;
+    match side {
+        Side::Left => frame_xz(along, across),
+        Side::Right => frame_xz(-along, across),
+    }
+}
+
+/// The rest frames of the model's own landmarks, so that a person standing straight
+/// maps to the model's rest, whatever its proportions.
+struct RestFrames {
+    hips: Quat,
+    chest: Quat,
+    /// From the hand landmarks' wrist and finger bases (the model's finger bones).
+    hands: [Quat; 2],
+}
+
+impl RestFrames {
+    fn measure(rig: &Rig) -> RestFrames {
+        let rest = rig.world_pose(&Pose::default());
+        let at = |b: Bone| rest[b.index()].map(|(p, _)| p);
+        let torso = || -> Option<(Quat, Quat)> {
+            let (lh, rh) = (at(Bone::LeftUpperLeg)?, at(Bone::RightUpperLeg)?);
+            let (ls, rs) = (at(Bone::LeftUpperArm)?, at(Bone::RightUpperArm)?);
+            let up = (ls + rs) * 0.5 - (lh + rh) * 0.5;
+            Some((frame(lh - rh, up)?, frame(ls - rs, up)?))
+        };
+        let (hips, chest) = torso().unwrap_or((Quat::IDENTITY, Quat::IDENTITY));
+        let hands = Side::BOTH.map(|side| {
+            (|| {
+                hand_frame(
+                    side,
+                    at(hand_bone(side))?,
+                    at(Finger::Index.bones(side)[0])?,
+                    at(Finger::Little.bones(side)[0])?,
+                )
+            })()
+            .unwrap_or(Quat::IDENTITY)
+        });
+        RestFrames { hips, chest, hands }
+    }
+}
+
+/// Sets a bone's world rotation by its local one (the rig's other bones stay).
+fn set_world_rotation(rig: &Rig, pose: &mut Pose, world: &WorldPose, bone: Bone, rotation: Quat) {
+    let parent = rig
+        .bone(bone)
+        .and_then(|b| b.parent)
+        .and_then(|p| world[p.index()])
+        .map_or(Quat::IDENTITY, |(_, r)| r);
+    pose.set_rotation(bone, (parent.inverse() * rotation).normalize());
+}
+
+/// Spreads a rotation over a chain of bones (each turns an equal share, as a back bends
+/// along its length); the missing bones of the chain are skipped.
+fn spread_over(rig: &Rig, pose: &mut Pose, chain: &[Bone], rotation: Quat) {
+    let present: Vec<Bone> = chain.iter().copied().filter(|b| rig.has(*b)).collect();
+    if present.is_empty() {
+        return;
+    }
+    let share = Quat::IDENTITY.slerp(rotation.normalize(), 1.0 / present.len() as f32);
+    for bone in present {
+        pose.set_rotation(bone, share);
+    }
+}
+
+fn world_rotation(world: &WorldPose, bone: Bone) -> Quat {
+    world[bone.index()].map_or(Quat::IDENTITY, |(_, r)| r)
+}
+
+/// The pose `capture` shows, on `rig`, starting from `current` (which the parts without
+/// confident landmarks keep). The hips keep their place, lowered or raised so the lower
+/// foot stays at its height.
+pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result<Posed, Refusal> {
+    let mut pose = current.clone();
+    let mut posed = Vec::new();
+    let mut used = [false; BODY_POINTS];
+    let Some(found) = &capture.body else {
+        return Err(Refusal::new("no person was found in the picture"));
+    };
+    if found.points.iter().any(|p| !p.is_finite())
+        || found.visibility.iter().any(|v| !v.is_finite())
+    {
+        return Err(Refusal::new("the landmarks hold a non-finite number"));
+    }
+    let sure = |i: usize| found.visibility[i] >= MIN_VISIBILITY;
+    let at = |i: usize| to_model(found.points[i]);
+    let mut mark = |points: &[usize]| {
+        for &i in points {
+            used[i] = true;
+        }
+    };
+    let feet_before = lowest_foot(rig, &pose);
+    let rest = RestFrames::measure(rig);
+
+    use body::*;
+    // The hips and the back: the hips' line and the shoulders' line, each with the
+    // torso's up.
+    let torso = [LEFT_HIP, RIGHT_HIP, LEFT_SHOULDER, RIGHT_SHOULDER];
+    if torso.iter().all(|&i| sure(i)) {
+        let hips_middle = (at(LEFT_HIP) + at(RIGHT_HIP)) * 0.5;
+        let shoulders_middle = (at(LEFT_SHOULDER) + at(RIGHT_SHOULDER)) * 0.5;
+        let up = shoulders_middle - hips_middle;
+        if let (Some(hips), Some(chest)) = (
+            frame(at(LEFT_HIP) - at(RIGHT_HIP), up),
+            frame(at(LEFT_SHOULDER) - at(RIGHT_SHOULDER), up),
+        ) {
+            let (hips, chest) = (hips * rest.hips.inverse(), chest * rest.chest.inverse());
+            let world = rig.world_pose(&pose);
+            set_world_rotation(rig, &mut pose, &world, Bone::Hips, hips);
+            spread_over(
+                rig,
+                &mut pose,
+                &[Bone::Spine, Bone::Chest, Bone::UpperChest],
+                hips.inverse() * chest,
+            );
+            posed.push(Part::Torso);
+            mark(&torso);
+        }
+    }
+
+    // The head: the ears' line, and the nose forward of it.
+    let face = [LEFT_EAR, RIGHT_EAR, NOSE];
+    if face.iter().all(|&i| sure(i)) {
+        let ears = (at(LEFT_EAR) + at(RIGHT_EAR)) * 0.5;
+        if let Some(measured) = frame_xz(at(LEFT_EAR) - at(RIGHT_EAR), at(NOSE) - ears) {
+            let head = measured * Quat::from_rotation_x(NOSE_BELOW_EARS).inverse();
+            let world = rig.world_pose(&pose);
+            let below = [Bone::UpperChest, Bone::Chest, Bone::Spine, Bone::Hips]
+                .into_iter()
+                .find(|b| rig.has(*b))
+                .map_or(Quat::IDENTITY, |b| world_rotation(&world, b));
+            spread_over(
+                rig,
+                &mut pose,
+                &[Bone::Neck, Bone::Head],
+                below.inverse() * head,
+            );
+            posed.push(Part::Head);
+            mark(&face);
+        }
+    }
+
+    // Arms and legs: upper and lower directions drive the two-bone IK (the elbow or
+    // knee is the pole, so the bend is the person's); the hand's or foot's angle
+    // from its own landmarks where they are sure.
+    let hands: [Option<&HandLandmarks>; 2] = Side::BOTH.map(|side| {
+        capture
+            .hands
+            .iter()
+            .filter(|h| h.side == side && h.score >= MIN_VISIBILITY)
+            .filter(|h| h.points.iter().all(|p| p.is_finite()))
+            .max_by(|a, b| a.score.total_cmp(&b.score))
+    });
+    for (limb, part, [root, bend, end], extra) in [
+        (
+            Limb::LeftArm,
+            Part::LeftArm,
+            [LEFT_SHOULDER, LEFT_ELBOW, LEFT_WRIST],
+            [LEFT_INDEX, LEFT_PINKY],
+        ),
+        (
+            Limb::RightArm,
+            Part::RightArm,
+            [RIGHT_SHOULDER, RIGHT_ELBOW, RIGHT_WRIST],
+            [RIGHT_INDEX, RIGHT_PINKY],
+        ),
+        (
+            Limb::LeftLeg,
+            Part::LeftLeg,
+            [LEFT_HIP, LEFT_KNEE, LEFT_ANKLE],
+            [LEFT_FOOT_INDEX, LEFT_HEEL],
+        ),
+        (
+            Limb::RightLeg,
+            Part::RightLeg,
+            [RIGHT_HIP, RIGHT_KNEE, RIGHT_ANKLE],
+            [RIGHT_FOOT_INDEX, RIGHT_HEEL],
+        ),
+    ] {
+        if ![root, bend, end].iter().all(|&i| sure(i)) {
+            continue;
+        }
+        let upper_direction = (at(bend) - at(root)).try_normalize();
+        let lower_direction = (at(end) - at(bend)).try_normalize();
+        let (Some(upper_direction), Some(lower_direction)) = (upper_direction, lower_direction)
+        else {
+            continue;
+        };
+        let [upper, lower, tip] = limb.bones();
+        let world = rig.world_pose(&pose);
+        let (Some((a, _)), Some((b, _)), Some((c, _))) = (
+            world[upper.index()],
+            world[lower.index()],
+            world[tip.index()],
+        ) else {
+            continue;
+        };
+        let elbow = a + upper_direction * (b - a).length();
+        let target = elbow + lower_direction * (c - b).length();
+        let is_arm = matches!(limb, Limb::LeftArm | Limb::RightArm);
+        let end_rotation = if is_arm {
+            let side = if limb == Limb::LeftArm {
+                Side::Left
+            } else {
+                Side::Right
+            };
+            match hands[side_index(side)] {
+                Some(h) => hand_frame(
+                    side,
+                    to_model(h.points[0]),
+                    to_model(h.points[5]),
+                    to_model(h.points[17]),
+                )
+                .map(|q| q * rest.hands[side_index(side)].inverse()),
+                None if extra.iter().all(|&i| sure(i)) => {
+                    mark(&extra);
+                    hand_frame(side, at(end), at(extra[0]), at(extra[1]))
+                }
+                None => None,
+            }
+        } else if extra.iter().all(|&i| sure(i)) {
+            mark(&extra);
+            // The foot turns the rest's forward onto heel → toes, keeping its up.
+            let forward = at(extra[0]) - at(extra[1]);
+            frame_xz(Vec3::Y.cross(forward), forward).or_else(|| {
+                forward
+                    .try_normalize()
+                    .map(|f| Quat::from_rotation_arc(Vec3::Z, f))
+            })
+        } else {
+            None
+        };
+        solve_limb(rig, &mut pose, limb, target, Some(elbow), end_rotation)?;
+        posed.push(part);
+        mark(&[root, bend, end]);
+    }
+
+    // Fingers: each bone aims at the next landmark, from its parent as it now is.
+    for side in Side::BOTH {
+        let Some(hand) = hands[side_index(side)] else {
+            continue;
+        };
+        let rest = rig.world_pose(&Pose::default());
+        for finger in Finger::ALL {
+            let bones = finger.bones(side);
+            let points = digit_points(finger);
+            for (k, bone) in bones.into_iter().enumerate() {
+                let Some((rest_at, _)) = rest[bone.index()] else {
+                    continue;
+                };
+                // The rest direction: to the next bone, or (the last) on from the one before.
+                let rest_direction = match bones.get(k + 1).and_then(|b| rest[b.index()]) {
+                    Some((next, _)) => next - rest_at,
+                    None => match k.checked_sub(1).and_then(|j| rest[bones[j].index()]) {
+                        Some((before, _)) => rest_at - before,
+                        None => continue,
+                    },
+                };
+                let measured = to_model(hand.points[points[k + 1]] - hand.points[points[k]]);
+                let (Some(rest_direction), Some(measured)) =
+                    (rest_direction.try_normalize(), measured.try_normalize())
+                else {
+                    continue;
+                };
+                let world = rig.world_pose(&pose);
+                let parent = rig
+                    .bone(bone)
+                    .and_then(|b| b.parent)
+                    .and_then(|p| world[p.index()])
+                    .map_or(Quat::IDENTITY, |(_, r)| r);
+                let local = Quat::from_rotation_arc(rest_direction, parent.inverse() * measured);
+                pose.set_rotation(bone, local.normalize());
+            }
+        }
+        posed.push(match side {
+            Side::Left => Part::LeftHand,
+            Side::Right => Part::RightHand,
+        });
+    }
+
+    // The lower foot keeps its height (a crouch lowers the hips, not lifts the feet).
+    if let (Some(before), Some(after)) = (feet_before, lowest_foot(rig, &pose)) {
+        let hips = pose.hips.unwrap_or(rig.hips_rest());
+        pose.hips = Some(hips + Vec3::Y * (before - after));
+    }
+    if pose.bones.iter().any(|q| !q.is_finite()) || pose.hips.is_some_and(|h| !h.is_finite()) {
+        return Err(Refusal::new("the landmarks gave no usable pose"));
+    }
+    if posed.is_empty() {
+        return Err(Refusal::new(
+            "a person was found, but no part of the body clearly enough to pose",
+        ));
+    }
+    Ok(Posed { pose, posed, used })
+}
+
+fn side_index(side: Side) -> usize {
+    match side {
+        Side::Left => 0,
+        Side::Right => 1,
+    }
+}
+
+fn lowest_foot(rig: &Rig, pose: &Pose) -> Option<f32> {
+    let world = rig.world_pose(pose);
+    [Bone::LeftFoot, Bone::RightFoot]
+        .into_iter()
+        .filter_map(|b| world[b.index()].map(|(p, _)| p.y))
+        .reduce(f32::min)
+}
+
+/// The landmarks a person posed as `pose` on `rig` would show to a camera in front of
+/// the model (camera frame, hips' middle at the origin, all visible; hands included).
+/// Tests pose a model, read these back, and must get the pose again.
+pub fn landmarks_of_pose(rig: &Rig, pose: &Pose) -> Capture {
+    let world = rig.world_pose(pose);
+    let get = |b: Bone| world[b.index()];
+    let position = |b: Bone| get(b).map_or(Vec3::ZERO, |(p, _)| p);
+    let rotation = |b: Bone| get(b).map_or(Quat::IDENTITY, |(_, r)| r);
+    let mut points = [Vec3::ZERO; BODY_POINTS];
+    use body::*;
+    let head = rotation(Bone::Head);
+    let head_at = position(Bone::Head) + head * Vec3::new(0.0, 0.08, 0.0);
+    let nose_forward = Quat::from_rotation_x(NOSE_BELOW_EARS) * Vec3::Z;
+    points[LEFT_EAR] = head_at + head * Vec3::new(0.07, 0.0, 0.0);
+    points[RIGHT_EAR] = head_at + head * Vec3::new(-0.07, 0.0, 0.0);
+    points[NOSE] = head_at + head * (nose_forward * 0.1);
+    points[LEFT_EYE] = head_at + head * Vec3::new(0.03, 0.03, 0.08);
+    points[RIGHT_EYE] = head_at + head * Vec3::new(-0.03, 0.03, 0.08);
+    for (i, offset) in [(1, 0.02), (3, 0.045), (4, -0.02), (6, -0.045)] {
+        points[i] = head_at + head * Vec3::new(offset, 0.03, 0.08);
+    }
+    points[9] = head_at + head * Vec3::new(0.025, -0.06, 0.08);
+    points[10] = head_at + head * Vec3::new(-0.025, -0.06, 0.08);
+    for side in Side::BOTH {
+        let pick = |left: usize, right: usize| if side == Side::Left { left } else { right };
+        let s = if side == Side::Left { 1.0 } else { -1.0 };
+        let [upper, lower, hand] = if side == Side::Left {
+            Limb::LeftArm.bones()
+        } else {
+            Limb::RightArm.bones()
+        };
+        points[pick(LEFT_SHOULDER, RIGHT_SHOULDER)] = position(upper);
+        points[pick(LEFT_ELBOW, RIGHT_ELBOW)] = position(lower);
+        let wrist = position(hand);
+        let turn = rotation(hand);
+        points[pick(LEFT_WRIST, RIGHT_WRIST)] = wrist;
+        points[pick(LEFT_INDEX, RIGHT_INDEX)] = wrist + turn * Vec3::new(s * 0.08, 0.0, 0.03);
+        points[pick(LEFT_PINKY, RIGHT_PINKY)] = wrist + turn * Vec3::new(s * 0.07, 0.0, -0.03);
+        points[pick(LEFT_THUMB, RIGHT_THUMB)] = wrist + turn * Vec3::new(s * 0.04, 0.0, 0.05);
+        let [thigh, shin, foot] = if side == Side::Left {
+            Limb::LeftLeg.bones()
+        } else {
+            Limb::RightLeg.bones()
+        };
+        points[pick(LEFT_HIP, RIGHT_HIP)] = position(thigh);
+        points[pick(LEFT_KNEE, RIGHT_KNEE)] = position(shin);
+        let ankle = position(foot);
+        let turn = rotation(foot);
+        points[pick(LEFT_ANKLE, RIGHT_ANKLE)] = ankle;
+        points[pick(LEFT_HEEL, RIGHT_HEEL)] = ankle + turn * Vec3::new(0.0, -0.06, -0.05);
+        points[pick(LEFT_FOOT_INDEX, RIGHT_FOOT_INDEX)] =
+            ankle + turn * Vec3::new(0.0, -0.06, 0.15);
+    }
+    let middle = (points[LEFT_HIP] + points[RIGHT_HIP]) * 0.5;
+    let to_camera = |p: Vec3| to_model(p - middle);
+    let rest = rig.world_pose(&Pose::default());
+    let hands = Side::BOTH
+        .into_iter()
+        .filter_map(|side| {
+            let wrist = get(hand_bone(side))?;
+            let mut points = [Vec3::ZERO; HAND_POINTS];
+            points[0] = wrist.0;
+            for finger in Finger::ALL {
+                let bones = finger.bones(side);
+                let slots = digit_points(finger);
+                for (k, bone) in bones.into_iter().enumerate() {
+                    points[slots[k]] = get(bone)?.0;
+                }
+                // The tip: as far on from the last joint as that joint is from the one
+                // before, turned with the last bone.
+                let (last, turn) = get(bones[2])?;
+                let rest_step = rest[bones[2].index()]?.0 - rest[bones[1].index()]?.0;
+                points[slots[3]] = last + turn * rest_step;
+            }
+            Some(HandLandmarks {
+                side,
+                points: points.map(to_camera),
+                score: 1.0,
+            })
+        })
+        .collect();
+    Capture {
+        body: Some(BodyLandmarks {
+            points: points.map(to_camera),
+            visibility: [1.0; BODY_POINTS],
+        }),
+        hands,
+    }
+}
+
+/// One Euro filters on every landmark of a live capture (seed 003: smoothed at the
+/// landmarks, not the bones). Visibility and scores pass through.
+#[derive(Clone, Debug, Default)]
+pub struct CaptureSmoother {
+    body: Vec<OneEuroVec3>,
+    hands: [Vec<OneEuroVec3>; 2],
+}
+
+impl CaptureSmoother {
+    /// The capture with its landmarks filtered; `dt` seconds since the last frame.
+    pub fn filter(&mut self, capture: &Capture, dt: f32, params: &OneEuroParams) -> Capture {
+        let mut out = capture.clone();
+        match &mut out.body {
+            Some(body) => {
+                self.body.resize(BODY_POINTS, OneEuroVec3::default());
+                for (point, filter) in body.points.iter_mut().zip(&mut self.body) {
+                    *point = filter.filter(*point, dt, params);
+                }
+            }
+            None => self.body.clear(),
+        }
+        for side in Side::BOTH {
+            let filters = &mut self.hands[side_index(side)];
+            match out.hands.iter_mut().find(|h| h.side == side) {
+                Some(hand) => {
+                    filters.resize(HAND_POINTS, OneEuroVec3::default());
+                    for (point, filter) in hand.points.iter_mut().zip(filters.iter_mut()) {
+                        *point = filter.filter(*point, dt, params);
+                    }
+                }
+                None => filters.clear(),
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mannequin::{self, MannequinVariant};
+
+    fn rig() -> Rig {
+        crate::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap()
+    }
+
+    /// The world direction of each limb bone: upper and lower arms and legs.
+    fn limb_directions(rig: &Rig, pose: &Pose) -> Vec<(Bone, Vec3)> {
+        let world = rig.world_pose(pose);
+        Limb::ALL
+            .into_iter()
+            .flat_map(|limb| {
+                let [a, b, c] = limb.bones();
+                let at = |x: Bone| world[x.index()].unwrap().0;
+                [(a, at(b) - at(a)), (b, at(c) - at(b))]
+            })
+            .map(|(bone, d)| (bone, d.normalize()))
+            .collect()
+    }
+
+    fn known_poses() -> Vec<(&'static str, Pose)> {
+        let mut arms_up = Pose::default();
+        arms_up.set_rotation(Bone::LeftUpperArm, Quat::from_rotation_z(1.2));
+        arms_up.set_rotation(Bone::RightUpperArm, Quat::from_rotation_z(-1.2));
+        arms_up.set_rotation(Bone::LeftLowerArm, Quat::from_rotation_y(0.5));
+        let mut reach = Pose::default();
+        reach.set_rotation(Bone::RightUpperArm, Quat::from_rotation_y(1.4));
+        reach.set_rotation(Bone::LeftUpperArm, Quat::from_rotation_z(-1.1));
+        reach.set_rotation(Bone::RightLowerArm, Quat::from_rotation_y(0.6));
+        reach.set_rotation(Bone::Spine, Quat::from_rotation_y(0.3));
+        let mut crouch = Pose::default();
+        for (thigh, shin) in [
+            (Bone::LeftUpperLeg, Bone::LeftLowerLeg),
+            (Bone::RightUpperLeg, Bone::RightLowerLeg),
+        ] {
+            crouch.set_rotation(thigh, Quat::from_rotation_x(-1.3));
+            crouch.set_rotation(shin, Quat::from_rotation_x(1.9));
+        }
+        crouch.set_rotation(Bone::Head, Quat::from_rotation_x(0.3));
+        let mut sitting = Pose::default();
+        sitting.set_rotation(
+            Bone::LeftUpperLeg,
+            Quat::from_euler(glam::EulerRot::XYZ, -1.5, 0.0, 0.2),
+        );
+        sitting.set_rotation(Bone::RightUpperLeg, Quat::from_rotation_x(-1.4));
+        sitting.set_rotation(Bone::LeftLowerLeg, Quat::from_rotation_x(1.5));
+        sitting.set_rotation(Bone::RightLowerLeg, Quat::from_rotation_x(1.2));
+        sitting.set_rotation(Bone::Hips, Quat::from_rotation_y(-0.4));
+        vec![
+            ("arms up", arms_up),
+            ("reach", reach),
+            ("crouch", crouch),
+            ("sitting", sitting),
+        ]
+    }
+
+    /// A straight limb comes back just bent: the IK never reaches past `MAX_REACH` of the
+    /// chain (a 0.045 rad bend for a straight arm), so directions agree within 0.05.
+    const READ_BACK: f32 = 0.05;
+
+    #[test]
+    fn a_pose_read_back_from_its_own_landmarks_has_the_same_limb_directions() {
+        let rig = rig();
+        for (name, known) in known_poses() {
+            let capture = landmarks_of_pose(&rig, &known);
+            let posed = pose_from_capture(&rig, &Pose::default(), &capture).unwrap();
+            assert_eq!(posed.kept(), Vec::<Part>::new(), "{name}");
+            for ((bone, want), (_, got)) in limb_directions(&rig, &known)
+                .into_iter()
+                .zip(limb_directions(&rig, &posed.pose))
+            {
+                assert!(
+                    want.angle_between(got) < READ_BACK,
+                    "{name}: {bone:?} points {got}, {want} posed"
+                );
+            }
+            // The torso and head turn as posed.
+            let (w0, w1) = (rig.world_pose(&known), rig.world_pose(&posed.pose));
+            for bone in [Bone::Hips, Bone::UpperChest, Bone::Head] {
+                let (a, b) = (w0[bone.index()].unwrap().1, w1[bone.index()].unwrap().1);
+                assert!(
+                    a.angle_between(b) < 0.01,
+                    "{name}: {bone:?} turned {b}, {a} posed"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fingers_and_hands_follow_their_landmarks() {
+        let rig = rig();
+        let mut known = Pose::default();
+        known.set_rotation(Bone::LeftHand, Quat::from_rotation_x(0.6));
+        let directions = crate::hand::HandDirections::measure(&rig);
+        let fist = crate::hand::preset("fist").unwrap().shape;
+        directions.shape_hand(&mut known, Side::Left, &fist, 0.8);
+        let point = crate::hand::preset("point").unwrap().shape;
+        directions.shape_hand(&mut known, Side::Right, &point, 1.0);
+        let capture = landmarks_of_pose(&rig, &known);
+        let posed = pose_from_capture(&rig, &Pose::default(), &capture).unwrap();
+        let (w0, w1) = (rig.world_pose(&known), rig.world_pose(&posed.pose));
+        for side in Side::BOTH {
+            for finger in Finger::ALL {
+                let [a, b, c] = finger.bones(side);
+                for (from, to) in [(a, b), (b, c)] {
+                    let d = |w: &WorldPose| w[to.index()].unwrap().0 - w[from.index()].unwrap().0;
+                    let (want, got) = (d(&w0), d(&w1));
+                    assert!(
+                        want.angle_between(got) < 0.02,
+                        "{side:?} {finger:?}: {from:?} points {got}, {want} posed"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_mirrored_capture_gives_the_mirrored_pose_and_never_swaps_sides_otherwise() {
+        let rig = rig();
+        let (_, reach) = known_poses().remove(1);
+        let capture = landmarks_of_pose(&rig, &reach);
+        let posed = pose_from_capture(&rig, &Pose::default(), &capture.mirrored()).unwrap();
+        let mirrored = reach.mirrored();
+        for ((bone, want), (_, got)) in limb_directions(&rig, &mirrored)
+            .into_iter()
+            .zip(limb_directions(&rig, &posed.pose))
+        {
+            assert!(
+                want.angle_between(got) < READ_BACK,
+                "{bone:?}: {got} vs {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_unsure_limb_keeps_the_current_pose_and_no_person_changes_nothing() {
+        let rig = rig();
+        let (_, arms_up) = known_poses().remove(0);
+        let mut capture = landmarks_of_pose(&rig, &arms_up);
+        capture.body.as_mut().unwrap().visibility[body::RIGHT_ELBOW] = 0.1;
+        let mut current = Pose::default();
+        current.set_rotation(Bone::RightLowerArm, Quat::from_rotation_y(-0.7));
+        let posed = pose_from_capture(&rig, &current, &capture).unwrap();
+        assert_eq!(posed.kept(), vec![Part::RightArm]);
+        assert!(!posed.used[body::RIGHT_ELBOW] && posed.used[body::LEFT_ELBOW]);
+        assert_eq!(
+            posed.pose.rotation(Bone::RightLowerArm),
+            current.rotation(Bone::RightLowerArm)
+        );
+        let none = pose_from_capture(&rig, &current, &Capture::default());
+        assert!(none.unwrap_err().0.contains("no person"));
+        capture.body.as_mut().unwrap().points[3] = Vec3::NAN;
+        assert!(pose_from_capture(&rig, &current, &capture).is_err());
+    }
+
+    #[test]
+    fn a_crouch_lowers_the_hips_so_the_feet_stay_down() {
+        let rig = rig();
+        let (_, crouch) = known_poses().remove(2);
+        let capture = landmarks_of_pose(&rig, &crouch);
+        let posed = pose_from_capture(&rig, &Pose::default(), &capture).unwrap();
+        let before = lowest_foot(&rig, &Pose::default()).unwrap();
+        let after = lowest_foot(&rig, &posed.pose).unwrap();
+        assert!((before - after).abs() < 1e-4, "{before} → {after}");
+        assert!(posed.pose.hips.unwrap().y < rig.hips_rest().y - 0.1);
+    }
+
+    #[test]
+    fn the_smoother_steadies_jitter_and_follows_a_step() {
+        let params = OneEuroParams::default();
+        let rig = rig();
+        let base = landmarks_of_pose(&rig, &Pose::default());
+        let mut smoother = CaptureSmoother::default();
+        let mut raw_jitter = 0.0;
+        let mut smooth_jitter = 0.0;
+        let mut last: Option<(Vec3, Vec3)> = None;
+        for frame in 0..120 {
+            let mut capture = base.clone();
+            // A deterministic ±1 cm wobble on the left wrist.
+            let wobble = if frame % 2 == 0 { 0.01 } else { -0.01 };
+            capture.body.as_mut().unwrap().points[body::LEFT_WRIST].x += wobble;
+            let out = smoother.filter(&capture, 1.0 / 30.0, &params);
+            let raw = capture.body.unwrap().points[body::LEFT_WRIST];
+            let smooth = out.body.unwrap().points[body::LEFT_WRIST];
+            if let Some((r, s)) = last
+                && frame > 30
+            {
+                raw_jitter += (raw - r).length();
+                smooth_jitter += (smooth - s).length();
+            }
+            last = Some((raw, smooth));
+        }
+        assert!(
+            smooth_jitter * 5.0 < raw_jitter,
+            "{smooth_jitter} vs {raw_jitter}"
+        );
+    }
+}
