@@ -7,6 +7,7 @@ mod export_vrma;
 mod import_anim;
 mod inspect;
 mod mannequin;
+mod pose_from_image;
 mod render_png;
 mod sample;
 mod test_avatar;
@@ -152,6 +153,30 @@ pub enum Command {
         #[arg(long, default_value = "camera")]
         eyes: String,
     },
+    /// Find the person in a photo and write the pose they show on the model (a pose
+    /// JSON file, as the library's); prints what was posed and which landmarks were used.
+    PoseFromImage {
+        /// The .vrm the pose is for (its bone lengths and rest).
+        #[arg(long)]
+        model: PathBuf,
+        /// The photo: PNG or JPEG.
+        image: PathBuf,
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        /// Also pose the fingers from the hands' landmarks.
+        #[arg(long)]
+        hands: bool,
+        /// Mirror the photo's pose (a selfie: the avatar moves as a reflection).
+        #[arg(long)]
+        mirror: bool,
+        /// A project whose pose the parts not found keep (default: the rest pose).
+        #[arg(long)]
+        project: Option<PathBuf>,
+        /// The folder of the converted MediaPipe models (default: the user data folder's,
+        /// where scripts/setup-pose-models installs them).
+        #[arg(long, value_name = "DIR")]
+        models: Option<PathBuf>,
+    },
     /// Write the built-in mannequin as a VRM file.
     Mannequin {
         #[arg(short = 'o', long = "output")]
@@ -233,6 +258,26 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, Refusal> {
                 camera_json: camera_json.as_deref(),
                 background: &background,
                 eyes: &eyes,
+            },
+        )
+        .map(Some),
+        Command::PoseFromImage {
+            model,
+            image,
+            output,
+            hands,
+            mirror,
+            project,
+            models,
+        } => pose_from_image::run(
+            &model,
+            &image,
+            &output,
+            &pose_from_image::Options {
+                models: models.as_deref(),
+                project: project.as_deref(),
+                hands,
+                mirror,
             },
         )
         .map(Some),

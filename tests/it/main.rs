@@ -17,6 +17,7 @@ mod library_window;
 mod malformed_corpus;
 mod mtoon;
 mod png;
+mod pose_photo;
 mod posing_cli;
 mod real_avatars;
 mod recovery_window;

@@ -398,17 +398,31 @@ pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result
             [RIGHT_FOOT_INDEX, RIGHT_HEEL],
         ),
     ] {
-        if ![root, bend, end].iter().all(|&i| sure(i)) {
+        if !(sure(root) && sure(bend)) {
             continue;
         }
-        let upper_direction = (at(bend) - at(root)).try_normalize();
-        let lower_direction = (at(end) - at(bend)).try_normalize();
-        let (Some(upper_direction), Some(lower_direction)) = (upper_direction, lower_direction)
-        else {
+        let Some(upper_direction) = (at(bend) - at(root)).try_normalize() else {
             continue;
         };
         let [upper, lower, tip] = limb.bones();
         let world = rig.world_pose(&pose);
+        let lower_direction = (at(end) - at(bend)).try_normalize().filter(|_| sure(end));
+        let Some(lower_direction) = lower_direction else {
+            // The hand or foot is not seen: the upper bone alone turns onto its
+            // direction, the rest of the limb bent as it was.
+            let (Some((a, turn)), Some((b, _))) = (world[upper.index()], world[lower.index()])
+            else {
+                continue;
+            };
+            let Some(now) = (b - a).try_normalize() else {
+                continue;
+            };
+            let turned = Quat::from_rotation_arc(now, upper_direction) * turn;
+            set_world_rotation(rig, &mut pose, &world, upper, turned);
+            posed.push(part);
+            mark(&[root, bend]);
+            continue;
+        };
         let (Some((a, _)), Some((b, _)), Some((c, _))) = (
             world[upper.index()],
             world[lower.index()],
@@ -804,6 +818,23 @@ mod tests {
         current.set_rotation(Bone::RightLowerArm, Quat::from_rotation_y(-0.7));
         let posed = pose_from_capture(&rig, &current, &capture).unwrap();
         assert_eq!(posed.kept(), vec![Part::RightArm]);
+        // An unseen hand: the upper arm still follows the elbow, the forearm keeps its bend.
+        let mut no_hand = landmarks_of_pose(&rig, &arms_up);
+        no_hand.body.as_mut().unwrap().visibility[body::RIGHT_WRIST] = 0.1;
+        no_hand.hands.clear();
+        let upper_only = pose_from_capture(&rig, &current, &no_hand).unwrap();
+        assert_eq!(upper_only.kept(), vec![Part::LeftHand, Part::RightHand]);
+        assert!(!upper_only.used[body::RIGHT_WRIST] && upper_only.used[body::RIGHT_ELBOW]);
+        let direction = |pose: &Pose| {
+            let world = rig.world_pose(pose);
+            let at = |b: Bone| world[b.index()].unwrap().0;
+            (at(Bone::RightLowerArm) - at(Bone::RightUpperArm)).normalize()
+        };
+        assert!(direction(&upper_only.pose).angle_between(direction(&arms_up)) < 1e-3);
+        assert_eq!(
+            upper_only.pose.rotation(Bone::RightLowerArm),
+            current.rotation(Bone::RightLowerArm)
+        );
         assert!(!posed.used[body::RIGHT_ELBOW] && posed.used[body::LEFT_ELBOW]);
         assert_eq!(
             posed.pose.rotation(Bone::RightLowerArm),

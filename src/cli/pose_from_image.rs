@@ -1,0 +1,77 @@
+//! `vrma-maker pose-from-image --model M IMAGE -o POSE.json [--hands] [--mirror]`: find
+//! the person in a photo (MediaPipe's models on tract, `vrma_vision`) and write the pose
+//! they show on model M (`core::capture`: the model's own bone lengths, limbs through the
+//! IK). Prints what was posed, what kept its pose and which landmarks were used.
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::core::capture::{Part, pose_from_capture};
+use crate::core::{Refusal, write_atomic};
+use crate::vision::{PoseModels, default_models_dir, read_image};
+
+pub struct Options<'a> {
+    pub models: Option<&'a Path>,
+    pub project: Option<&'a Path>,
+    pub hands: bool,
+    pub mirror: bool,
+}
+
+pub fn run(model: &Path, image: &Path, output: &Path, options: &Options) -> Result<Value, Refusal> {
+    let started = Instant::now();
+    let editor = super::open_editor(model, options.project)?;
+    let picture = read_image(image)?;
+    let dir = options
+        .models
+        .map_or_else(default_models_dir, Path::to_path_buf);
+    let loading = Instant::now();
+    let models = PoseModels::load(&dir, options.hands)?;
+    let loaded = loading.elapsed();
+    let finding = Instant::now();
+    let found = models
+        .find(&picture, None)
+        .map_err(|e| e.context(image.display()))?;
+    let found_in = finding.elapsed();
+    let capture = if options.mirror {
+        found.capture.mirrored()
+    } else {
+        found.capture.clone()
+    };
+    let posed = pose_from_capture(&editor.rig, &editor.pose, &capture)
+        .map_err(|e| e.context(image.display()))?;
+    let title = editor.rig.model.title.clone();
+    let text = serde_json::to_string_pretty(&posed.pose.to_json(&title))
+        .map_err(|e| Refusal::new(e.to_string()))?;
+    write_atomic(output, text.as_bytes())
+        .map_err(|e| Refusal::new(format!("cannot write {}: {e}", output.display())))?;
+    let names = |parts: &[Part]| parts.iter().map(|p| p.name()).collect::<Vec<_>>();
+    let used: Vec<usize> = (0..posed.used.len()).filter(|&i| posed.used[i]).collect();
+    let pixels: Vec<Value> = found
+        .body_pixels
+        .iter()
+        .zip(found.visibility)
+        .map(|(p, v)| json!([p.x, p.y, v]))
+        .collect();
+    let hands: Vec<Value> = found
+        .hand_pixels
+        .iter()
+        .map(|(side, points)| {
+            json!({"side": side.name(), "pixels": points.iter().map(|p| [p.x, p.y]).collect::<Vec<_>>()})
+        })
+        .collect();
+    Ok(json!({
+        "posed": names(&posed.posed),
+        "kept": names(&posed.kept()),
+        "used": used,
+        "landmarks": pixels,
+        "hands": hands,
+        "image": [picture.width(), picture.height()],
+        "seconds": {
+            "load_models": loaded.as_secs_f64(),
+            "find": found_in.as_secs_f64(),
+            "total": started.elapsed().as_secs_f64(),
+        },
+    }))
+}

@@ -1,0 +1,236 @@
+//! Pose from a photo through the CLI (`pose-from-image`): MediaPipe's models, installed
+//! by `scripts/setup-pose-models`, on a real photograph (scikit-image's public-domain
+//! astronaut, `scripts/fetch-test-photo`), and the refusals: no person, corrupt and huge
+//! pictures, missing models — each with a clear message and nothing written.
+
+use std::path::{Path, PathBuf};
+
+use bevy::math::Vec3;
+use vrma_maker::core::humanoid::Bone;
+use vrma_maker::core::pose::Pose;
+
+use crate::common::*;
+
+fn models() -> Option<PathBuf> {
+    let dir = std::env::var_os("VRMA_MAKER_POSE_MODELS")
+        .map(PathBuf::from)
+        .unwrap_or_else(vrma_maker::vision::default_models_dir);
+    required_or_skip(
+        "the pose models (scripts/setup-pose-models)",
+        dir.join(vrma_maker::vision::DETECTOR_FILE).is_file(),
+    )
+    .then_some(dir)
+}
+
+fn photo() -> Option<PathBuf> {
+    let path = std::env::var_os("VRMA_MAKER_TEST_PHOTO").map(PathBuf::from)?;
+    path.is_file().then_some(path)
+}
+
+fn pose_from_image(
+    model: &Path,
+    image: &Path,
+    out: &Path,
+    models: &Path,
+    extra: &[&str],
+) -> std::process::Output {
+    bin()
+        .args(["pose-from-image", "--model", model.to_str().unwrap()])
+        .arg(image)
+        .args([
+            "-o",
+            out.to_str().unwrap(),
+            "--models",
+            models.to_str().unwrap(),
+        ])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// The model-space direction of each upper arm (shoulder → elbow) in a written pose.
+fn upper_arms(model: &Path, pose_file: &Path) -> [Vec3; 2] {
+    let rig = vrma_maker::core::load_rig(model).unwrap();
+    let pose = Pose::from_json(
+        &vrma_maker::core::read_json(pose_file).unwrap(),
+        &mut Vec::new(),
+    )
+    .unwrap();
+    let world = rig.world_pose(&pose);
+    let at = |b: Bone| world[b.index()].unwrap().0;
+    [
+        (at(Bone::LeftLowerArm) - at(Bone::LeftUpperArm)).normalize(),
+        (at(Bone::RightLowerArm) - at(Bone::RightUpperArm)).normalize(),
+    ]
+}
+
+#[test]
+fn a_real_photograph_gives_upper_arms_pointing_down_and_out() {
+    let Some(models) = models() else { return };
+    let photo = photo();
+    if !required_or_skip(
+        "the test photograph (scripts/fetch-test-photo)",
+        photo.is_some(),
+    ) {
+        return;
+    }
+    let photo = photo.unwrap();
+    let dir = scratch("pose_photo_astronaut");
+    let (model, _) = mannequins(&dir);
+    let out = dir.join("pose.json");
+    let result = pose_from_image(&model, &photo, &out, &models, &["--hands"]);
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let report = json_stdout(&result);
+    let posed: Vec<&str> = report["posed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for part in ["torso", "head", "left arm", "right arm"] {
+        assert!(posed.contains(&part), "{part} not posed: {report}");
+    }
+    // The photo shows no feet: the legs keep the rest pose.
+    let kept: Vec<&str> = report["kept"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        kept.contains(&"left leg") && kept.contains(&"right leg"),
+        "{report}"
+    );
+    // Both upper arms hang down beside the body (she stands with her arms lowered);
+    // neither crosses to the other side, so left and right were not swapped.
+    let [left, right] = upper_arms(&model, &out);
+    println!("upper arms from the photo: left {left}, right {right}");
+    for (name, arm, outward) in [("left", left, 1.0), ("right", right, -1.0)] {
+        let from_down = arm.angle_between(Vec3::NEG_Y).to_degrees();
+        assert!(
+            from_down < 40.0,
+            "{name} upper arm {arm} is {from_down}° from straight down"
+        );
+        assert!(
+            arm.x * outward > -0.1,
+            "{name} upper arm {arm} points across the body"
+        );
+    }
+    assert!(
+        -right.x > 0.1,
+        "the right upper arm {right} points out, as in the photo"
+    );
+    // The whole run, models loaded, stays well under a second on this CPU (measured in
+    // the note by benches; here only a generous bound against a hang).
+    assert!(
+        report["seconds"]["total"].as_f64().unwrap() < 30.0,
+        "{report}"
+    );
+
+    // Mirrored, the same photo gives each arm the other's direction, reflected.
+    let mirrored_out = dir.join("mirrored.json");
+    let result = pose_from_image(&model, &photo, &mirrored_out, &models, &["--mirror"]);
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let [mirrored_left, mirrored_right] = upper_arms(&model, &mirrored_out);
+    let reflect = |v: Vec3| Vec3::new(-v.x, v.y, v.z);
+    assert!(
+        mirrored_left.angle_between(reflect(right)) < 0.02,
+        "{mirrored_left} vs {right}"
+    );
+    assert!(
+        mirrored_right.angle_between(reflect(left)) < 0.02,
+        "{mirrored_right} vs {left}"
+    );
+}
+
+#[test]
+fn a_picture_without_a_person_is_refused_and_nothing_is_written() {
+    let Some(models) = models() else { return };
+    let dir = scratch("pose_photo_nobody");
+    let (model, _) = mannequins(&dir);
+    // A sky-to-ground gradient with soft noise: a picture, but nobody in it.
+    let picture = image::RgbImage::from_fn(480, 360, |x, y| {
+        let n = ((x * 7919 + y * 104_729) % 23) as u8;
+        image::Rgb([90 + (y / 4) as u8 + n, 140 + n, 200 - (y / 3) as u8])
+    });
+    let empty = dir.join("empty.png");
+    picture.save(&empty).unwrap();
+    let out = dir.join("pose.json");
+    let result = pose_from_image(&model, &empty, &out, &models, &[]);
+    assert_eq!(result.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&result.stderr);
+    assert!(message.contains("no person was found"), "{message}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn corrupt_huge_and_missing_inputs_are_refused_with_a_clear_message() {
+    let dir = scratch("pose_photo_refusals");
+    let (model, _) = mannequins(&dir);
+    let out = dir.join("pose.json");
+    let models_dir = models().unwrap_or_else(|| dir.join("no-models"));
+    let corrupt = dir.join("corrupt.png");
+    std::fs::write(&corrupt, b"\x89PNG\r\n\x1a\nthis is not really a picture").unwrap();
+    // A PNG whose header claims 60,000 × 60,000 pixels: refused from the header.
+    let huge = dir.join("huge.png");
+    let mut header = b"IHDR".to_vec();
+    header.extend_from_slice(&60_000u32.to_be_bytes());
+    header.extend_from_slice(&60_000u32.to_be_bytes());
+    header.extend_from_slice(&[8, 2, 0, 0, 0]);
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0d".to_vec();
+    png.extend_from_slice(&header);
+    png.extend_from_slice(&crc32(&header).to_be_bytes());
+    png.extend_from_slice(b"\0\0\0\0IDAT");
+    png.extend_from_slice(&crc32(b"IDAT").to_be_bytes());
+    std::fs::write(&huge, png).unwrap();
+    for (picture, expected) in [
+        (&corrupt, "picture"),
+        (&huge, "60000 × 60000"),
+        (&dir.join("absent.png"), "absent.png"),
+    ] {
+        let result = pose_from_image(&model, picture, &out, &models_dir, &[]);
+        assert_eq!(result.status.code(), Some(1), "{}", picture.display());
+        let message = String::from_utf8_lossy(&result.stderr);
+        assert!(
+            message.contains(expected),
+            "{}: {message}",
+            picture.display()
+        );
+        assert_eq!(message.trim().lines().count(), 1, "one line: {message}");
+        assert!(!out.exists());
+    }
+    // Without the models the message says how to install them.
+    let person = dir.join("gray.png");
+    image::RgbImage::from_pixel(64, 64, image::Rgb([128, 128, 128]))
+        .save(&person)
+        .unwrap();
+    let result = pose_from_image(&model, &person, &out, &dir.join("no-models"), &[]);
+    assert_eq!(result.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&result.stderr);
+    assert!(message.contains("scripts/setup-pose-models"), "{message}");
+    assert!(!out.exists());
+}
+
+/// PNG's chunk checksum (a crafted header must pass it to be read at all).
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
