@@ -1289,7 +1289,12 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
         .filter(|(now, was)| **now != *was)
         .map(|(now, _)| now.0)
         .collect();
-    assert_eq!(changed.len(), 1, "Ease changed {changed:?}: {:?}", eased["keys"]);
+    assert_eq!(
+        changed.len(),
+        1,
+        "Ease changed {changed:?}: {:?}",
+        eased["keys"]
+    );
     aim_at_panel(&feeder, DELETE_KEY_BUTTON.center());
     pull_trigger(&feeder);
     let deleted = run.save_until(&project, |p| {
