@@ -1,5 +1,5 @@
 //! Prints what the models find in a picture: `cargo run --release -p vrma-vision
-//! --example find -- PICTURE [MODEL.vrm KNOWN_POSE.json]`: landmarks in pixels with
+//! --example find -- PICTURE [MODEL.vrm KNOWN_POSE.json [CAMERA_YAW]]`: landmarks in pixels with
 //! their confidence, hands, and with a model and the pose the picture shows, how far
 //! each limb bone of the recovered pose points from the known one.
 
@@ -18,6 +18,10 @@ fn main() {
             PathBuf::from(args.next().expect("a pose")),
         )
     });
+    // The camera's turn about the model's up from straight in front, in degrees.
+    let yaw: f32 = args
+        .next()
+        .map_or(0.0, |a| a.to_str().unwrap().parse().unwrap());
     let dir = vrma_vision::default_models_dir();
     let models = vrma_vision::PoseModels::load(&dir, true).unwrap_or_else(|e| panic!("{e}"));
     let image = vrma_vision::read_image(&picture).unwrap_or_else(|e| panic!("{e}"));
@@ -62,7 +66,15 @@ fn main() {
             })
             .collect()
     };
+    let seen = glam::Quat::from_rotation_y(-yaw.to_radians());
+    let hips = rig.world_pose(&posed.pose)[Bone::Hips.index()].unwrap().1;
+    let (axis, angle) = (seen.inverse() * hips).to_axis_angle();
+    println!(
+        "hips turned {:.1}° about {axis} from the known (camera-compensated)",
+        angle.to_degrees()
+    );
     for ((bone, want), (_, got)) in directions(&known).into_iter().zip(directions(&posed.pose)) {
+        let want = seen * want;
         println!("{bone:?}: {:.1}°", want.angle_between(got).to_degrees());
     }
 }
