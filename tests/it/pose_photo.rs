@@ -11,10 +11,10 @@ use vrma_maker::core::pose::Pose;
 
 use crate::common::*;
 
-fn models() -> Option<PathBuf> {
-    let dir = std::env::var_os("VRMA_MAKER_POSE_MODELS")
-        .map(PathBuf::from)
-        .unwrap_or_else(vrma_maker::vision::default_models_dir);
+/// The installed pose models (`$VRMA_MAKER_POSE_MODELS`, which scripts/test sets, or the
+/// user data folder's).
+pub fn models() -> Option<PathBuf> {
+    let dir = vrma_maker::vision::default_models_dir();
     required_or_skip(
         "the pose models (scripts/setup-pose-models)",
         dir.join(vrma_maker::vision::DETECTOR_FILE).is_file(),
@@ -22,12 +22,20 @@ fn models() -> Option<PathBuf> {
     .then_some(dir)
 }
 
-fn photo() -> Option<PathBuf> {
-    let path = std::env::var_os("VRMA_MAKER_TEST_PHOTO").map(PathBuf::from)?;
-    path.is_file().then_some(path)
+/// The real test photograph (scripts/fetch-test-photo), or `None` when it is missing
+/// (and then the test has said so).
+pub fn photo() -> Option<PathBuf> {
+    let path = std::env::var_os("VRMA_MAKER_TEST_PHOTO")
+        .map(PathBuf::from)
+        .filter(|p| p.is_file());
+    required_or_skip(
+        "the test photograph (scripts/fetch-test-photo)",
+        path.is_some(),
+    )
+    .then_some(path?)
 }
 
-fn pose_from_image(
+pub fn pose_from_image(
     model: &Path,
     image: &Path,
     out: &Path,
@@ -66,15 +74,9 @@ fn upper_arms(model: &Path, pose_file: &Path) -> [Vec3; 2] {
 
 #[test]
 fn a_real_photograph_gives_upper_arms_pointing_down_and_out() {
-    let Some(models) = models() else { return };
-    let photo = photo();
-    if !required_or_skip(
-        "the test photograph (scripts/fetch-test-photo)",
-        photo.is_some(),
-    ) {
+    let (Some(models), Some(photo)) = (models(), photo()) else {
         return;
-    }
-    let photo = photo.unwrap();
+    };
     let dir = scratch("pose_photo_astronaut");
     let (model, _) = mannequins(&dir);
     let out = dir.join("pose.json");

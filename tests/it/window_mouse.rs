@@ -85,6 +85,11 @@ fn start_for(dir: &Path, opened: &Path, saved: &Path, seconds: u32) -> Session {
         .arg(saved)
         .env("DISPLAY", &display)
         .env("VRMA_MAKER_DATA_DIR", dir.join("data"))
+        // The pose models where they are installed (the data folder above is a scratch one).
+        .env(
+            "VRMA_MAKER_POSE_MODELS",
+            vrma_maker::vision::default_models_dir(),
+        )
         // No desktop bus (and no portal): every file dialog is the window's built-in
         // one, driven here like any other control.
         .env_remove("DBUS_SESSION_BUS_ADDRESS")
@@ -1644,5 +1649,83 @@ fn a_hand_preset_is_one_click_and_the_eye_target_handle_drags_where_the_eyes_loo
         key_pose(&pointed).bones,
         "only the gaze changed"
     );
+    s.finish(&saved);
+}
+
+const FILE_POSE_FROM_IMAGE: (i32, i32) = (72, 315);
+
+/// File ▸ Pose from image… clicked and answered with a real photograph: the model takes
+/// the pose the CLI finds in the same photo, as one undo step, and the landmark window
+/// shows the photo beside the model.
+#[test]
+fn pose_from_image_poses_the_model_in_one_undo_step_and_shows_the_photo() {
+    let Some((dir, model)) = prepare("window-photo") else {
+        return;
+    };
+    let (Some(models), Some(photo)) = (crate::pose_photo::models(), crate::pose_photo::photo())
+    else {
+        return;
+    };
+    let project = dir.join("start.json");
+    let empty = json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0, "keys": []});
+    std::fs::write(&project, empty.to_string()).unwrap();
+    let saved = dir.join("saved.json");
+    let s = start_for(&dir, &project, &saved, 120);
+    let before = s.save(&project);
+    // The pose the photo starts from, for the CLI to start from too.
+    let start_project = dir.join("before.json");
+    std::fs::copy(&project, &start_project).unwrap();
+    s.click(FILE_MENU);
+    s.click(FILE_POSE_FROM_IMAGE);
+    s.answer_path_dialog(&photo);
+    let mut after = before.clone();
+    for _ in 0..40 {
+        pause(0.5);
+        after = s.save(&project);
+        if after["pose"] != before["pose"] {
+            break;
+        }
+    }
+    assert_ne!(after["pose"], before["pose"], "the photo posed the model");
+    // The landmark window shows the photo: the orange of her suit, right of the view's
+    // centre (where the window opens, beside the model).
+    let shot = s.settled("photo-window.png", &dir);
+    let orange = (700..1110)
+        .flat_map(|x| (40..480).map(move |y| (x, y)))
+        .filter(|&(x, y)| {
+            let p = shot.get_pixel(x, y);
+            p[0] > 170 && (50..150).contains(&p[1]) && p[2] < 90
+        })
+        .count();
+    assert!(
+        orange > 5000,
+        "{orange} orange pixels in the landmark window"
+    );
+    // The same pose as the CLI finds in the same photo, from the same start.
+    let cli_pose = dir.join("cli-pose.json");
+    let result = crate::pose_photo::pose_from_image(
+        &model,
+        &photo,
+        &cli_pose,
+        &models,
+        &["--hands", "--project", start_project.to_str().unwrap()],
+    );
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let cli: Value = serde_json::from_slice(&std::fs::read(&cli_pose).unwrap()).unwrap();
+    let bones = cli["bones"].as_object().unwrap();
+    assert!(!bones.is_empty());
+    for (bone, q) in bones {
+        let got = &after["pose"]["bones"][bone];
+        for k in 0..4 {
+            let (a, b) = (q[k].as_f64().unwrap(), got[k].as_f64().unwrap_or(f64::NAN));
+            assert!((a - b).abs() < 1e-4, "{bone}: window {got}, CLI {q}");
+        }
+    }
+    s.one_undo_step(&project, "pose from image", &before, &after);
+    ctrl_chord(&s.display, "q");
     s.finish(&saved);
 }

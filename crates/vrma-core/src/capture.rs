@@ -327,7 +327,16 @@ pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result
         ) {
             let (hips, chest) = (hips * rest.hips.inverse(), chest * rest.chest.inverse());
             let world = rig.world_pose(&pose);
-            set_world_rotation(rig, &mut pose, &world, Bone::Hips, hips);
+            // Without the legs in the picture (a half-length photo, a webcam) the hips
+            // keep their turn and the back alone takes the torso's: turning the hips
+            // would swing legs nobody saw.
+            let legs_seen = sure(LEFT_KNEE) || sure(RIGHT_KNEE);
+            let hips = if legs_seen {
+                set_world_rotation(rig, &mut pose, &world, Bone::Hips, hips);
+                hips
+            } else {
+                world_rotation(&world, Bone::Hips)
+            };
             spread_over(
                 rig,
                 &mut pose,
@@ -844,6 +853,30 @@ mod tests {
         assert!(none.unwrap_err().0.contains("no person"));
         capture.body.as_mut().unwrap().points[3] = Vec3::NAN;
         assert!(pose_from_capture(&rig, &current, &capture).is_err());
+    }
+
+    #[test]
+    fn without_the_legs_in_the_picture_the_hips_keep_their_turn_and_the_back_bends() {
+        let rig = rig();
+        let mut leaning = Pose::default();
+        leaning.set_rotation(Bone::Hips, Quat::from_rotation_z(0.25));
+        leaning.set_rotation(Bone::Chest, Quat::from_rotation_y(0.3));
+        let mut capture = landmarks_of_pose(&rig, &leaning);
+        for i in [
+            body::LEFT_KNEE,
+            body::RIGHT_KNEE,
+            body::LEFT_ANKLE,
+            body::RIGHT_ANKLE,
+        ] {
+            capture.body.as_mut().unwrap().visibility[i] = 0.05;
+        }
+        let posed = pose_from_capture(&rig, &Pose::default(), &capture).unwrap();
+        assert!(posed.kept().contains(&Part::LeftLeg) && posed.kept().contains(&Part::RightLeg));
+        assert_eq!(posed.pose.rotation(Bone::Hips), Quat::IDENTITY);
+        // The shoulders still turn as the photo shows them.
+        let (w0, w1) = (rig.world_pose(&leaning), rig.world_pose(&posed.pose));
+        let chest = |w: &WorldPose| w[Bone::UpperChest.index()].unwrap().1;
+        assert!(chest(&w0).angle_between(chest(&w1)) < 0.01);
     }
 
     #[test]

@@ -45,9 +45,13 @@ const BODY_MODEL_POINTS: usize = 39;
 /// The body model's "a person is here" flag must reach this; the hand model's too.
 const MIN_PRESENCE: f32 = 0.5;
 
-/// The model folder: `$VRMA_MAKER_DATA_DIR/models/mediapipe` when set, else the OS user
-/// data folder's (where `scripts/setup-pose-models` puts them).
+/// The model folder: `$VRMA_MAKER_POSE_MODELS` when set, else
+/// `$VRMA_MAKER_DATA_DIR/models/mediapipe`, else the OS user data folder's (where
+/// `scripts/setup-pose-models` puts them).
 pub fn default_models_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("VRMA_MAKER_POSE_MODELS") {
+        return PathBuf::from(dir);
+    }
     std::env::var_os("VRMA_MAKER_DATA_DIR")
         .map(PathBuf::from)
         .or_else(|| {

@@ -7,6 +7,7 @@ mod autosave;
 mod close_guard;
 mod export;
 mod path_dialog;
+mod photo;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -97,6 +98,9 @@ fn native_dialog(purpose: DialogPurpose, folder: &Path) -> Option<PathBuf> {
         DialogPurpose::ImportAnimation => dialog
             .add_filter("Animation (VRMA, glTF clip)", &["vrma", "glb", "gltf"])
             .pick_file(),
+        DialogPurpose::PoseFromImage => dialog
+            .add_filter("Photo (PNG, JPEG)", &IMAGE_EXTENSIONS)
+            .pick_file(),
         DialogPurpose::SaveProjectAs => dialog
             .add_filter("VRMA Maker project", &["json"])
             .set_file_name("animation.json")
@@ -111,9 +115,21 @@ fn native_dialog(purpose: DialogPurpose, folder: &Path) -> Option<PathBuf> {
     }
 }
 
+/// The photos File ▸ Pose from image reads (a drop of one does the same).
+const IMAGE_EXTENSIONS: [&str; 3] = ["png", "jpg", "jpeg"];
+
 /// What a path opened directly (a drop, a typed path) is for.
 fn purpose_of(path: &Path) -> DialogPurpose {
-    if is_project_file(path) {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default();
+    if IMAGE_EXTENSIONS
+        .iter()
+        .any(|e| e.eq_ignore_ascii_case(extension))
+    {
+        DialogPurpose::PoseFromImage
+    } else if is_project_file(path) {
         DialogPurpose::OpenProject
     } else if path
         .extension()
@@ -133,6 +149,7 @@ pub(super) fn plugin(app: &mut App) {
             .in_set(EditorSet::Input),
     );
     export::plugin(app);
+    photo::plugin(app);
     close_guard::plugin(app);
 }
 
@@ -142,6 +159,7 @@ pub(super) fn window_plugin(app: &mut App) {
     autosave::plugin(app);
     autosave::offer_plugin(app);
     close_guard::question_plugin(app);
+    photo::window_plugin(app);
     app.add_systems(
         bevy_egui::EguiPrimaryContextPass,
         path_dialog::show.in_set(super::session::UiLayout::Windows),
@@ -252,6 +270,7 @@ struct AnswerOutput<'w> {
     exit: MessageWriter<'w, AppExit>,
     exports: export::Exports<'w>,
     imports: ResMut<'w, export::ImportJob>,
+    photo: ResMut<'w, photo::PhotoPose>,
     guard: ResMut<'w, CloseGuard>,
 }
 
@@ -321,6 +340,7 @@ fn handle_answers(
                 let rate = Some(settings.import_rate).filter(|r| *r > 0.0);
                 out.imports.start(path, &session, rate, &mut banner);
             }
+            DialogPurpose::PoseFromImage => out.photo.start(path, &mut banner),
             DialogPurpose::SaveProjectAs => {
                 let path = with_extension(&path, "json");
                 finish_save(

@@ -67,7 +67,8 @@ fn saved_as(purpose: DialogPurpose) -> Option<(&'static str, &'static str)> {
         DialogPurpose::OpenModel
         | DialogPurpose::LoadPose
         | DialogPurpose::OpenProject
-        | DialogPurpose::ImportAnimation => None,
+        | DialogPurpose::ImportAnimation
+        | DialogPurpose::PoseFromImage => None,
     }
 }
 
@@ -78,6 +79,7 @@ fn title(purpose: DialogPurpose) -> String {
         DialogPurpose::OpenProject => "Open project".into(),
         DialogPurpose::SaveProjectAs => "Save project as".into(),
         DialogPurpose::ImportAnimation => "Import animation".into(),
+        DialogPurpose::PoseFromImage => "Pose from image".into(),
         DialogPurpose::Export(kind) => format!("Export {}", kind.format().filter),
     }
 }

@@ -78,6 +78,8 @@ pub enum DialogPurpose {
     OpenProject,
     SaveProjectAs,
     ImportAnimation,
+    /// A photo (PNG or JPEG) whose person's pose goes onto the model.
+    PoseFromImage,
     /// An entry of the export table (`core::export`).
     Export(ExportKind),
 }

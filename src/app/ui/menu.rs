@@ -196,8 +196,16 @@ fn file_menu(
                 out.dialog(DialogPurpose::LoadPose);
                 ui.close();
             }
+            if ui
+                .button("Pose from image…")
+                .on_hover_text("Find the person in a photo and give the model their pose")
+                .clicked()
+            {
+                out.dialog(DialogPurpose::PoseFromImage);
+                ui.close();
+            }
             ui.separator();
-            ui.label("Or type a path (.vrm, project or pose .json):");
+            ui.label("Or type a path (.vrm, project, pose .json or a photo):");
             ui.horizontal(|ui| {
                 ui.text_edit_singleline(&mut typed.0);
                 if ui.button("Open").clicked() && !typed.0.trim().is_empty() {
