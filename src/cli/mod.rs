@@ -4,6 +4,7 @@
 
 mod apply;
 mod export_vrma;
+mod follow_frames;
 mod import_anim;
 mod inspect;
 mod mannequin;
@@ -177,6 +178,35 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         models: Option<PathBuf>,
     },
+    /// The live camera mode over a folder of frames (standing in for a webcam): every
+    /// frame's pose, tracked and smoothed as View > Follow camera does.
+    FollowFrames {
+        /// The .vrm the poses are for.
+        #[arg(long)]
+        model: PathBuf,
+        /// The folder of frames (PNG or JPEG, in name order).
+        frames: PathBuf,
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        /// Leave the landmarks unsmoothed (no One Euro filter).
+        #[arg(long)]
+        unfiltered: bool,
+        /// Mirror the frames' pose (a selfie camera).
+        #[arg(long)]
+        mirror: bool,
+        /// Also pose the fingers.
+        #[arg(long)]
+        hands: bool,
+        /// The frames' rate (what the filter's time step is).
+        #[arg(long, default_value_t = 30.0)]
+        fps: f32,
+        /// The landmark filter: MIN_CUTOFF,BETA,D_CUTOFF (default: the live mode's).
+        #[arg(long, value_name = "MIN,BETA,DCUTOFF", value_parser = parse_one_euro)]
+        one_euro: Option<crate::core::vr::OneEuroParams>,
+        /// The folder of the converted MediaPipe models.
+        #[arg(long, value_name = "DIR")]
+        models: Option<PathBuf>,
+    },
     /// Write the built-in mannequin as a VRM file.
     Mannequin {
         #[arg(short = 'o', long = "output")]
@@ -278,6 +308,30 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, Refusal> {
                 project: project.as_deref(),
                 hands,
                 mirror,
+            },
+        )
+        .map(Some),
+        Command::FollowFrames {
+            model,
+            frames,
+            output,
+            unfiltered,
+            mirror,
+            hands,
+            fps,
+            one_euro,
+            models,
+        } => follow_frames::run(
+            &model,
+            &frames,
+            &output,
+            &follow_frames::Options {
+                models: models.as_deref(),
+                unfiltered,
+                mirror,
+                hands,
+                fps,
+                one_euro,
             },
         )
         .map(Some),

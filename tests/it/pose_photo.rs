@@ -236,3 +236,105 @@ fn crc32(bytes: &[u8]) -> u32 {
     }
     !crc
 }
+
+/// The picture turned by `degrees` about its centre (grey outside), as a shaking camera
+/// would show it.
+fn turned(picture: &image::RgbImage, degrees: f32) -> image::RgbImage {
+    let (w, h) = picture.dimensions();
+    let (sin, cos) = degrees.to_radians().sin_cos();
+    let (cx, cy) = (w as f32 / 2.0, h as f32 / 2.0);
+    image::RgbImage::from_fn(w, h, |x, y| {
+        let (dx, dy) = (x as f32 + 0.5 - cx, y as f32 + 0.5 - cy);
+        let (sx, sy) = (cos * dx + sin * dy + cx, -sin * dx + cos * dy + cy);
+        if sx < 0.0 || sy < 0.0 || sx >= w as f32 || sy >= h as f32 {
+            image::Rgb([128, 128, 128])
+        } else {
+            *picture.get_pixel(sx as u32, sy as u32)
+        }
+    })
+}
+
+/// The right upper arm's model-space direction in each frame's pose.
+fn right_upper_arm_per_frame(model: &Path, poses: &Path) -> Vec<Vec3> {
+    let rig = vrma_maker::core::load_rig(model).unwrap();
+    let written = vrma_maker::core::read_json(poses).unwrap();
+    written["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|frame| {
+            let pose = Pose::from_json(&frame["pose"], &mut Vec::new()).unwrap();
+            let world = rig.world_pose(&pose);
+            let at = |b: Bone| world[b.index()].unwrap().0;
+            (at(Bone::RightLowerArm) - at(Bone::RightUpperArm)).normalize()
+        })
+        .collect()
+}
+
+/// A folder of frames stands in for a camera: every frame is found and posed, tracked
+/// from the last, and the landmark filter makes the pose steadier than the frames are.
+#[test]
+fn a_folder_of_shaking_frames_is_followed_and_the_filter_steadies_it() {
+    let (Some(models), Some(photo)) = (models(), photo()) else {
+        return;
+    };
+    let dir = scratch("pose_photo_frames");
+    let (model, _) = mannequins(&dir);
+    let picture = image::open(&photo).unwrap().to_rgb8();
+    let frames = dir.join("frames");
+    std::fs::create_dir_all(&frames).unwrap();
+    // ±2.5° of shake, from a fixed sequence.
+    let mut seed = 7u32;
+    for i in 0..16 {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        let shake = (seed >> 8) as f32 / (1 << 24) as f32 * 5.0 - 2.5;
+        turned(&picture, shake)
+            .save(frames.join(format!("frame-{i:03}.png")))
+            .unwrap();
+    }
+    let mut jitter = Vec::new();
+    for extra in [&["--unfiltered"][..], &[]] {
+        let out = dir.join("poses.json");
+        let result = bin()
+            .args(["follow-frames", "--model", model.to_str().unwrap()])
+            .arg(&frames)
+            .args([
+                "-o",
+                out.to_str().unwrap(),
+                "--models",
+                models.to_str().unwrap(),
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            result.status.success(),
+            "{}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+        let report = json_stdout(&result);
+        assert_eq!(
+            (report["frames"].as_u64(), report["found"].as_u64()),
+            (Some(16), Some(16)),
+            "{report}"
+        );
+        let arm = right_upper_arm_per_frame(&model, &out);
+        let steps: Vec<f32> = arm
+            .windows(2)
+            .skip(3)
+            .map(|w| w[0].angle_between(w[1]))
+            .collect();
+        jitter.push(steps.iter().sum::<f32>() / steps.len() as f32);
+    }
+    println!(
+        "frame-to-frame change of the right upper arm: {:.2}° raw, {:.2}° filtered",
+        jitter[0].to_degrees(),
+        jitter[1].to_degrees()
+    );
+    assert!(
+        jitter[1] * 1.5 < jitter[0],
+        "filtered {} vs raw {}",
+        jitter[1],
+        jitter[0]
+    );
+}

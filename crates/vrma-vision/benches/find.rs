@@ -45,12 +45,15 @@ fn pose_from_image(c: &mut Criterion) {
     image::imageops::overlay(&mut frame, &small, 80, 0);
     let first = models.find(&frame, None).unwrap();
     for (name, models) in [("with hands", &models), ("body only", &body_only)] {
-        c.bench_function(&format!("live frame 640x480 tracked → pose, {name}"), |b| {
-            b.iter(|| {
-                let found = models.find(&frame, Some(first.next_roi)).unwrap();
-                pose_from_capture(&rig, &Pose::default(), &found.capture).unwrap()
-            })
-        });
+        c.bench_function(
+            &format!("live frame 640x480 tracked → pose, {name}"),
+            |b| {
+                b.iter(|| {
+                    let found = models.find(&frame, Some(first.next_roi)).unwrap();
+                    pose_from_capture(&rig, &Pose::default(), &found.capture).unwrap()
+                })
+            },
+        );
     }
 }
 

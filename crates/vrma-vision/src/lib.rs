@@ -16,8 +16,11 @@ use glam::{Vec2, Vec3};
 use image::RgbImage;
 use tract_onnx::prelude::*;
 use vrma_core::Refusal;
-use vrma_core::capture::{BODY_POINTS, BodyLandmarks, Capture, HAND_POINTS, HandLandmarks, body};
+use vrma_core::capture::{
+    BODY_POINTS, BodyLandmarks, Capture, CaptureSmoother, HAND_POINTS, HandLandmarks, body,
+};
 use vrma_core::humanoid::Side;
+use vrma_core::vr::OneEuroParams;
 
 pub use crop::Roi;
 
@@ -368,6 +371,79 @@ fn read_hand(
         }
     }
     Ok(best)
+}
+
+/// Live tracking (a webcam, or a folder of frames standing in for one): each frame read
+/// from the crop the last one gave, its landmarks smoothed by the One Euro filter VR
+/// uses (seed 003: at the landmarks, not the bones), mirrored when asked.
+#[derive(Default)]
+pub struct LiveCapture {
+    track: Option<Roi>,
+    smoother: CaptureSmoother,
+    pub params: OneEuroParams,
+    /// Off: each frame's landmarks as found (to compare, and for tests).
+    pub unfiltered: bool,
+    /// A selfie view: the avatar moves as the user's reflection.
+    pub mirror: bool,
+}
+
+impl LiveCapture {
+    /// The person in the next frame, `dt` seconds after the last. Losing the person
+    /// starts the filter and the track afresh.
+    pub fn next(
+        &mut self,
+        models: &PoseModels,
+        frame: &RgbImage,
+        dt: f32,
+    ) -> Result<Found, Refusal> {
+        let mut found = match models.find(frame, self.track) {
+            Ok(found) => found,
+            Err(refusal) => {
+                self.track = None;
+                self.smoother = CaptureSmoother::default();
+                return Err(refusal);
+            }
+        };
+        self.track = Some(found.next_roi);
+        if self.mirror {
+            found.capture = found.capture.mirrored();
+        }
+        if !self.unfiltered {
+            found.capture = self.smoother.filter(&found.capture, dt, &self.params);
+        }
+        Ok(found)
+    }
+}
+
+/// The most frames a folder may stand in with (an hour at 30 frames a second).
+pub const MAX_FRAMES: usize = 108_000;
+
+/// The pictures of a folder of frames, in name order (PNG or JPEG).
+pub fn frame_files(dir: &Path) -> Result<Vec<PathBuf>, Refusal> {
+    let shown = dir.display();
+    let entries = std::fs::read_dir(dir).map_err(|e| Refusal::new(format!("{shown}: {e}")))?;
+    let mut frames = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let is_picture = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+            ["png", "jpg", "jpeg"]
+                .iter()
+                .any(|p| p.eq_ignore_ascii_case(e))
+        });
+        if is_picture && path.is_file() {
+            frames.push(path);
+            if frames.len() > MAX_FRAMES {
+                return Err(Refusal::new(format!(
+                    "{shown} holds more than {MAX_FRAMES} frames"
+                )));
+            }
+        }
+    }
+    if frames.is_empty() {
+        return Err(Refusal::new(format!("{shown} holds no PNG or JPEG frames")));
+    }
+    frames.sort();
+    Ok(frames)
 }
 
 /// Reads a picture file, refusing a file or picture too big before decoding it.
