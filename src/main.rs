@@ -41,6 +41,7 @@ fn main() -> ExitCode {
             recover: cli.recover,
             vr: cli.vr,
             one_euro: cli.one_euro,
+            camera_frames: cli.camera_frames,
         });
     };
     // A panic is a bug, but a user still gets one line and exit 1, not a backtrace.

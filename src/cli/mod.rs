@@ -61,6 +61,10 @@ pub struct Cli {
     /// [default: 1.2,20,1.0].
     #[arg(long, value_name = "MIN,BETA,DCUTOFF", value_parser = parse_one_euro)]
     pub one_euro: Option<crate::core::vr::OneEuroParams>,
+    /// A folder of frames (PNG/JPEG, in name order) standing in for a camera in View ▸
+    /// Follow camera.
+    #[arg(long, value_name = "DIR")]
+    pub camera_frames: Option<std::path::PathBuf>,
 }
 
 fn parse_one_euro(text: &str) -> Result<crate::core::vr::OneEuroParams, String> {

@@ -239,7 +239,7 @@ fn crc32(bytes: &[u8]) -> u32 {
 
 /// The picture turned by `degrees` about its centre (grey outside), as a shaking camera
 /// would show it.
-fn turned(picture: &image::RgbImage, degrees: f32) -> image::RgbImage {
+pub fn turned(picture: &image::RgbImage, degrees: f32) -> image::RgbImage {
     let (w, h) = picture.dimensions();
     let (sin, cos) = degrees.to_radians().sin_cos();
     let (cx, cy) = (w as f32 / 2.0, h as f32 / 2.0);

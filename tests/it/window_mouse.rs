@@ -74,6 +74,11 @@ fn start(dir: &Path, model: &Path, saved: &Path) -> Session {
 
 /// Opens a model or project; the window saves to `saved` and exits after `seconds`.
 fn start_for(dir: &Path, opened: &Path, saved: &Path, seconds: u32) -> Session {
+    start_with(dir, opened, saved, seconds, &[])
+}
+
+/// As [`start_for`], with more arguments for the app.
+fn start_with(dir: &Path, opened: &Path, saved: &Path, seconds: u32, extra: &[&str]) -> Session {
     let (xvfb, display) = start_xvfb().expect("Xvfb starts");
     static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -83,6 +88,7 @@ fn start_for(dir: &Path, opened: &Path, saved: &Path, seconds: u32) -> Session {
         .arg(opened)
         .args(["--exit-after", &seconds.to_string(), "--save-on-exit"])
         .arg(saved)
+        .args(extra)
         .env("DISPLAY", &display)
         .env("VRMA_MAKER_DATA_DIR", dir.join("data"))
         // The pose models where they are installed (the data folder above is a scratch one).
@@ -1726,6 +1732,81 @@ fn pose_from_image_poses_the_model_in_one_undo_step_and_shows_the_photo() {
         }
     }
     s.one_undo_step(&project, "pose from image", &before, &after);
+    ctrl_chord(&s.display, "q");
+    s.finish(&saved);
+}
+
+const VIEW_FOLLOW_CAMERA: (i32, i32) = (175, 168);
+
+/// View ▸ Follow camera over a folder of frames standing in for a camera: the avatar
+/// follows the person (mirrored, as a selfie view), and each Space keeps the pose as a
+/// key and steps the playhead on; stopping leaves the captured keys.
+#[test]
+fn following_a_camera_and_pressing_space_captures_the_followed_pose_as_keys() {
+    let Some((dir, model)) = prepare("window-follow") else {
+        return;
+    };
+    let (Some(_), Some(photo)) = (crate::pose_photo::models(), crate::pose_photo::photo()) else {
+        return;
+    };
+    let frames = dir.join("frames");
+    std::fs::create_dir_all(&frames).unwrap();
+    let picture = image::open(&photo).unwrap().to_rgb8();
+    // Four seconds of a steady camera, shaking a little.
+    for i in 0..120 {
+        let shake = ((i * 37) % 11) as f32 / 10.0 - 0.5;
+        crate::pose_photo::turned(&picture, shake)
+            .save(frames.join(format!("frame-{i:03}.png")))
+            .unwrap();
+    }
+    let project = dir.join("start.json");
+    let empty = json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0, "keys": []});
+    std::fs::write(&project, empty.to_string()).unwrap();
+    let saved = dir.join("saved.json");
+    let s = start_with(
+        &dir,
+        &project,
+        &saved,
+        120,
+        &["--camera-frames", frames.to_str().unwrap()],
+    );
+    s.click(VIEW_MENU);
+    s.click(VIEW_FOLLOW_CAMERA);
+    // The menu closes on a click in the view; the keys go to the window.
+    s.click((700, 600));
+    pause(1.0);
+    xdotool(&s.display, &["key", "space"]);
+    pause(0.8);
+    xdotool(&s.display, &["key", "space"]);
+    pause(0.8);
+    let captured = s.save(&project);
+    let keys = captured["keys"].as_array().unwrap();
+    let times: Vec<f64> = keys.iter().map(|k| k["t"].as_f64().unwrap()).collect();
+    assert_eq!(
+        times,
+        vec![0.0, 0.5],
+        "two keys, half a second apart: {captured}"
+    );
+    // Mirrored: the avatar's left arm is the person's right, out from the body as in
+    // the photo; both keys hold the followed pose.
+    let rig = vrma_maker::core::load_rig(&model).unwrap();
+    for key in keys {
+        let pose = vrma_maker::core::pose::Pose::from_json(&key["pose"], &mut Vec::new()).unwrap();
+        let world = rig.world_pose(&pose);
+        let at = |b: vrma_maker::core::humanoid::Bone| world[b.index()].unwrap().0;
+        use vrma_maker::core::humanoid::Bone;
+        let left = (at(Bone::LeftLowerArm) - at(Bone::LeftUpperArm)).normalize();
+        let from_down = left.angle_between(bevy::math::Vec3::NEG_Y).to_degrees();
+        assert!(
+            from_down < 40.0 && left.x > 0.05,
+            "key at {}: left upper arm {left}",
+            key["t"]
+        );
+    }
+    assert!(
+        (captured["playhead"].as_f64().unwrap() - 1.0).abs() < 1e-6,
+        "{captured}"
+    );
     ctrl_chord(&s.display, "q");
     s.finish(&saved);
 }

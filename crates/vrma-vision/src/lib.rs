@@ -221,6 +221,17 @@ impl PoseModels {
         // estimated from the body around it): the better of the two.
         let visibility: [f32; BODY_POINTS] =
             std::array::from_fn(|i| sigmoid(screen[i * 5 + 3]).max(sigmoid(screen[i * 5 + 4])));
+        // A joint outside the picture was guessed, not seen (the hips excepted: a
+        // half-length picture's torso needs them, and its legs stay as they were).
+        let (w, h) = (image.width() as f32, image.height() as f32);
+        let margin = 0.02 * w.max(h);
+        let mut visibility = visibility;
+        for (i, p) in body_pixels.iter().enumerate() {
+            let outside = p.x < -margin || p.y < -margin || p.x > w + margin || p.y > h + margin;
+            if outside && i != body::LEFT_HIP && i != body::RIGHT_HIP {
+                visibility[i] = 0.0;
+            }
+        }
         // World landmarks are metres about the hips, turned with the crop: turned back.
         let points: [Vec3; BODY_POINTS] = std::array::from_fn(|i| {
             let xy = turn.rotate(Vec2::new(world[i * 3], world[i * 3 + 1]));

@@ -4,6 +4,7 @@
 //! "Save changes?" question before quitting ([`close_guard`]).
 
 mod autosave;
+mod camera;
 mod close_guard;
 mod export;
 mod path_dialog;
@@ -150,6 +151,7 @@ pub(super) fn plugin(app: &mut App) {
     );
     export::plugin(app);
     photo::plugin(app);
+    camera::plugin(app);
     close_guard::plugin(app);
 }
 

@@ -28,7 +28,7 @@ struct Read {
 
 /// Models loaded once per run (loading takes a quarter of a second), shared with the
 /// worker.
-type Models = Arc<Mutex<Option<Arc<PoseModels>>>>;
+pub(super) type Models = Arc<Mutex<Option<Arc<PoseModels>>>>;
 
 #[derive(Resource, Default)]
 pub(super) struct PhotoPose {
@@ -61,6 +61,11 @@ pub(super) fn window_plugin(app: &mut App) {
 }
 
 impl PhotoPose {
+    /// The models, loaded once for photos and the live camera alike.
+    pub(super) fn models(&self) -> Models {
+        self.models.clone()
+    }
+
     /// Starts reading the person in `path`; the pose lands when the worker is done.
     pub(super) fn start(&mut self, path: PathBuf, banner: &mut Banner) {
         if self.running.is_some() {

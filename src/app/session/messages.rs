@@ -35,6 +35,8 @@ pub struct Launch {
     pub vr: bool,
     /// One Euro filter settings for hand tracking (`--one-euro`).
     pub one_euro: Option<crate::core::vr::OneEuroParams>,
+    /// A folder of frames standing in for a camera (`--camera-frames`).
+    pub camera_frames: Option<PathBuf>,
 }
 
 /// Where a model comes from.
@@ -222,6 +224,25 @@ pub struct ExitGate {
     /// A timed quit is waiting for it (it should wind down now).
     pub quit_requested: bool,
 }
+
+/// Live capture (View ▸ Follow camera): what the user asked, and how it goes.
+#[derive(Resource, Debug, Default)]
+pub struct CameraFollow {
+    /// Follow the camera (the View menu's check).
+    pub wanted: bool,
+    /// The folder of frames standing in for a camera (`--camera-frames`); without one
+    /// there is no camera to follow.
+    pub frames: Option<PathBuf>,
+    /// Why following stopped or finds nobody (shown in the menu).
+    pub problem: Option<String>,
+    /// Frames followed so far in this run.
+    pub followed: u32,
+}
+
+/// Capture the followed pose as a key at the playhead, then step on (Space while
+/// following, or View ▸ Capture key).
+#[derive(Message, Clone, Copy, Debug)]
+pub struct CaptureKey;
 
 /// Where VR stands, for the menu, the window and the exit path.
 #[derive(Resource, Debug, Default)]

@@ -240,6 +240,8 @@ pub fn plugin(app: &mut App) {
         .init_resource::<UpdatedThumbnails>()
         .init_resource::<ExitGate>()
         .init_resource::<VrStatus>()
+        .init_resource::<CameraFollow>()
+        .add_message::<CaptureKey>()
         .init_resource::<ModalTool>()
         .init_resource::<KeepAwake>()
         .add_message::<bevy::window::RequestRedraw>()

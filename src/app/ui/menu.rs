@@ -7,8 +7,9 @@ use bevy_egui::{EguiContexts, egui};
 use super::Requests;
 use crate::app::session::keymap::{Action, menu_label};
 use crate::app::session::{
-    DialogPurpose, EditRequest, FileRequest, FileSettings, LoadModel, ModelSource, OnionSkin,
-    PasteMask, PlacingKeys, Prefs, QuitRequested, Session, SpringBones, UiSpace, VrStatus, Windows,
+    CameraFollow, CaptureKey, DialogPurpose, EditRequest, FileRequest, FileSettings, LoadModel,
+    ModelSource, OnionSkin, PasteMask, PlacingKeys, Prefs, QuitRequested, Session, SpringBones,
+    UiSpace, VrStatus, Windows,
 };
 use crate::core::edit::{Edit, KeyEdit, PoseEdit, SelectMode};
 use crate::core::export::{EXPORT_FORMATS, Writer};
@@ -27,6 +28,7 @@ pub(super) struct MenuState<'w> {
     prefs: ResMut<'w, Prefs>,
     windows: ResMut<'w, Windows>,
     vr: ResMut<'w, VrStatus>,
+    camera: ResMut<'w, CameraFollow>,
     springs: ResMut<'w, SpringBones>,
     paste_mask: ResMut<'w, PasteMask>,
     onion: ResMut<'w, OnionSkin>,
@@ -46,6 +48,7 @@ pub(super) fn draw(
         prefs,
         windows,
         vr,
+        camera,
         springs,
         paste_mask,
         onion,
@@ -58,7 +61,7 @@ pub(super) fn draw(
                 file_menu(ui, settings, prefs, windows, &mut typed, &mut out);
                 edit_menu(ui, &session, paste_mask, placing, &mut out);
                 pose_menu(ui, &session, paste_mask.0, &mut out);
-                view_menu(ui, windows, vr, springs, onion);
+                view_menu(ui, windows, vr, springs, onion, camera, &mut out);
                 ui.menu_button("Help", |ui| {
                     if ui.button(menu_label("Controls", Action::Help)).clicked() {
                         windows.help = true;
@@ -344,12 +347,44 @@ fn pose_menu(ui: &mut egui::Ui, session: &Session, mask: BodyMask, out: &mut Req
     });
 }
 
+/// View ▸ Follow camera (the avatar follows the person live), Capture key (Space while
+/// following), and why there is nothing to follow.
+fn camera_items(ui: &mut egui::Ui, camera: &mut CameraFollow, out: &mut Requests) {
+    if camera.frames.is_none() {
+        ui.add_enabled(false, egui::Checkbox::new(&mut false, "Follow camera"));
+        ui.label(
+            "No camera found. Webcams are not read yet; start with \
+             --camera-frames DIR to follow a folder of frames.",
+        );
+        return;
+    }
+    ui.checkbox(&mut camera.wanted, "Follow camera")
+        .on_hover_text("The avatar follows the person in the camera, mirrored");
+    let capture = ui.add_enabled(
+        camera.wanted,
+        egui::Button::new(menu_label("Capture key", Action::PlayStop)),
+    );
+    if capture.clicked() {
+        out.captures.write(CaptureKey);
+    }
+    if camera.wanted {
+        ui.label(format!("{} frames followed", camera.followed));
+    }
+    if let Some(problem) = &camera.problem {
+        ui.set_max_width(320.0);
+        let text = egui::RichText::new(problem).color(egui::Color32::from_rgb(230, 120, 90));
+        ui.add(egui::Label::new(text).wrap());
+    }
+}
+
 fn view_menu(
     ui: &mut egui::Ui,
     windows: &mut Windows,
     vr: &mut VrStatus,
     springs: &mut SpringBones,
     onion: &mut OnionSkin,
+    camera: &mut CameraFollow,
+    out: &mut Requests,
 ) {
     ui.menu_button("View", |ui| {
         ui.checkbox(&mut windows.library, "Pose library");
@@ -393,5 +428,7 @@ fn view_menu(
                 }
             });
         });
+        ui.separator();
+        camera_items(ui, camera, out);
     });
 }

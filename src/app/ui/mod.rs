@@ -118,6 +118,7 @@ struct Requests<'w> {
     files: MessageWriter<'w, FileRequest>,
     loads: MessageWriter<'w, LoadModel>,
     quits: MessageWriter<'w, QuitRequested>,
+    captures: MessageWriter<'w, crate::app::session::CaptureKey>,
 }
 
 /// Sends a slider's edit: previews while dragging, one undoable edit when released or

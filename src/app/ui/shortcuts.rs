@@ -23,6 +23,7 @@ pub(super) fn shortcuts(
     modal: Res<ModalTool>,
     (session, paste_mask, mut placing): (Res<Session>, Res<PasteMask>, ResMut<PlacingKeys>),
     mut windows: ResMut<Windows>,
+    camera: Res<crate::app::session::CameraFollow>,
     mut out: Requests,
 ) {
     if egui_input.is_some_and(|e| e.wants_any_keyboard_input()) || modal.0 {
@@ -72,6 +73,11 @@ pub(super) fn shortcuts(
                 }
                 None => continue,
             },
+            // Following the camera, Space keeps the pose as a key instead.
+            Action::PlayStop if camera.wanted => {
+                out.captures.write(crate::app::session::CaptureKey);
+                continue;
+            }
             Action::PlayStop => Edit::SetPlaying(!playing),
             Action::PreviousFrame => {
                 playhead = (playhead - 1.0 / FPS).max(0.0);

@@ -1,0 +1,214 @@
+//! View ▸ Follow camera: the avatar follows a person live. Frames come from a folder
+//! standing in for a camera (`--camera-frames DIR`, paced at 30 frames a second; webcams
+//! are not read yet: without a folder the menu says there is no camera). A worker runs
+//! `vision::LiveCapture` (tracked from frame to frame, One Euro at the landmarks,
+//! mirrored as a selfie view); each result is shown as a live preview of the pose (a
+//! gesture: no undo step per frame). Space or View ▸ Capture key keeps the pose as a key
+//! at the playhead (one undo step) and steps the playhead on; stopping lets the preview
+//! go, so only captured keys remain.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+
+use super::photo::Models;
+use crate::app::session::{
+    CameraFollow, CaptureKey, EditRequest, EditorSet, KeepAwake, Launch, Session,
+};
+use crate::core::Refusal;
+use crate::core::capture::{Capture, pose_from_capture};
+use crate::core::edit::{Edit, Gesture, KeyEdit, PoseEdit};
+use crate::vision::{LiveCapture, PoseModels, default_models_dir, frame_files, read_image};
+
+/// The rate a folder of frames plays at.
+const FRAMES_PER_SECOND: f32 = 30.0;
+/// How far the playhead steps after each captured key.
+pub const CAPTURE_STEP_SECONDS: f32 = 0.5;
+
+/// A running follow: its worker and what it has sent.
+struct Worker {
+    stop: Arc<AtomicBool>,
+    /// Behind a lock only so the resource can be shared (one system reads it).
+    results: Mutex<Receiver<Result<Capture, Refusal>>>,
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+#[derive(Resource, Default)]
+struct Following {
+    worker: Option<Worker>,
+    /// A preview gesture is open (ended by a capture, let go by a stop).
+    previewing: bool,
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<Following>()
+        .add_systems(Startup, take_frames_folder)
+        .add_systems(Update, follow.in_set(EditorSet::Drive));
+}
+
+fn take_frames_folder(launch: Option<Res<Launch>>, mut camera: ResMut<CameraFollow>) {
+    camera.frames = launch.and_then(|l| l.camera_frames.clone());
+}
+
+fn start(dir: PathBuf, models: Models) -> Worker {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (sender, results) = sync_channel(4);
+    let halt = stop.clone();
+    let spawned = std::thread::Builder::new()
+        .name("follow-camera".into())
+        .spawn(move || {
+            // A panic in the models must not take the editor with it.
+            let sent = sender.clone();
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run_frames(&dir, &models, &halt, &sender)
+            }));
+            if outcome.is_err() {
+                let _ = sent.send(Err(Refusal::new(
+                    "following the camera stopped unexpectedly",
+                )));
+            }
+        });
+    if let Err(e) = spawned {
+        let (sender, receiver) = sync_channel(1);
+        let _ = sender.send(Err(Refusal::new(format!("cannot start following: {e}"))));
+        return Worker {
+            stop,
+            results: Mutex::new(receiver),
+        };
+    }
+    Worker {
+        stop,
+        results: Mutex::new(results),
+    }
+}
+
+fn run_frames(
+    dir: &std::path::Path,
+    models: &Models,
+    stop: &AtomicBool,
+    sender: &SyncSender<Result<Capture, Refusal>>,
+) {
+    let ready = || -> Result<(Arc<PoseModels>, Vec<PathBuf>), Refusal> {
+        let files = frame_files(dir)?;
+        let mut slot = models
+            .lock()
+            .map_err(|_| Refusal::new("the pose models are unavailable"))?;
+        let loaded = match &*slot {
+            Some(loaded) => loaded.clone(),
+            None => {
+                let loaded = Arc::new(PoseModels::load(&default_models_dir(), true)?);
+                *slot = Some(loaded.clone());
+                loaded
+            }
+        };
+        Ok((loaded, files))
+    };
+    let (loaded, files) = match ready() {
+        Ok(ready) => ready,
+        Err(refusal) => {
+            let _ = sender.send(Err(refusal));
+            return;
+        }
+    };
+    // A selfie view: the avatar moves as the user's reflection.
+    let mut live = LiveCapture::default();
+    live.mirror = true;
+    let started = Instant::now();
+    let step = 1.0 / FRAMES_PER_SECOND;
+    for (i, file) in files.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        // A camera delivers at its own pace: frames wait for their time.
+        let due = started + Duration::from_secs_f32(i as f32 * step);
+        if let Some(wait) = due.checked_duration_since(Instant::now()) {
+            std::thread::sleep(wait);
+        }
+        let result = read_image(file).and_then(|frame| live.next(&loaded, &frame, step));
+        if sender.send(result.map(|found| found.capture)).is_err() {
+            return; // the editor stopped following
+        }
+    }
+}
+
+/// Starts and stops the worker as the menu asks, previews each new pose, and keeps it as
+/// a key on Space.
+fn follow(
+    mut camera: ResMut<CameraFollow>,
+    mut following: ResMut<Following>,
+    photo: Res<super::photo::PhotoPose>,
+    session: Res<Session>,
+    mut captures: MessageReader<CaptureKey>,
+    mut edits: MessageWriter<EditRequest>,
+    mut awake: ResMut<KeepAwake>,
+) {
+    let wants = camera.wanted && camera.frames.is_some();
+    if !wants {
+        camera.wanted = false;
+        if following.worker.take().is_some() && following.previewing {
+            // Only captured keys stay: the live pose goes.
+            edits.write(EditRequest(Edit::Gesture(Gesture::Cancel)));
+            following.previewing = false;
+        }
+        captures.clear();
+        return;
+    }
+    awake.now();
+    if following.worker.is_none()
+        && let Some(dir) = camera.frames.clone()
+    {
+        camera.problem = None;
+        camera.followed = 0;
+        following.worker = Some(start(dir, photo.models()));
+    }
+    let mut latest = None;
+    if let Some(worker) = &following.worker
+        && let Ok(results) = worker.results.lock()
+    {
+        while let Ok(result) = results.try_recv() {
+            match result {
+                Ok(capture) => {
+                    camera.followed += 1;
+                    camera.problem = None;
+                    latest = Some(capture);
+                }
+                Err(refusal) => camera.problem = Some(refusal.0),
+            }
+        }
+    }
+    if let Some(capture) = latest {
+        let editor = &session.editor;
+        match pose_from_capture(&editor.rig, &editor.pose, &capture) {
+            Ok(posed) => {
+                edits.write(EditRequest(Edit::Gesture(Gesture::Preview(
+                    PoseEdit::SetPose(Box::new(posed.pose)),
+                ))));
+                following.previewing = true;
+            }
+            Err(refusal) => camera.problem = Some(refusal.0),
+        }
+    }
+    for _ in captures.read() {
+        if camera.followed == 0 {
+            camera.problem = Some("Nothing to capture yet: nobody has been followed".into());
+            continue;
+        }
+        if following.previewing {
+            edits.write(EditRequest(Edit::Gesture(Gesture::End)));
+            following.previewing = false;
+        }
+        edits.write(EditRequest(Edit::Keys(KeyEdit::Add)));
+        edits.write(EditRequest(Edit::Seek(
+            session.editor.playhead + CAPTURE_STEP_SECONDS,
+        )));
+    }
+}
