@@ -21,9 +21,13 @@ pub(super) fn shortcuts(
     keys: Res<ButtonInput<KeyCode>>,
     egui_input: Option<Res<EguiWantsInput>>,
     modal: Res<ModalTool>,
-    (session, paste_mask, mut placing): (Res<Session>, Res<PasteMask>, ResMut<PlacingKeys>),
+    (session, paste_mask, mut placing, camera): (
+        Res<Session>,
+        Res<PasteMask>,
+        ResMut<PlacingKeys>,
+        Res<crate::app::session::CameraFollow>,
+    ),
     mut windows: ResMut<Windows>,
-    camera: Res<crate::app::session::CameraFollow>,
     mut out: Requests,
 ) {
     if egui_input.is_some_and(|e| e.wants_any_keyboard_input()) || modal.0 {
