@@ -42,15 +42,23 @@ pub fn pose_from_image(
     models: &Path,
     extra: &[&str],
 ) -> std::process::Output {
+    vision_command("pose-from-image", model, image, out, models, extra)
+}
+
+/// A vision subcommand (`pose-from-image`, `follow-frames`) on `input`, writing `out`.
+fn vision_command(
+    command: &str,
+    model: &Path,
+    input: &Path,
+    out: &Path,
+    models: &Path,
+    extra: &[&str],
+) -> std::process::Output {
     bin()
-        .args(["pose-from-image", "--model", model.to_str().unwrap()])
-        .arg(image)
-        .args([
-            "-o",
-            out.to_str().unwrap(),
-            "--models",
-            models.to_str().unwrap(),
-        ])
+        .args([command, "--model", model.to_str().unwrap()])
+        .arg(input)
+        .args(["-o", out.to_str().unwrap()])
+        .args(["--models", models.to_str().unwrap()])
         .args(extra)
         .output()
         .unwrap()
@@ -183,16 +191,11 @@ fn corrupt_huge_and_missing_inputs_are_refused_with_a_clear_message() {
     std::fs::write(&corrupt, b"\x89PNG\r\n\x1a\nthis is not really a picture").unwrap();
     // A PNG whose header claims 60,000 × 60,000 pixels: refused from the header.
     let huge = dir.join("huge.png");
-    let mut header = b"IHDR".to_vec();
-    header.extend_from_slice(&60_000u32.to_be_bytes());
-    header.extend_from_slice(&60_000u32.to_be_bytes());
-    header.extend_from_slice(&[8, 2, 0, 0, 0]);
-    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0d".to_vec();
-    png.extend_from_slice(&header);
-    png.extend_from_slice(&crc32(&header).to_be_bytes());
-    png.extend_from_slice(b"\0\0\0\0IDAT");
-    png.extend_from_slice(&crc32(b"IDAT").to_be_bytes());
-    std::fs::write(&huge, png).unwrap();
+    std::fs::write(
+        &huge,
+        vrma_maker::vision::crafted::png_header(60_000, 60_000),
+    )
+    .unwrap();
     for (picture, expected) in [
         (&corrupt, "picture"),
         (&huge, "60000 × 60000"),
@@ -219,22 +222,6 @@ fn corrupt_huge_and_missing_inputs_are_refused_with_a_clear_message() {
     let message = String::from_utf8_lossy(&result.stderr);
     assert!(message.contains("scripts/setup-pose-models"), "{message}");
     assert!(!out.exists());
-}
-
-/// PNG's chunk checksum (a crafted header must pass it to be read at all).
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
 }
 
 /// The picture turned by `degrees` about its centre (grey outside), as a shaking camera
@@ -295,18 +282,7 @@ fn a_folder_of_shaking_frames_is_followed_and_the_filter_steadies_it() {
     let mut jitter = Vec::new();
     for extra in [&["--unfiltered"][..], &[]] {
         let out = dir.join("poses.json");
-        let result = bin()
-            .args(["follow-frames", "--model", model.to_str().unwrap()])
-            .arg(&frames)
-            .args([
-                "-o",
-                out.to_str().unwrap(),
-                "--models",
-                models.to_str().unwrap(),
-            ])
-            .args(extra)
-            .output()
-            .unwrap();
+        let result = vision_command("follow-frames", &model, &frames, &out, &models, extra);
         assert!(
             result.status.success(),
             "{}",

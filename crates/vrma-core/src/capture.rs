@@ -643,6 +643,21 @@ pub fn landmarks_of_pose(rig: &Rig, pose: &Pose) -> Capture {
     }
 }
 
+/// The model-space direction of each limb bone of `pose` (upper and lower arm and leg, in
+/// `Limb::ALL` order): what a recovered pose is compared by.
+pub fn limb_directions(rig: &Rig, pose: &Pose) -> Vec<(Bone, Vec3)> {
+    let world = rig.world_pose(pose);
+    Limb::ALL
+        .into_iter()
+        .flat_map(|limb| {
+            let [a, b, c] = limb.bones();
+            let at = |x: Bone| world[x.index()].map_or(Vec3::ZERO, |(p, _)| p);
+            [(a, at(b) - at(a)), (b, at(c) - at(b))]
+        })
+        .map(|(bone, d)| (bone, d.normalize_or_zero()))
+        .collect()
+}
+
 /// One Euro filters on every landmark of a live capture (seed 003: smoothed at the
 /// landmarks, not the bones). Visibility and scores pass through.
 #[derive(Clone, Debug, Default)]
@@ -687,20 +702,6 @@ mod tests {
 
     fn rig() -> Rig {
         crate::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap()
-    }
-
-    /// The world direction of each limb bone: upper and lower arms and legs.
-    fn limb_directions(rig: &Rig, pose: &Pose) -> Vec<(Bone, Vec3)> {
-        let world = rig.world_pose(pose);
-        Limb::ALL
-            .into_iter()
-            .flat_map(|limb| {
-                let [a, b, c] = limb.bones();
-                let at = |x: Bone| world[x.index()].unwrap().0;
-                [(a, at(b) - at(a)), (b, at(c) - at(b))]
-            })
-            .map(|(bone, d)| (bone, d.normalize()))
-            .collect()
     }
 
     fn known_poses() -> Vec<(&'static str, Pose)> {

@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
+use vrma_core::capture::limb_directions;
 use vrma_core::humanoid::Bone;
-use vrma_core::ik::Limb;
 use vrma_core::pose::Pose;
 
 fn main() {
@@ -55,17 +55,6 @@ fn main() {
     let posed =
         vrma_core::capture::pose_from_capture(&rig, &Pose::default(), &found.capture).unwrap();
     println!("posed {:?}", posed.posed);
-    let directions = |pose: &Pose| -> Vec<(Bone, glam::Vec3)> {
-        let world = rig.world_pose(pose);
-        Limb::ALL
-            .into_iter()
-            .flat_map(|limb| {
-                let [a, b, c] = limb.bones();
-                let at = |x: Bone| world[x.index()].unwrap().0;
-                [(a, at(b) - at(a)), (b, at(c) - at(b))]
-            })
-            .collect()
-    };
     let seen = glam::Quat::from_rotation_y(-yaw.to_radians());
     let hips = rig.world_pose(&posed.pose)[Bone::Hips.index()].unwrap().1;
     let (axis, angle) = (seen.inverse() * hips).to_axis_angle();
@@ -73,7 +62,10 @@ fn main() {
         "hips turned {:.1}° about {axis} from the known (camera-compensated)",
         angle.to_degrees()
     );
-    for ((bone, want), (_, got)) in directions(&known).into_iter().zip(directions(&posed.pose)) {
+    for ((bone, want), (_, got)) in limb_directions(&rig, &known)
+        .into_iter()
+        .zip(limb_directions(&rig, &posed.pose))
+    {
         let want = seen * want;
         println!("{bone:?}: {:.1}°", want.angle_between(got).to_degrees());
     }

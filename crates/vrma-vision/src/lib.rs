@@ -510,6 +510,41 @@ pub fn decode_image(bytes: &[u8]) -> Result<RgbImage, Refusal> {
     Ok(image.to_rgb8())
 }
 
+/// Crafted pictures for the tests of the size limits (here and through the CLI).
+#[doc(hidden)]
+pub mod crafted {
+    /// A PNG whose valid header claims `width` × `height` pixels, with no pixels behind.
+    pub fn png_header(width: u32, height: u32) -> Vec<u8> {
+        let mut header = b"IHDR".to_vec();
+        header.extend_from_slice(&width.to_be_bytes());
+        header.extend_from_slice(&height.to_be_bytes());
+        header.extend_from_slice(&[8, 2, 0, 0, 0]);
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0d".to_vec();
+        png.extend_from_slice(&header);
+        png.extend_from_slice(&crc32(&header).to_be_bytes());
+        // An empty data chunk: the header is all a reader sees before deciding.
+        png.extend_from_slice(b"\0\0\0\0IDAT");
+        png.extend_from_slice(&crc32(b"IDAT").to_be_bytes());
+        png
+    }
+
+    /// PNG's chunk checksum (a header must pass it to be read at all).
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -524,16 +559,7 @@ mod tests {
                 .contains("picture")
         );
         // A PNG header claiming 100,000 × 100,000 pixels, and nothing behind it.
-        let mut chunk = b"IHDR".to_vec();
-        chunk.extend_from_slice(&100_000u32.to_be_bytes());
-        chunk.extend_from_slice(&100_000u32.to_be_bytes());
-        chunk.extend_from_slice(&[8, 2, 0, 0, 0]);
-        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0d".to_vec();
-        png.extend_from_slice(&chunk);
-        png.extend_from_slice(&crc32(&chunk).to_be_bytes());
-        // An empty data chunk: the header is all a reader sees before deciding.
-        png.extend_from_slice(b"\0\0\0\0IDAT");
-        png.extend_from_slice(&crc32(b"IDAT").to_be_bytes());
+        let png = crafted::png_header(100_000, 100_000);
         let refused = decode_image(&png).unwrap_err();
         assert!(refused.0.contains("100000 × 100000"), "{refused}");
         // A real small picture reads.
@@ -549,22 +575,6 @@ mod tests {
             (read.width(), read.height(), read.get_pixel(2, 1).0),
             (3, 2, [9, 8, 7])
         );
-    }
-
-    /// PNG's chunk checksum (a header must be valid to be read at all).
-    fn crc32(bytes: &[u8]) -> u32 {
-        let mut crc = !0u32;
-        for &b in bytes {
-            crc ^= u32::from(b);
-            for _ in 0..8 {
-                crc = if crc & 1 == 1 {
-                    (crc >> 1) ^ 0xEDB8_8320
-                } else {
-                    crc >> 1
-                };
-            }
-        }
-        !crc
     }
 
     #[test]
