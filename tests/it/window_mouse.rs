@@ -1660,6 +1660,14 @@ fn a_hand_preset_is_one_click_and_the_eye_target_handle_drags_where_the_eyes_loo
 
 const FILE_POSE_FROM_IMAGE: (i32, i32) = (72, 315);
 
+/// A project of `model` with no keys yet (so that Ctrl+S saves it in place).
+fn empty_project(dir: &Path, model: &Path) -> std::path::PathBuf {
+    let project = dir.join("start.json");
+    let empty = json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0, "keys": []});
+    std::fs::write(&project, empty.to_string()).unwrap();
+    project
+}
+
 /// File ▸ Pose from image… clicked and answered with a real photograph: the model takes
 /// the pose the CLI finds in the same photo, as one undo step, and the landmark window
 /// shows the photo beside the model.
@@ -1672,9 +1680,7 @@ fn pose_from_image_poses_the_model_in_one_undo_step_and_shows_the_photo() {
     else {
         return;
     };
-    let project = dir.join("start.json");
-    let empty = json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0, "keys": []});
-    std::fs::write(&project, empty.to_string()).unwrap();
+    let project = empty_project(&dir, &model);
     let saved = dir.join("saved.json");
     let s = start_for(&dir, &project, &saved, 120);
     let before = s.save(&project);
@@ -1759,9 +1765,7 @@ fn following_a_camera_and_pressing_space_captures_the_followed_pose_as_keys() {
             .save(frames.join(format!("frame-{i:03}.png")))
             .unwrap();
     }
-    let project = dir.join("start.json");
-    let empty = json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0, "keys": []});
-    std::fs::write(&project, empty.to_string()).unwrap();
+    let project = empty_project(&dir, &model);
     let saved = dir.join("saved.json");
     let s = start_with(
         &dir,

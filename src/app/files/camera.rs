@@ -22,7 +22,7 @@ use crate::app::session::{
 use crate::core::Refusal;
 use crate::core::capture::{Capture, pose_from_capture};
 use crate::core::edit::{Edit, Gesture, KeyEdit, PoseEdit};
-use crate::vision::{LiveCapture, PoseModels, default_models_dir, frame_files, read_image};
+use crate::vision::{LiveCapture, PoseModels, frame_files, read_image};
 
 /// The rate a folder of frames plays at.
 const FRAMES_PER_SECOND: f32 = 30.0;
@@ -99,17 +99,7 @@ fn run_frames(
 ) {
     let ready = || -> Result<(Arc<PoseModels>, Vec<PathBuf>), Refusal> {
         let files = frame_files(dir)?;
-        let mut slot = models
-            .lock()
-            .map_err(|_| Refusal::new("the pose models are unavailable"))?;
-        let loaded = match &*slot {
-            Some(loaded) => loaded.clone(),
-            None => {
-                let loaded = Arc::new(PoseModels::load(&default_models_dir(), true)?);
-                *slot = Some(loaded.clone());
-                loaded
-            }
-        };
+        let loaded = super::photo::loaded(models)?;
         Ok((loaded, files))
     };
     let (loaded, files) = match ready() {

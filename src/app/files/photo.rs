@@ -80,21 +80,22 @@ impl PhotoPose {
     }
 }
 
+/// The models, loading them on first use (on the worker that needs them).
+pub(super) fn loaded(models: &Models) -> Result<Arc<PoseModels>, Refusal> {
+    let mut slot = models
+        .lock()
+        .map_err(|_| Refusal::new("the pose models are unavailable"))?;
+    if let Some(loaded) = &*slot {
+        return Ok(loaded.clone());
+    }
+    let loaded = Arc::new(PoseModels::load(&default_models_dir(), true)?);
+    *slot = Some(loaded.clone());
+    Ok(loaded)
+}
+
 fn read_photo(path: &std::path::Path, models: &Models) -> Result<Read, Refusal> {
     let picture = read_image(path)?;
-    let loaded = {
-        let mut slot = models
-            .lock()
-            .map_err(|_| Refusal::new("the pose models are unavailable"))?;
-        match &*slot {
-            Some(loaded) => loaded.clone(),
-            None => {
-                let loaded = Arc::new(PoseModels::load(&default_models_dir(), true)?);
-                *slot = Some(loaded.clone());
-                loaded
-            }
-        }
-    };
+    let loaded = loaded(models)?;
     let found = loaded
         .find(&picture, None)
         .map_err(|e| e.context(path.display()))?;
