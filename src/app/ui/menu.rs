@@ -352,6 +352,7 @@ fn pose_menu(ui: &mut egui::Ui, session: &Session, mask: BodyMask, out: &mut Req
 fn camera_items(ui: &mut egui::Ui, camera: &mut CameraFollow, out: &mut Requests) {
     if camera.frames.is_none() {
         ui.add_enabled(false, egui::Checkbox::new(&mut false, "Follow camera"));
+        ui.set_max_width(260.0);
         ui.label(
             "No camera found. Webcams are not read yet; start with \
              --camera-frames DIR to follow a folder of frames.",
