@@ -1811,6 +1811,15 @@ fn following_a_camera_and_pressing_space_captures_the_followed_pose_as_keys() {
         (captured["playhead"].as_f64().unwrap() - 1.0).abs() < 1e-6,
         "{captured}"
     );
+    // Stopped, the captured keys stay; one Ctrl+Z takes back exactly the last capture.
+    s.click(VIEW_MENU);
+    s.click(VIEW_FOLLOW_CAMERA);
+    s.click((700, 600));
+    ctrl_chord(&s.display, "z");
+    let undone = s.save(&project);
+    let undone_keys = undone["keys"].as_array().unwrap();
+    assert_eq!(undone_keys.len(), 1, "{undone}");
+    assert_eq!(undone_keys[0], keys[0], "the first capture is untouched");
     ctrl_chord(&s.display, "q");
     s.finish(&saved);
 }

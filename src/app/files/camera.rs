@@ -3,9 +3,9 @@
 //! are not read yet: without a folder the menu says there is no camera). A worker runs
 //! `vision::LiveCapture` (tracked from frame to frame, One Euro at the landmarks,
 //! mirrored as a selfie view); each result is shown as a live preview of the pose (a
-//! gesture: no undo step per frame). Space or View ▸ Capture key keeps the pose as a key
-//! at the playhead (one undo step) and steps the playhead on; stopping lets the preview
-//! go, so only captured keys remain.
+//! gesture: no undo step per frame). Space or View ▸ Capture key keeps the followed pose
+//! as a key at the playhead (one undo step) and steps the playhead on; stopping lets the
+//! preview go, so only captured keys remain.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,6 +22,7 @@ use crate::app::session::{
 use crate::core::Refusal;
 use crate::core::capture::{Capture, pose_from_capture};
 use crate::core::edit::{Edit, Gesture, KeyEdit, PoseEdit};
+use crate::core::pose::BodyMask;
 use crate::vision::{LiveCapture, PoseModels, frame_files, read_image};
 
 /// The rate a folder of frames plays at.
@@ -45,8 +46,10 @@ impl Drop for Worker {
 #[derive(Resource, Default)]
 struct Following {
     worker: Option<Worker>,
-    /// A preview gesture is open (ended by a capture, let go by a stop).
+    /// A preview gesture is open (let go by a capture or a stop).
     previewing: bool,
+    /// The pose last followed: what a capture keeps.
+    followed: Option<Box<crate::core::pose::Pose>>,
 }
 
 pub(super) fn plugin(app: &mut App) {
@@ -144,6 +147,7 @@ fn follow(
     let wants = camera.wanted && camera.frames.is_some();
     if !wants {
         camera.wanted = false;
+        following.followed = None;
         if following.worker.take().is_some() && following.previewing {
             // Only captured keys stay: the live pose goes.
             edits.write(EditRequest(Edit::Gesture(Gesture::Cancel)));
@@ -179,26 +183,32 @@ fn follow(
         let editor = &session.editor;
         match pose_from_capture(&editor.rig, &editor.pose, &capture) {
             Ok(posed) => {
+                let pose = Box::new(posed.pose);
                 edits.write(EditRequest(Edit::Gesture(Gesture::Preview(
-                    PoseEdit::SetPose(Box::new(posed.pose)),
+                    PoseEdit::SetPose(pose.clone()),
                 ))));
                 following.previewing = true;
+                following.followed = Some(pose);
             }
             Err(refusal) => camera.problem = Some(refusal.0),
         }
     }
     for _ in captures.read() {
-        if camera.followed == 0 {
+        let Some(pose) = following.followed.clone() else {
             camera.problem = Some("Nothing to capture yet: nobody has been followed".into());
             continue;
-        }
+        };
+        // The live preview goes, and the followed pose is keyed in one undo step.
         if following.previewing {
-            edits.write(EditRequest(Edit::Gesture(Gesture::End)));
+            edits.write(EditRequest(Edit::Gesture(Gesture::Cancel)));
             following.previewing = false;
         }
-        edits.write(EditRequest(Edit::Keys(KeyEdit::Add)));
-        edits.write(EditRequest(Edit::Seek(
-            session.editor.playhead + CAPTURE_STEP_SECONDS,
-        )));
+        let t = session.editor.playhead;
+        edits.write(EditRequest(Edit::Keys(KeyEdit::PlacePose {
+            t,
+            pose,
+            mask: BodyMask::WholeBody,
+        })));
+        edits.write(EditRequest(Edit::Seek(t + CAPTURE_STEP_SECONDS)));
     }
 }
