@@ -229,6 +229,8 @@ fn hand_frame(side: Side, wrist: Vec3, index: Vec3, little: Vec3) -> Option<Quat
 /// The rest frames of the model's own landmarks, so that a person standing straight
 /// maps to the model's rest, whatever its proportions.
 struct RestFrames {
+    /// The rig at rest, in model space.
+    world: WorldPose,
     hips: Quat,
     chest: Quat,
     /// From the hand landmarks' wrist and finger bases (the model's finger bones).
@@ -257,17 +259,26 @@ impl RestFrames {
             })()
             .unwrap_or(Quat::IDENTITY)
         });
-        RestFrames { hips, chest, hands }
+        RestFrames {
+            world: rest,
+            hips,
+            chest,
+            hands,
+        }
     }
+}
+
+/// The world rotation of a bone's nearest humanoid parent (identity for the root).
+fn parent_rotation(rig: &Rig, world: &WorldPose, bone: Bone) -> Quat {
+    rig.bone(bone)
+        .and_then(|b| b.parent)
+        .and_then(|p| world[p.index()])
+        .map_or(Quat::IDENTITY, |(_, r)| r)
 }
 
 /// Sets a bone's world rotation by its local one (the rig's other bones stay).
 fn set_world_rotation(rig: &Rig, pose: &mut Pose, world: &WorldPose, bone: Bone, rotation: Quat) {
-    let parent = rig
-        .bone(bone)
-        .and_then(|b| b.parent)
-        .and_then(|p| world[p.index()])
-        .map_or(Quat::IDENTITY, |(_, r)| r);
+    let parent = parent_rotation(rig, world, bone);
     pose.set_rotation(bone, (parent.inverse() * rotation).normalize());
 }
 
@@ -448,14 +459,14 @@ pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result
             } else {
                 Side::Right
             };
-            match hands[side_index(side)] {
+            match hands[side.index()] {
                 Some(h) => hand_frame(
                     side,
                     to_model(h.points[0]),
                     to_model(h.points[5]),
                     to_model(h.points[17]),
                 )
-                .map(|q| q * rest.hands[side_index(side)].inverse()),
+                .map(|q| q * rest.hands[side.index()].inverse()),
                 None if extra.iter().all(|&i| sure(i)) => {
                     mark(&extra);
                     hand_frame(side, at(end), at(extra[0]), at(extra[1]))
@@ -481,10 +492,10 @@ pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result
 
     // Fingers: each bone aims at the next landmark, from its parent as it now is.
     for side in Side::BOTH {
-        let Some(hand) = hands[side_index(side)] else {
+        let Some(hand) = hands[side.index()] else {
             continue;
         };
-        let rest = rig.world_pose(&Pose::default());
+        let rest = &rest.world;
         for finger in Finger::ALL {
             let bones = finger.bones(side);
             let points = digit_points(finger);
@@ -506,12 +517,7 @@ pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result
                 else {
                     continue;
                 };
-                let world = rig.world_pose(&pose);
-                let parent = rig
-                    .bone(bone)
-                    .and_then(|b| b.parent)
-                    .and_then(|p| world[p.index()])
-                    .map_or(Quat::IDENTITY, |(_, r)| r);
+                let parent = parent_rotation(rig, &rig.world_pose(&pose), bone);
                 let local = Quat::from_rotation_arc(rest_direction, parent.inverse() * measured);
                 pose.set_rotation(bone, local.normalize());
             }
@@ -536,13 +542,6 @@ pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result
         ));
     }
     Ok(Posed { pose, posed, used })
-}
-
-fn side_index(side: Side) -> usize {
-    match side {
-        Side::Left => 0,
-        Side::Right => 1,
-    }
 }
 
 fn lowest_foot(rig: &Rig, pose: &Pose) -> Option<f32> {
@@ -680,7 +679,7 @@ impl CaptureSmoother {
             None => self.body.clear(),
         }
         for side in Side::BOTH {
-            let filters = &mut self.hands[side_index(side)];
+            let filters = &mut self.hands[side.index()];
             match out.hands.iter_mut().find(|h| h.side == side) {
                 Some(hand) => {
                     filters.resize(HAND_POINTS, OneEuroVec3::default());
@@ -836,9 +835,12 @@ mod tests {
         assert_eq!(upper_only.kept(), vec![Part::LeftHand, Part::RightHand]);
         assert!(!upper_only.used[body::RIGHT_WRIST] && upper_only.used[body::RIGHT_ELBOW]);
         let direction = |pose: &Pose| {
-            let world = rig.world_pose(pose);
-            let at = |b: Bone| world[b.index()].unwrap().0;
-            (at(Bone::RightLowerArm) - at(Bone::RightUpperArm)).normalize()
+            let directions = limb_directions(&rig, pose);
+            directions
+                .into_iter()
+                .find(|(b, _)| *b == Bone::RightUpperArm)
+                .unwrap()
+                .1
         };
         assert!(direction(&upper_only.pose).angle_between(direction(&arms_up)) < 1e-3);
         assert_eq!(
@@ -920,6 +922,20 @@ mod tests {
         assert!(
             smooth_jitter * 5.0 < raw_jitter,
             "{smooth_jitter} vs {raw_jitter}"
+        );
+        // A 20 cm step of the wrist: most of it shows within three frames.
+        let mut stepped = base.clone();
+        stepped.body.as_mut().unwrap().points[body::LEFT_WRIST].x += 0.2;
+        let before = base.body.as_ref().unwrap().points[body::LEFT_WRIST].x;
+        let mut reached = 0.0;
+        for _ in 0..3 {
+            let out = smoother.filter(&stepped, 1.0 / 30.0, &params);
+            reached = (out.body.unwrap().points[body::LEFT_WRIST].x - before) / 0.2;
+        }
+        assert!(
+            reached > 0.8,
+            "after three frames {:.0} % of the step",
+            reached * 100.0
         );
     }
 }

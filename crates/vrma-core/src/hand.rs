@@ -202,13 +202,6 @@ pub struct HandDirections {
     pub hands: [HandAxes; 2],
 }
 
-fn side_slot(side: Side) -> usize {
-    match side {
-        Side::Left => 0,
-        Side::Right => 1,
-    }
-}
-
 impl HandDirections {
     /// Rotates each digit's first bone a little from rest and watches its tip: the
     /// sign that lowers the tip (palms face down in the T-pose) is the curl; the one
@@ -225,7 +218,7 @@ impl HandDirections {
             spread: [Vec3::Y; 5],
         }; 2];
         for side in Side::BOTH {
-            let axes = &mut hands[side_slot(side)];
+            let axes = &mut hands[side.index()];
             let middle = rig.world_position(&rest, Finger::Middle.bones(side)[0]);
             let hand = rig.world_position(&rest, hand_bone(side));
             for finger in Finger::ALL {
@@ -270,7 +263,7 @@ impl HandDirections {
 
     /// The rotations of one digit's three bones for a shape.
     fn digit_rotations(&self, side: Side, finger: Finger, shape: FingerShape) -> [Quat; 3] {
-        let axes = &self.hands[side_slot(side)];
+        let axes = &self.hands[side.index()];
         let curl_axis = axes.curl[finger.slot()];
         let spread_axis = axes.spread[finger.slot()];
         let curl = clamp_or_zero(shape.curl, CURL_RANGE);
@@ -309,7 +302,7 @@ impl HandDirections {
     /// The curl and spread a digit's bones show now (what the sliders display): the
     /// knuckle's spread and its bend, read back along the measured axes.
     pub fn read_finger(&self, pose: &Pose, side: Side, finger: Finger) -> FingerShape {
-        let axes = &self.hands[side_slot(side)];
+        let axes = &self.hands[side.index()];
         let [first, second, _] = finger.bones(side);
         let (full, spread_angle) = finger.full_turns();
         let curl =
@@ -344,10 +337,7 @@ pub fn hand_bone(side: Side) -> Bone {
 /// them): the other hand's fingers are replaced, nothing else changes.
 pub fn copy_hand_to_other_side(pose: &mut Pose, from: Side) {
     let mirrored = pose.mirrored();
-    let to = match from {
-        Side::Left => Side::Right,
-        Side::Right => Side::Left,
-    };
+    let to = from.other();
     for &bone in finger_bones(to) {
         pose.bones[bone.index()] = mirrored.bones[bone.index()];
     }

@@ -113,6 +113,14 @@ impl Side {
         }
     }
 
+    /// Index into per-side arrays (left 0, right 1).
+    pub const fn index(self) -> usize {
+        match self {
+            Side::Left => 0,
+            Side::Right => 1,
+        }
+    }
+
     pub fn other(self) -> Side {
         match self {
             Side::Left => Side::Right,

@@ -367,13 +367,6 @@ pub struct PoseDirections {
     pub finger_curl: [f32; 2],
 }
 
-fn side_index(side: Side) -> usize {
-    match side {
-        Side::Left => 0,
-        Side::Right => 1,
-    }
-}
-
 impl PoseDirections {
     /// Rotates each upper arm and index proximal a little about local Z from the rest
     /// pose and records which sign moves the hand / finger tip down.
@@ -409,13 +402,13 @@ impl PoseDirections {
                     [Bone::RightIndexIntermediate, Bone::RightIndexDistal],
                 ),
             };
-            dirs.arm_down[side_index(side)] = probe(upper, &[hand]);
+            dirs.arm_down[side.index()] = probe(upper, &[hand]);
             let proximal = if side == Side::Left {
                 Bone::LeftIndexProximal
             } else {
                 Bone::RightIndexProximal
             };
-            dirs.finger_curl[side_index(side)] = probe(proximal, &index);
+            dirs.finger_curl[side.index()] = probe(proximal, &index);
         }
         dirs
     }
@@ -426,7 +419,7 @@ impl PoseDirections {
             (Side::Left, Bone::LeftUpperArm),
             (Side::Right, Bone::RightUpperArm),
         ] {
-            let angle = self.arm_down[side_index(side)] * ARMS_DOWN_ANGLE;
+            let angle = self.arm_down[side.index()] * ARMS_DOWN_ANGLE;
             pose.set_rotation(bone, Quat::from_rotation_z(angle));
         }
     }
@@ -439,7 +432,7 @@ impl PoseDirections {
         } else {
             0.0
         };
-        let sign = self.finger_curl[side_index(side)];
+        let sign = self.finger_curl[side.index()];
         for (i, &bone) in finger_bones(side).iter().enumerate() {
             // Thumb: metacarpal, proximal, distal; fingers: proximal, intermediate, distal.
             let joint = if i < 3 { i } else { (i - 3) % 3 };
