@@ -1,15 +1,18 @@
 //! `vrma-maker pose-from-image --model M IMAGE -o POSE.json [--hands] [--mirror]`: find
 //! the person in a photo (MediaPipe's models on tract, `vrma_vision`) and write the pose
 //! they show on model M (`core::capture`: the model's own bone lengths, limbs through the
-//! IK). Prints what was posed, what kept its pose and which landmarks were used.
+//! IK), as File ▸ Export pose writes one (`.json` forced). Prints what was posed, what kept
+//! its pose and which landmarks were used.
 
 use std::path::Path;
 use std::time::Instant;
 
 use serde_json::{Value, json};
 
+use crate::core::Refusal;
 use crate::core::capture::{Part, pose_from_capture};
-use crate::core::{Refusal, write_atomic};
+use crate::core::edit::{Edit, PoseEdit};
+use crate::core::export::{ExportKind, ExportWork, write_file};
 use crate::vision::{PoseModels, default_models_dir, read_image};
 
 pub struct Options<'a> {
@@ -21,7 +24,7 @@ pub struct Options<'a> {
 
 pub fn run(model: &Path, image: &Path, output: &Path, options: &Options) -> Result<Value, Refusal> {
     let started = Instant::now();
-    let editor = super::open_editor(model, options.project)?;
+    let mut editor = super::open_editor(model, options.project)?;
     let picture = read_image(image)?;
     let dir = options
         .models
@@ -41,11 +44,14 @@ pub fn run(model: &Path, image: &Path, output: &Path, options: &Options) -> Resu
     };
     let posed = pose_from_capture(&editor.rig, &editor.pose, &capture)
         .map_err(|e| e.context(image.display()))?;
-    let title = editor.rig.model.title.clone();
-    let text = serde_json::to_string_pretty(&posed.pose.to_json(&title))
-        .map_err(|e| Refusal::new(e.to_string()))?;
-    write_atomic(output, text.as_bytes())
-        .map_err(|e| Refusal::new(format!("cannot write {}: {e}", output.display())))?;
+    // The same edit and the same pose file as the window's (Export pose).
+    editor.apply(Edit::Pose(PoseEdit::SetPose(Box::new(posed.pose.clone()))))?;
+    write_file(
+        ExportKind::Pose.format(),
+        &ExportWork::of(&editor),
+        output,
+        &mut |_| {},
+    )?;
     let names = |parts: &[Part]| parts.iter().map(|p| p.name()).collect::<Vec<_>>();
     let used: Vec<usize> = (0..posed.used.len()).filter(|&i| posed.used[i]).collect();
     let pixels: Vec<Value> = found

@@ -47,16 +47,20 @@ pub struct Library {
     pub warnings: Vec<String>,
 }
 
-/// The library folder: `$VRMA_MAKER_DATA_DIR/library` when set (tests, portable use),
-/// else the OS user data directory.
-pub fn default_dir() -> PathBuf {
-    let base = std::env::var_os("VRMA_MAKER_DATA_DIR")
+/// The user data folder: `$VRMA_MAKER_DATA_DIR` when set (tests, portable use), else the
+/// OS user data directory (the library and the pose models live there).
+pub fn data_dir() -> PathBuf {
+    std::env::var_os("VRMA_MAKER_DATA_DIR")
         .map(PathBuf::from)
         .or_else(|| {
             directories::ProjectDirs::from("", "", "vrma-maker").map(|d| d.data_dir().to_path_buf())
-        });
-    base.unwrap_or_else(|| PathBuf::from(".vrma-maker"))
-        .join("library")
+        })
+        .unwrap_or_else(|| PathBuf::from(".vrma-maker"))
+}
+
+/// The library folder: `library` in the user data folder.
+pub fn default_dir() -> PathBuf {
+    data_dir().join("library")
 }
 
 /// A file-name-safe stem from a pose name.

@@ -55,12 +55,7 @@ pub fn default_models_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("VRMA_MAKER_POSE_MODELS") {
         return PathBuf::from(dir);
     }
-    std::env::var_os("VRMA_MAKER_DATA_DIR")
-        .map(PathBuf::from)
-        .or_else(|| {
-            directories::ProjectDirs::from("", "", "vrma-maker").map(|d| d.data_dir().to_path_buf())
-        })
-        .unwrap_or_else(|| PathBuf::from(".vrma-maker"))
+    vrma_core::library::data_dir()
         .join("models")
         .join("mediapipe")
 }
@@ -101,17 +96,15 @@ fn run_guarded<T>(what: &str, f: impl FnOnce() -> TractResult<T>) -> Result<T, R
 
 fn load_plan(path: &Path) -> Result<Plan, Refusal> {
     let shown = path.display().to_string();
-    let size = std::fs::metadata(path)
-        .map_err(|_| Refusal::new(format!("the pose model {shown} is missing; {INSTALL_HINT}")))?
-        .len();
-    if size > MAX_MODEL_BYTES {
+    if !path.exists() {
         return Err(Refusal::new(format!(
-            "{shown} is {size} bytes, more than any pose model ({MAX_MODEL_BYTES})"
+            "the pose model {shown} is missing; {INSTALL_HINT}"
         )));
     }
+    let bytes = vrma_core::read_bounded(path, MAX_MODEL_BYTES)?;
     run_guarded(&shown, || {
         tract_onnx::onnx()
-            .model_for_path(path)?
+            .model_for_read(&mut std::io::Cursor::new(bytes))?
             .into_optimized()?
             .into_runnable()
     })
@@ -136,6 +129,16 @@ fn output(outputs: &[Vec<f32>], len: usize, what: &str) -> Result<Vec<f32>, Refu
         .find(|o| o.len() == len)
         .cloned()
         .ok_or_else(|| Refusal::new(format!("{what}: the model gave no output of {len} numbers")))
+}
+
+/// World landmarks (x, y, z triples, metres) as the model gave them for a turned crop,
+/// turned back upright: they turn with the crop about the camera's axis.
+fn turned_back<const N: usize>(roi: &Roi, world: &[f32]) -> [Vec3; N] {
+    let turn = Vec2::from_angle(roi.rotation);
+    std::array::from_fn(|i| {
+        let xy = turn.rotate(Vec2::new(world[i * 3], world[i * 3 + 1]));
+        Vec3::new(xy.x, xy.y, world[i * 3 + 2])
+    })
 }
 
 fn sigmoid(x: f32) -> f32 {
@@ -215,28 +218,23 @@ impl PoseModels {
         let pixel = |i: usize| {
             roi.to_image(Vec2::new(screen[i * 5], screen[i * 5 + 1]) / BODY_INPUT as f32)
         };
-        let turn = Vec2::from_angle(roi.rotation);
         let body_pixels: [Vec2; BODY_POINTS] = std::array::from_fn(pixel);
         // Seen, or at least inside the picture (an occluded joint's place is still
         // estimated from the body around it): the better of the two.
-        let visibility: [f32; BODY_POINTS] =
+        let mut visibility: [f32; BODY_POINTS] =
             std::array::from_fn(|i| sigmoid(screen[i * 5 + 3]).max(sigmoid(screen[i * 5 + 4])));
         // A joint outside the picture was guessed, not seen (the hips excepted: a
         // half-length picture's torso needs them, and its legs stay as they were).
         let (w, h) = (image.width() as f32, image.height() as f32);
         let margin = 0.02 * w.max(h);
-        let mut visibility = visibility;
         for (i, p) in body_pixels.iter().enumerate() {
             let outside = p.x < -margin || p.y < -margin || p.x > w + margin || p.y > h + margin;
             if outside && i != body::LEFT_HIP && i != body::RIGHT_HIP {
                 visibility[i] = 0.0;
             }
         }
-        // World landmarks are metres about the hips, turned with the crop: turned back.
-        let points: [Vec3; BODY_POINTS] = std::array::from_fn(|i| {
-            let xy = turn.rotate(Vec2::new(world[i * 3], world[i * 3 + 1]));
-            Vec3::new(xy.x, xy.y, world[i * 3 + 2])
-        });
+        // World landmarks are metres about the hips.
+        let points: [Vec3; BODY_POINTS] = turned_back(&roi, &world);
         if body_pixels.iter().any(|p| !p.is_finite()) || points.iter().any(|p| !p.is_finite()) {
             return Err(Refusal::new(
                 "the body landmark model gave no usable landmarks",
@@ -342,14 +340,14 @@ fn read_hand(
     for _ in 0..2 {
         let input = crop::crop(image, &roi, HAND_INPUT, (0.0, 1.0));
         let outputs = run(plan, input, HAND_INPUT, "the hand landmark model")?;
-        let screen = &outputs[0];
+        let screen = outputs.first().filter(|s| s.len() == HAND_POINTS * 3);
         let world = outputs.get(3).filter(|w| w.len() == HAND_POINTS * 3);
         let presence = outputs
             .get(1)
             .and_then(|p| p.first())
             .copied()
             .unwrap_or(0.0);
-        let (Some(world), true) = (world, screen.len() == HAND_POINTS * 3) else {
+        let (Some(screen), Some(world)) = (screen, world) else {
             return Err(Refusal::new(
                 "the hand landmark model gave outputs of unexpected sizes",
             ));
@@ -360,11 +358,7 @@ fn read_hand(
         let pixels: [Vec2; HAND_POINTS] = std::array::from_fn(|i| {
             roi.to_image(Vec2::new(screen[i * 3], screen[i * 3 + 1]) / HAND_INPUT as f32)
         });
-        let turn = Vec2::from_angle(roi.rotation);
-        let points: [Vec3; HAND_POINTS] = std::array::from_fn(|i| {
-            let xy = turn.rotate(Vec2::new(world[i * 3], world[i * 3 + 1]));
-            Vec3::new(xy.x, xy.y, world[i * 3 + 2])
-        });
+        let points: [Vec3; HAND_POINTS] = turned_back(&roi, world);
         if pixels.iter().any(|p| !p.is_finite()) || points.iter().any(|p| !p.is_finite()) {
             break;
         }
@@ -459,17 +453,8 @@ pub fn frame_files(dir: &Path) -> Result<Vec<PathBuf>, Refusal> {
 
 /// Reads a picture file, refusing a file or picture too big before decoding it.
 pub fn read_image(path: &Path) -> Result<RgbImage, Refusal> {
-    let shown = path.display();
-    let size = std::fs::metadata(path)
-        .map_err(|e| Refusal::new(format!("{shown}: {e}")))?
-        .len();
-    if size > MAX_IMAGE_BYTES {
-        return Err(Refusal::new(format!(
-            "{shown} is {size} bytes; pictures of up to {MAX_IMAGE_BYTES} bytes are read"
-        )));
-    }
-    let bytes = std::fs::read(path).map_err(|e| Refusal::new(format!("{shown}: {e}")))?;
-    decode_image(&bytes).map_err(|r| r.context(shown))
+    let bytes = vrma_core::read_bounded(path, MAX_IMAGE_BYTES)?;
+    decode_image(&bytes).map_err(|r| r.context(path.display()))
 }
 
 /// Decodes a PNG or JPEG picture, checking its size from the header first (a hostile

@@ -49,7 +49,7 @@ struct Following {
     /// A preview gesture is open (let go by a capture or a stop).
     previewing: bool,
     /// The pose last followed: what a capture keeps.
-    followed: Option<Box<crate::core::pose::Pose>>,
+    last_pose: Option<Box<crate::core::pose::Pose>>,
 }
 
 pub(super) fn plugin(app: &mut App) {
@@ -147,7 +147,7 @@ fn follow(
     let wants = camera.wanted && camera.frames.is_some();
     if !wants {
         camera.wanted = false;
-        following.followed = None;
+        following.last_pose = None;
         if following.worker.take().is_some() && following.previewing {
             // Only captured keys stay: the live pose goes.
             edits.write(EditRequest(Edit::Gesture(Gesture::Cancel)));
@@ -188,13 +188,13 @@ fn follow(
                     PoseEdit::SetPose(pose.clone()),
                 ))));
                 following.previewing = true;
-                following.followed = Some(pose);
+                following.last_pose = Some(pose);
             }
             Err(refusal) => camera.problem = Some(refusal.0),
         }
     }
     for _ in captures.read() {
-        let Some(pose) = following.followed.clone() else {
+        let Some(pose) = following.last_pose.clone() else {
             camera.problem = Some("Nothing to capture yet: nobody has been followed".into());
             continue;
         };
