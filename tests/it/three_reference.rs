@@ -30,7 +30,7 @@ fn chromium() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
 }
 
-fn can_compare() -> bool {
+pub fn can_compare() -> bool {
     required_or_skip(
         "a Vulkan driver, Node.js with tests/node/node_modules and Chromium (package chromium)",
         have_vulkan() && node_ready() && chromium().exists(),
@@ -63,13 +63,13 @@ fn pose_and_camera_files(dir: &Path) -> (PathBuf, PathBuf) {
     (pose, camera)
 }
 
-struct Reference {
-    image: image::RgbaImage,
+pub struct Reference {
+    pub image: image::RgbaImage,
     springs: Vec<Value>,
 }
 
 /// three-vrm's still (reduced to `SIZE`) and its settled spring joints.
-fn three_vrm(model: &Path, pose: &Path, camera: &Path, out: &Path) -> Reference {
+pub fn three_vrm(model: &Path, pose: &Path, camera: &Path, out: &Path) -> Reference {
     let (w, h) = (
         SIZE.0 * REFERENCE_SUPERSAMPLE,
         SIZE.1 * REFERENCE_SUPERSAMPLE,
@@ -107,7 +107,7 @@ fn three_vrm(model: &Path, pose: &Path, camera: &Path, out: &Path) -> Reference 
     }
 }
 
-fn ours(model: &Path, pose: &Path, camera: &Path, out: &Path) -> image::RgbaImage {
+pub fn ours(model: &Path, pose: &Path, camera: &Path, out: &Path) -> image::RgbaImage {
     let size = format!("{}x{}", SIZE.0, SIZE.1);
     render_png(
         model,
@@ -264,8 +264,10 @@ fn mtoon_stills_match_three_vrm_on_both_vrm_versions() {
         eprintln!(
             "vrm0={vrm0}: outline {theirs} pixels in three-vrm's, {shared} shared, {ours_only} ours only"
         );
+        // A ring was drawn at all (its width follows the colour texture's green: the
+        // dark hair and the blue top draw it thinner than the skin).
         assert!(
-            theirs > 2000,
+            theirs > 1000,
             "vrm0={vrm0}: three-vrm drew {theirs} outline pixels"
         );
         assert!(

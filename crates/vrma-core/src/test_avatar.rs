@@ -2,8 +2,10 @@
 //! looks like to a loader, without shipping anyone's model. ~80k vertices, ten 2048²
 //! PNG textures (~30 MB file), a `Face` mesh of 8 primitives sharing one vertex buffer
 //! and 57 `Fcl_*` morph targets, a body of 4 primitives sharing another, MToon materials,
-//! spring-bone hair chains with a head collider, and non-identity rest rotations on every
-//! bone (as Blender and some exporters leave them). VRM 1.0 or 0.x.
+//! spring-bone hair chains with a head collider (round the sides and back, so that the
+//! face — skin-toned, dark eyes, brows and mouth — reads as a person to a pose detector),
+//! and non-identity rest rotations on every bone (as Blender and some exporters leave
+//! them). VRM 1.0 or 0.x.
 //!
 //! [`TestAvatarSpec`] also makes the crafted variants the robustness tests need: one
 //! texture larger than any GPU allows, or a morph set far over the storage-buffer limit
@@ -134,6 +136,8 @@ const EXPRESSION_BINDS: [(&str, &str); 14] = [
 /// Hair: spring-bone chains hanging from the head.
 const HAIR_CHAINS: usize = 16;
 const HAIR_JOINTS: usize = 5;
+/// The angle about the head the chains hang round, centred on the back.
+const HAIR_SPAN: f32 = 0.7 * std::f32::consts::TAU;
 
 /// The face's parts, one primitive each, all in one shared vertex buffer.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -315,8 +319,11 @@ fn blend(a: u16, b: u16, w: f32) -> ([u16; 4], [f32; 4]) {
 
 /// Hair chain `k`: joint positions hanging from the head.
 fn hair_joint_position(k: usize, j: usize) -> Vec3 {
+    use std::f32::consts::TAU;
     let head = bone_position(Bone::Head);
-    let angle = k as f32 / HAIR_CHAINS as f32 * std::f32::consts::TAU;
+    // Round the sides and back, the face left open as VRoid's hair leaves it (a face
+    // under a curtain of hair reads as a head seen from behind).
+    let angle = (k as f32 + 0.5) / HAIR_CHAINS as f32 * HAIR_SPAN + (TAU - HAIR_SPAN) / 2.0;
     let out = Vec3::new(angle.sin(), 0.0, angle.cos());
     head + Vec3::new(0.0, 0.17, 0.0) + out * (0.07 + 0.02 * j as f32) - Vec3::Y * (0.06 * j as f32)
 }
@@ -497,11 +504,20 @@ fn face_target(face: &Streams, index: usize, name: &str) -> (Vec<Vec3>, Vec<Vec3
 /// A 2048² texture that compresses like a painted one: smooth colour, fine grain.
 fn texture_png(size: u32, seed: u32) -> Vec<u8> {
     let mut pixels = Vec::with_capacity((size * size * 4) as usize);
-    let base = [
-        150 + (seed * 37 % 100) as u8,
-        120 + (seed * 53 % 120) as u8,
-        110 + (seed * 71 % 130) as u8,
-    ];
+    // Base textures (even seeds) in a VRoid avatar's colours, so that stills read as a
+    // person (skin, a blue top, dark hair, a skin face, white eyes); shade textures
+    // and any extra ones vary by seed.
+    let base = match seed {
+        0 | 6 => [236, 196, 170],
+        2 => [84, 104, 168],
+        4 => [78, 56, 44],
+        8 => [236, 236, 240],
+        _ => [
+            150 + (seed * 37 % 100) as u8,
+            120 + (seed * 53 % 120) as u8,
+            110 + (seed * 71 % 130) as u8,
+        ],
+    };
     let mut state = 0x9E37_79B9u32 ^ seed.wrapping_mul(0x85EB_CA6B);
     for y in 0..size {
         for x in 0..size {
@@ -894,9 +910,11 @@ pub fn build(spec: &TestAvatarSpec) -> Vec<u8> {
     let face_materials: Vec<usize> = FACE_PARTS
         .iter()
         .map(|p| match p {
-            FacePart::EyeWhite | FacePart::Iris | FacePart::Highlight => 4,
-            FacePart::Brow | FacePart::Lash => 2,
-            _ => 3,
+            // Dark irises, brows, lashes and mouth (the hair's material) and white eyes
+            // and teeth on a skin face: a face a person detector reads as one.
+            FacePart::EyeWhite | FacePart::Highlight | FacePart::Teeth => 4,
+            FacePart::Iris | FacePart::Brow | FacePart::Lash | FacePart::Mouth => 2,
+            FacePart::Skin => 3,
         })
         .collect();
     let mut meshes = vec![
