@@ -204,7 +204,7 @@ pub enum Command {
         /// The frames' rate (what the filter's time step is).
         #[arg(long, default_value_t = 30.0)]
         fps: f32,
-        /// The landmark filter: MIN_CUTOFF,BETA,D_CUTOFF (default: the live mode's).
+        /// The landmark filter: MIN_CUTOFF,BETA,D_CUTOFF (default: the live mode's, 0.3,3,2).
         #[arg(long, value_name = "MIN,BETA,DCUTOFF", value_parser = parse_one_euro)]
         one_euro: Option<crate::core::vr::OneEuroParams>,
         /// The folder of the converted MediaPipe models.

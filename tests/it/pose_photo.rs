@@ -314,3 +314,314 @@ fn a_folder_of_shaking_frames_is_followed_and_the_filter_steadies_it() {
         jitter[0]
     );
 }
+
+/// A rotation about `axis` by `degrees`, as a pose file writes it.
+fn about(axis: Vec3, degrees: f32) -> serde_json::Value {
+    let q = bevy::math::Quat::from_axis_angle(axis, degrees.to_radians());
+    serde_json::json!([q.x, q.y, q.z, q.w])
+}
+
+/// Poses the stills show (VRM 1.0 normalized bones: +X is the avatar's left).
+fn known_poses() -> Vec<(&'static str, serde_json::Value)> {
+    let pose = |bones: serde_json::Value| serde_json::json!({"v": 1, "bones": bones});
+    vec![
+        (
+            "arms raised",
+            pose(serde_json::json!({
+                "leftUpperArm": about(Vec3::Z, 65.0), "rightUpperArm": about(Vec3::Z, -65.0),
+                "leftLowerArm": about(Vec3::Y, 25.0)})),
+        ),
+        (
+            "one arm forward",
+            pose(serde_json::json!({
+                "rightUpperArm": about(Vec3::Y, 80.0), "rightLowerArm": about(Vec3::Y, 30.0),
+                "leftUpperArm": about(Vec3::Z, -65.0)})),
+        ),
+        (
+            "crouch",
+            pose(serde_json::json!({
+                "leftUpperLeg": about(Vec3::X, -75.0), "rightUpperLeg": about(Vec3::X, -75.0),
+                "leftLowerLeg": about(Vec3::X, 110.0), "rightLowerLeg": about(Vec3::X, 110.0),
+                "leftUpperArm": about(Vec3::Z, -70.0), "rightUpperArm": about(Vec3::Z, 70.0)})),
+        ),
+        (
+            "sitting",
+            pose(serde_json::json!({
+                "leftUpperLeg": about(Vec3::X, -85.0), "rightUpperLeg": about(Vec3::X, -80.0),
+                "leftLowerLeg": about(Vec3::X, 85.0), "rightLowerLeg": about(Vec3::X, 70.0),
+                "leftUpperArm": about(Vec3::Z, -60.0), "rightUpperArm": about(Vec3::Z, 60.0)})),
+        ),
+    ]
+}
+
+/// A level camera `yaw` degrees round from straight in front (towards the avatar's
+/// left), framing the whole figure.
+fn camera_round(yaw: f32) -> serde_json::Value {
+    let (sin, cos) = yaw.to_radians().sin_cos();
+    serde_json::json!({"position": [4.2 * sin, 1.0, 4.2 * cos], "target": [0.0, 0.95, 0.0], "fov": 30.0})
+}
+
+/// A still on a grey backdrop (a photo has no transparency).
+fn on_grey(still: &image::RgbaImage) -> image::RgbImage {
+    image::RgbImage::from_fn(still.width(), still.height(), |x, y| {
+        let p = still.get_pixel(x, y).0;
+        let a = p[3] as f32 / 255.0;
+        let grey = [160.0, 160.0, 168.0];
+        image::Rgb(std::array::from_fn(|c| {
+            (p[c] as f32 * a + grey[c] * (1.0 - a)).round() as u8
+        }))
+    })
+}
+
+/// How far each limb bone of the recovered pose points from the known pose's, seen from
+/// a camera `yaw` degrees round (the recovered pose is in the camera's frame), and how
+/// far the hips are turned from the known ones.
+fn errors_from_known(
+    model: &Path,
+    known: &serde_json::Value,
+    found: &Path,
+    yaw: f32,
+) -> (Vec<(Bone, f32)>, f32) {
+    use vrma_maker::core::capture::limb_directions;
+    let rig = vrma_maker::core::load_rig(model).unwrap();
+    let known = Pose::from_json(known, &mut Vec::new()).unwrap();
+    let found = Pose::from_json(
+        &vrma_maker::core::read_json(found).unwrap(),
+        &mut Vec::new(),
+    )
+    .unwrap();
+    let seen = bevy::math::Quat::from_rotation_y(-yaw.to_radians());
+    let errors = limb_directions(&rig, &known)
+        .into_iter()
+        .zip(limb_directions(&rig, &found))
+        .map(|((bone, want), (_, got))| (bone, (seen * want).angle_between(got).to_degrees()))
+        .collect();
+    let hips = rig.world_pose(&found)[Bone::Hips.index()].unwrap().1;
+    let known_hips = rig.world_pose(&known)[Bone::Hips.index()].unwrap().1;
+    let turned = (seen * known_hips).angle_between(hips).to_degrees();
+    (errors, turned)
+}
+
+/// Stills of the VRoid-scale test avatar in known poses, drawn by our renderer and by
+/// three-vrm from a three-quarter camera, read back by `pose-from-image`: the body is
+/// never read turned round (left and right never swapped) and most limb bones point
+/// where they were posed.
+///
+/// Measured (2026-12-04): median 14.6° (ours) and 14.9° (three-vrm) over the 32 limb
+/// bones, 22 and 20 of them within 20°, the worst 43° and 42° (thighs pointing at the
+/// camera, the forearm behind the body) — short of the 20° for every bone (median 12°)
+/// that issue 20 asks; this holds what is reached.
+#[test]
+fn stills_of_the_test_avatar_in_known_poses_read_back_near_those_poses() {
+    let Some(models) = models() else { return };
+    if !crate::three_reference::can_compare() {
+        return;
+    }
+    let dir = scratch("pose_photo_known");
+    let avatar = test_avatar(&dir, "avatar.vrm", false, &[]);
+    let yaw = 45.0;
+    let camera = dir.join("camera.json");
+    std::fs::write(&camera, camera_round(yaw).to_string()).unwrap();
+    let _turn = RenderTurn::take();
+    for renderer in ["ours", "three-vrm"] {
+        let mut all = Vec::new();
+        for (name, known) in known_poses() {
+            let pose = dir.join(format!("{name}.json"));
+            std::fs::write(&pose, known.to_string()).unwrap();
+            let drawn = dir.join(format!("{renderer} {name} drawn.png"));
+            let still = if renderer == "ours" {
+                crate::three_reference::ours(&avatar, &pose, &camera, &drawn)
+            } else {
+                crate::three_reference::three_vrm(&avatar, &pose, &camera, &drawn).image
+            };
+            let photo = dir.join(format!("{renderer} {name}.png"));
+            on_grey(&still).save(&photo).unwrap();
+            let found = dir.join(format!("{renderer} {name} found.json"));
+            let result = pose_from_image(&avatar, &photo, &found, &models, &[]);
+            assert!(
+                result.status.success(),
+                "{renderer} {name}: {}",
+                String::from_utf8_lossy(&result.stderr)
+            );
+            let (errors, hips_turned) = errors_from_known(&avatar, &known, &found, yaw);
+            println!(
+                "{renderer:9} {name:15} hips {hips_turned:4.0}°  {}",
+                errors
+                    .iter()
+                    .map(|(bone, e)| format!("{bone:?} {e:.0}°"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            assert!(
+                hips_turned < 45.0,
+                "{renderer} {name}: the body was read turned {hips_turned:.0}° round"
+            );
+            all.extend(errors.into_iter().map(|(_, e)| e));
+        }
+        all.sort_by(f32::total_cmp);
+        let median = (all[all.len() / 2 - 1] + all[all.len() / 2]) / 2.0;
+        let within = all.iter().filter(|e| **e <= 20.0).count();
+        println!(
+            "{renderer}: median {median:.1}°, {within} of {} within 20°, worst {:.0}°",
+            all.len(),
+            all[all.len() - 1]
+        );
+        assert!(median <= 18.0, "{renderer}: median {median:.1}°");
+        assert!(
+            within * 2 >= all.len(),
+            "{renderer}: only {within} of {} within 20°",
+            all.len()
+        );
+        assert!(all[all.len() - 1] < 60.0, "{renderer}: {all:?}");
+    }
+}
+
+/// `picture` as a shaking camera shows it: turned by `degrees`, moved by `shift` pixels,
+/// with sensor noise of up to ±`noise` levels from `seed`.
+fn shaken(
+    picture: &image::RgbImage,
+    degrees: f32,
+    shift: (f32, f32),
+    noise: u8,
+    seed: u32,
+) -> image::RgbImage {
+    let (w, h) = picture.dimensions();
+    let (sin, cos) = degrees.to_radians().sin_cos();
+    let (cx, cy) = (w as f32 / 2.0, h as f32 / 2.0);
+    let mut state = seed | 1;
+    image::RgbImage::from_fn(w, h, |x, y| {
+        let (dx, dy) = (x as f32 + 0.5 - cx - shift.0, y as f32 + 0.5 - cy - shift.1);
+        let (sx, sy) = (cos * dx + sin * dy + cx, -sin * dx + cos * dy + cy);
+        let (sx, sy) = (sx.clamp(0.0, w as f32 - 1.0), sy.clamp(0.0, h as f32 - 1.0));
+        let p = picture.get_pixel(sx as u32, sy as u32).0;
+        image::Rgb(p.map(|c| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            let n = (state % (2 * noise as u32 + 1)) as i32 - noise as i32;
+            (c as i32 + n).clamp(0, 255) as u8
+        }))
+    })
+}
+
+/// Each arm bone's model-space direction in each frame of a `follow-frames` file.
+fn arm_directions_per_frame(model: &Path, poses: &Path) -> Vec<Vec<(Bone, Vec3)>> {
+    let rig = vrma_maker::core::load_rig(model).unwrap();
+    let written = vrma_maker::core::read_json(poses).unwrap();
+    written["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|frame| {
+            let pose = Pose::from_json(&frame["pose"], &mut Vec::new()).unwrap();
+            vrma_maker::core::capture::limb_directions(&rig, &pose)
+                .into_iter()
+                .filter(|(bone, _)| bone.name().contains("Arm"))
+                .collect()
+        })
+        .collect()
+}
+
+/// The live mode over a folder of frames from a shaking camera (±1° turn, ±3 px, sensor
+/// noise) of the test avatar, who raises her arms 35° at frame 20: with the landmark
+/// filter every arm bone shakes at least 5× less from frame to frame while she holds
+/// still, and the move is 80 % followed within 3 frames.
+#[test]
+fn the_live_filter_steadies_shaking_frames_at_least_5x_and_follows_a_move_within_3_frames() {
+    let Some(models) = models() else { return };
+    if !required_or_skip("a Vulkan driver (lavapipe)", have_vulkan()) {
+        return;
+    }
+    let dir = scratch("pose_photo_live");
+    let avatar = test_avatar(&dir, "avatar.vrm", false, &["--texture-size", "256"]);
+    let camera = dir.join("camera.json");
+    std::fs::write(&camera, camera_round(30.0).to_string()).unwrap();
+    let arms = |degrees: f32| {
+        serde_json::json!({"v": 1, "bones": {
+            "leftUpperArm": about(Vec3::Z, -degrees), "rightUpperArm": about(Vec3::Z, degrees)}})
+    };
+    const FRAMES: usize = 40;
+    const MOVE: usize = 20;
+    let stills: Vec<image::RgbImage> = [60.0, 25.0]
+        .iter()
+        .map(|degrees| {
+            let pose = dir.join(format!("arms {degrees}.json"));
+            std::fs::write(&pose, arms(*degrees).to_string()).unwrap();
+            let still = render_png(
+                &avatar,
+                &pose,
+                &dir.join(format!("arms {degrees}.png")),
+                &[
+                    "--size",
+                    "480x640",
+                    "--camera-json",
+                    camera.to_str().unwrap(),
+                ],
+            );
+            on_grey(&still)
+        })
+        .collect();
+    let frames = dir.join("frames");
+    std::fs::create_dir_all(&frames).unwrap();
+    let mut seed = 11u32;
+    let mut next = || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 8) as f32 / (1 << 24) as f32 * 2.0 - 1.0
+    };
+    for i in 0..FRAMES {
+        let still = &stills[usize::from(i >= MOVE)];
+        let (turn, dx, dy) = (next(), next() * 3.0, next() * 3.0);
+        shaken(still, turn, (dx, dy), 12, i as u32 * 7919)
+            .save(frames.join(format!("frame-{i:03}.png")))
+            .unwrap();
+    }
+    let mut runs = Vec::new();
+    for extra in [&["--unfiltered"][..], &[]] {
+        let out = dir.join(format!("poses{}.json", runs.len()));
+        let result = vision_command("follow-frames", &avatar, &frames, &out, &models, extra);
+        assert!(
+            result.status.success(),
+            "{}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+        let report = json_stdout(&result);
+        assert_eq!(report["found"].as_u64(), Some(FRAMES as u64), "{report}");
+        runs.push(arm_directions_per_frame(&avatar, &out));
+    }
+    let (raw, filtered) = (&runs[0], &runs[1]);
+    // Holding still: after the filter's first frames, and once the move has settled.
+    let still_steps: Vec<usize> = (5..MOVE - 1).chain(MOVE + 8..FRAMES - 1).collect();
+    let mean = |frames: &[Vec<(Bone, Vec3)>], b: usize| {
+        frames.iter().map(|f| f[b].1).sum::<Vec3>().normalize()
+    };
+    for b in 0..raw[0].len() {
+        let bone = raw[0][b].0;
+        let jitter = |frames: &[Vec<(Bone, Vec3)>]| {
+            still_steps
+                .iter()
+                .map(|&i| frames[i][b].1.angle_between(frames[i + 1][b].1))
+                .sum::<f32>()
+                .to_degrees()
+                / still_steps.len() as f32
+        };
+        let (raw_jitter, filtered_jitter) = (jitter(raw), jitter(filtered));
+        let before = mean(&raw[5..MOVE], b);
+        let after = mean(&raw[MOVE + 5..], b);
+        let step = before.angle_between(after);
+        let lag = (MOVE..FRAMES)
+            .position(|i| filtered[i][b].1.angle_between(after) < 0.2 * step)
+            .unwrap_or(FRAMES);
+        println!(
+            "{bone:?}: {raw_jitter:.2}°/frame raw, {filtered_jitter:.2}° filtered ({:.1}×); \
+             a {:.0}° move 80 % followed after {lag} frames",
+            raw_jitter / filtered_jitter,
+            step.to_degrees()
+        );
+        assert!(step.to_degrees() > 15.0, "{bone:?}: the move was not seen");
+        assert!(
+            filtered_jitter * 5.0 <= raw_jitter,
+            "{bone:?}: {filtered_jitter}° vs {raw_jitter}° a frame"
+        );
+        assert!(lag <= 3, "{bone:?}: {lag} frames behind");
+    }
+}

@@ -67,6 +67,9 @@ fn main() {
         .zip(limb_directions(&rig, &posed.pose))
     {
         let want = seen * want;
-        println!("{bone:?}: {:.1}°", want.angle_between(got).to_degrees());
+        println!(
+            "{bone:?}: {:.1}° (known {want:.2}, found {got:.2})",
+            want.angle_between(got).to_degrees()
+        );
     }
 }

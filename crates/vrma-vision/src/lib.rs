@@ -17,7 +17,8 @@ use image::RgbImage;
 use tract_onnx::prelude::*;
 use vrma_core::Refusal;
 use vrma_core::capture::{
-    BODY_POINTS, BodyLandmarks, Capture, CaptureSmoother, HAND_POINTS, HandLandmarks, body,
+    BODY_POINTS, BodyLandmarks, CAMERA_SMOOTHING, Capture, CaptureSmoother, HAND_POINTS,
+    HandLandmarks, body,
 };
 use vrma_core::humanoid::Side;
 use vrma_core::vr::OneEuroParams;
@@ -381,7 +382,6 @@ fn read_hand(
 /// Live tracking (a webcam, or a folder of frames standing in for one): each frame read
 /// from the crop the last one gave, its landmarks smoothed by the One Euro filter VR
 /// uses (seed 003: at the landmarks, not the bones), mirrored when asked.
-#[derive(Default)]
 pub struct LiveCapture {
     track: Option<Roi>,
     smoother: CaptureSmoother,
@@ -390,6 +390,18 @@ pub struct LiveCapture {
     pub unfiltered: bool,
     /// A selfie view: the avatar moves as the user's reflection.
     pub mirror: bool,
+}
+
+impl Default for LiveCapture {
+    fn default() -> LiveCapture {
+        LiveCapture {
+            track: None,
+            smoother: CaptureSmoother::default(),
+            params: CAMERA_SMOOTHING,
+            unfiltered: false,
+            mirror: false,
+        }
+    }
 }
 
 impl LiveCapture {
