@@ -8,6 +8,7 @@
 
 pub mod crop;
 pub mod detector;
+pub mod webcam;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

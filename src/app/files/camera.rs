@@ -1,6 +1,7 @@
-//! View ▸ Follow camera: the avatar follows a person live. Frames come from a folder
-//! standing in for a camera (`--camera-frames DIR`, paced at 30 frames a second; webcams
-//! are not read yet: without a folder the menu says there is no camera). A worker runs
+//! View ▸ Follow camera: the avatar follows a person live. Frames come from the first
+//! webcam that streams (`vision::webcam`, Video4Linux), or from a folder standing in for
+//! one (`--camera-frames DIR`, paced at 30 frames a second); with neither the menu says
+//! there is no camera (devices are looked for again every two seconds). A worker runs
 //! `vision::LiveCapture` (tracked from frame to frame, One Euro at the landmarks,
 //! mirrored as a selfie view); each result is shown as a live preview of the pose (a
 //! gesture: no undo step per frame). Space or View ▸ Capture key keeps the followed pose
@@ -23,6 +24,7 @@ use crate::core::Refusal;
 use crate::core::capture::{Capture, pose_from_capture};
 use crate::core::edit::{Edit, Gesture, KeyEdit, PoseEdit};
 use crate::core::pose::BodyMask;
+use crate::vision::webcam::{Webcam, camera_devices};
 use crate::vision::{LiveCapture, PoseModels, frame_files, read_image};
 
 /// The rate a folder of frames plays at.
@@ -58,11 +60,23 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(Update, follow.in_set(EditorSet::Drive));
 }
 
+/// How often devices are looked for while there is none (a camera plugged in later).
+const DEVICE_SCAN_SECONDS: f32 = 2.0;
+
 fn take_frames_folder(launch: Option<Res<Launch>>, mut camera: ResMut<CameraFollow>) {
     camera.frames = launch.and_then(|l| l.camera_frames.clone());
+    if camera.frames.is_none() {
+        camera.devices = camera_devices();
+    }
 }
 
-fn start(dir: PathBuf, models: Models) -> Worker {
+/// Where frames come from: a folder standing in for a camera, or the webcams.
+enum Source {
+    Frames(PathBuf),
+    Devices(Vec<PathBuf>),
+}
+
+fn start(source: Source, models: Models) -> Worker {
     let stop = Arc::new(AtomicBool::new(false));
     let (sender, results) = sync_channel(4);
     let halt = stop.clone();
@@ -71,9 +85,11 @@ fn start(dir: PathBuf, models: Models) -> Worker {
         .spawn(move || {
             // A panic in the models must not take the editor with it.
             let sent = sender.clone();
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                run_frames(&dir, &models, &halt, &sender)
-            }));
+            let outcome =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &source {
+                    Source::Frames(dir) => run_frames(dir, &models, &halt, &sender),
+                    Source::Devices(devices) => run_webcam(devices, &models, &halt, &sender),
+                }));
             if outcome.is_err() {
                 let _ = sent.send(Err(Refusal::new(
                     "following the camera stopped unexpectedly",
@@ -133,6 +149,49 @@ fn run_frames(
     }
 }
 
+/// Frames from the first webcam of `devices` that streams, as they come.
+fn run_webcam(
+    devices: &[PathBuf],
+    models: &Models,
+    stop: &AtomicBool,
+    sender: &SyncSender<Result<Capture, Refusal>>,
+) {
+    let ready = || -> Result<(Arc<PoseModels>, Webcam), Refusal> {
+        let loaded = super::photo::loaded(models)?;
+        Ok((loaded, Webcam::open_first(devices)?))
+    };
+    let (loaded, mut webcam) = match ready() {
+        Ok(ready) => ready,
+        Err(refusal) => {
+            let _ = sender.send(Err(refusal));
+            return;
+        }
+    };
+    info!("following the camera: {}", webcam.describe());
+    let mut live = LiveCapture::default();
+    live.mirror = true;
+    let mut last = Instant::now();
+    while !stop.load(Ordering::Relaxed) {
+        let frame = match webcam.next_frame() {
+            Ok(frame) => frame,
+            Err(refusal) => {
+                let _ = sender.send(Err(refusal));
+                return;
+            }
+        };
+        // The filter's time step is the camera's own pace (its rate may drop in the dark).
+        let now = Instant::now();
+        let dt = now.duration_since(last).as_secs_f32().clamp(1e-3, 0.5);
+        last = now;
+        if sender
+            .send(live.next(&loaded, &frame, dt).map(|f| f.capture))
+            .is_err()
+        {
+            return; // the editor stopped following
+        }
+    }
+}
+
 /// Starts and stops the worker as the menu asks, previews each new pose, and keeps it as
 /// a key on Space.
 fn follow(
@@ -142,9 +201,16 @@ fn follow(
     session: Res<Session>,
     mut captures: MessageReader<CaptureKey>,
     mut edits: MessageWriter<EditRequest>,
-    mut awake: ResMut<KeepAwake>,
+    (mut awake, time, mut since_scan): (ResMut<KeepAwake>, Res<Time>, Local<f32>),
 ) {
-    let wants = camera.wanted && camera.frames.is_some();
+    if camera.frames.is_none() && following.worker.is_none() {
+        *since_scan += time.delta_secs();
+        if *since_scan >= DEVICE_SCAN_SECONDS {
+            *since_scan = 0.0;
+            camera.devices = camera_devices();
+        }
+    }
+    let wants = camera.wanted && (camera.frames.is_some() || !camera.devices.is_empty());
     if !wants {
         camera.wanted = false;
         following.last_pose = None;
@@ -157,12 +223,14 @@ fn follow(
         return;
     }
     awake.now();
-    if following.worker.is_none()
-        && let Some(dir) = camera.frames.clone()
-    {
+    if following.worker.is_none() {
+        let source = match camera.frames.clone() {
+            Some(dir) => Source::Frames(dir),
+            None => Source::Devices(camera.devices.clone()),
+        };
         camera.problem = None;
         camera.followed = 0;
-        following.worker = Some(start(dir, photo.models()));
+        following.worker = Some(start(source, photo.models()));
     }
     let mut latest = None;
     if let Some(worker) = &following.worker

@@ -230,9 +230,10 @@ pub struct ExitGate {
 pub struct CameraFollow {
     /// Follow the camera (the View menu's check).
     pub wanted: bool,
-    /// The folder of frames standing in for a camera (`--camera-frames`); without one
-    /// there is no camera to follow.
+    /// The folder of frames standing in for a camera (`--camera-frames`).
     pub frames: Option<PathBuf>,
+    /// The video devices found (`/dev/video*`), followed when there is no folder.
+    pub devices: Vec<PathBuf>,
     /// Why following stopped or finds nobody (shown in the menu).
     pub problem: Option<String>,
     /// Frames followed so far in this run.

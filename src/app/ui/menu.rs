@@ -350,11 +350,11 @@ fn pose_menu(ui: &mut egui::Ui, session: &Session, mask: BodyMask, out: &mut Req
 /// View ▸ Follow camera (the avatar follows the person live), Capture key (Space while
 /// following), and why there is nothing to follow.
 fn camera_items(ui: &mut egui::Ui, camera: &mut CameraFollow, out: &mut Requests) {
-    if camera.frames.is_none() {
+    if camera.frames.is_none() && camera.devices.is_empty() {
         ui.add_enabled(false, egui::Checkbox::new(&mut false, "Follow camera"));
         ui.set_max_width(260.0);
         ui.label(
-            "No camera found. Webcams are not read yet; start with \
+            "No camera found (no /dev/video* device). Plug one in, or start with \
              --camera-frames DIR to follow a folder of frames.",
         );
         return;

@@ -1,0 +1,275 @@
+//! Webcams (Video4Linux 2, through `rscam`: libc only, no bindgen or system library):
+//! finding the cameras, opening one at about 640×480 and 30 frames a second in a format
+//! we can read (YUYV or Motion-JPEG), and each frame as RGB.
+
+use std::path::{Path, PathBuf};
+
+use image::RgbImage;
+use vrma_core::Refusal;
+
+/// The size and rate asked of a camera: enough for the pose model (256² crops), light
+/// enough for the CPU.
+const WANTED_SIZE: (u32, u32) = (640, 480);
+#[cfg(target_os = "linux")]
+const WANTED_INTERVAL: (u32, u32) = (1, 30);
+/// Formats we decode, in order of preference (raw first: no decoding cost).
+#[cfg(target_os = "linux")]
+const FORMATS: [[u8; 4]; 2] = [*b"YUYV", *b"MJPG"];
+
+/// The video devices present (`/dev/video*`, in number order). Some are not cameras (a
+/// camera's metadata node, a hardware encoder): opening one says so.
+pub fn camera_devices() -> Vec<PathBuf> {
+    devices_in(Path::new("/dev"))
+}
+
+fn devices_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(u32, PathBuf)> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name();
+            let number = name.to_str()?.strip_prefix("video")?.parse().ok()?;
+            Some((number, entry.path()))
+        })
+        .collect();
+    found.sort();
+    found.into_iter().map(|(_, path)| path).collect()
+}
+
+/// An open, streaming camera.
+pub struct Webcam {
+    #[cfg(target_os = "linux")]
+    camera: rscam::Camera,
+    format: [u8; 4],
+    size: (u32, u32),
+}
+
+impl Webcam {
+    /// The first of `devices` that streams in a format we read.
+    pub fn open_first(devices: &[PathBuf]) -> Result<Webcam, Refusal> {
+        let mut why = Vec::new();
+        for device in devices {
+            match Webcam::open(device) {
+                Ok(webcam) => return Ok(webcam),
+                Err(refusal) => why.push(refusal.0),
+            }
+        }
+        Err(Refusal::new(if why.is_empty() {
+            "no camera found".to_string()
+        } else {
+            why.join("; ")
+        }))
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub fn open(device: &Path) -> Result<Webcam, Refusal> {
+        Err(Refusal::new(format!(
+            "{}: webcams are read on Linux only so far",
+            device.display()
+        )))
+    }
+
+    #[cfg(target_os = "linux")]
+    pub fn open(device: &Path) -> Result<Webcam, Refusal> {
+        let name = device.display();
+        let path = device
+            .to_str()
+            .ok_or_else(|| Refusal::new(format!("{name}: not a device path")))?;
+        let mut camera = rscam::new(path)
+            .map_err(|e| Refusal::new(format!("cannot open the camera {name}: {e}")))?;
+        // (The list ends at the first error: a failing query would repeat for ever.)
+        let offered: Vec<[u8; 4]> = camera
+            .formats()
+            .map_while(Result::ok)
+            .map(|f| f.format)
+            .collect();
+        let format = FORMATS
+            .into_iter()
+            .find(|f| offered.contains(f))
+            .ok_or_else(|| {
+                Refusal::new(format!(
+                    "{name} is not a camera we can read (it offers {}; YUYV or MJPG needed)",
+                    offered
+                        .iter()
+                        .map(|f| String::from_utf8_lossy(f).into_owned())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                        .chars()
+                        .take(80)
+                        .collect::<String>()
+                ))
+            })?;
+        let size = match camera.resolutions(&format) {
+            Ok(rscam::ResolutionInfo::Discretes(sizes)) => nearest_size(&sizes),
+            Ok(rscam::ResolutionInfo::Stepwise { min, max, .. }) => Some((
+                WANTED_SIZE.0.clamp(min.0, max.0.max(min.0)),
+                WANTED_SIZE.1.clamp(min.1, max.1.max(min.1)),
+            )),
+            Err(_) => None,
+        }
+        .unwrap_or(WANTED_SIZE);
+        let interval = match camera.intervals(&format, size) {
+            Ok(rscam::IntervalInfo::Discretes(intervals)) => intervals
+                .iter()
+                .copied()
+                .min_by_key(|&(n, d)| {
+                    // Nearest to 1/30 s, compared in microseconds.
+                    let micros = u64::from(n) * 1_000_000 / u64::from(d.max(1));
+                    micros.abs_diff(33_333)
+                })
+                .unwrap_or(WANTED_INTERVAL),
+            _ => WANTED_INTERVAL,
+        };
+        camera
+            .start(&rscam::Config {
+                interval,
+                resolution: size,
+                format: &format,
+                ..Default::default()
+            })
+            .map_err(|e| Refusal::new(format!("the camera {name} would not start: {e}")))?;
+        Ok(Webcam {
+            camera,
+            format,
+            size,
+        })
+    }
+
+    /// The camera's size and format, for the menu (e.g. "640×480 YUYV").
+    pub fn describe(&self) -> String {
+        format!(
+            "{}×{} {}",
+            self.size.0,
+            self.size.1,
+            String::from_utf8_lossy(&self.format)
+        )
+    }
+
+    /// The next frame (waits for it).
+    #[cfg(not(target_os = "linux"))]
+    pub fn next_frame(&mut self) -> Result<RgbImage, Refusal> {
+        Err(Refusal::new("webcams are read on Linux only so far"))
+    }
+
+    /// The next frame (waits for it).
+    #[cfg(target_os = "linux")]
+    pub fn next_frame(&mut self) -> Result<RgbImage, Refusal> {
+        let frame = self
+            .camera
+            .capture()
+            .map_err(|e| Refusal::new(format!("the camera stopped: {e}")))?;
+        let (width, height) = frame.resolution;
+        match &frame.format {
+            b"YUYV" => yuyv_to_rgb(width, height, &frame),
+            _ => crate::decode_image(&frame),
+        }
+    }
+}
+
+/// The offered size nearest 640×480 (by pixel count), at least 320 wide.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn nearest_size(sizes: &[(u32, u32)]) -> Option<(u32, u32)> {
+    let wanted = u64::from(WANTED_SIZE.0) * u64::from(WANTED_SIZE.1);
+    sizes
+        .iter()
+        .copied()
+        .filter(|&(w, h)| w >= 320 && h >= 240)
+        .min_by_key(|&(w, h)| (u64::from(w) * u64::from(h)).abs_diff(wanted))
+        .or_else(|| sizes.first().copied())
+}
+
+/// YUYV 4:2:2 (two pixels in four bytes: Y0 U Y1 V, BT.601 limited range) as RGB.
+pub fn yuyv_to_rgb(width: u32, height: u32, data: &[u8]) -> Result<RgbImage, Refusal> {
+    let needed = width as usize * height as usize * 2;
+    if width == 0 || height == 0 || !width.is_multiple_of(2) || data.len() < needed {
+        return Err(Refusal::new(format!(
+            "the camera sent {} bytes for a {width}×{height} YUYV frame",
+            data.len()
+        )));
+    }
+    let mut rgb = Vec::with_capacity(needed / 2 * 3);
+    for quad in data[..needed].chunks_exact(4) {
+        let (u, v) = (f32::from(quad[1]) - 128.0, f32::from(quad[3]) - 128.0);
+        for y in [quad[0], quad[2]] {
+            let y = (f32::from(y) - 16.0) * 1.164;
+            let channel = |c: f32| c.round().clamp(0.0, 255.0) as u8;
+            rgb.push(channel(y + 1.596 * v));
+            rgb.push(channel(y - 0.392 * u - 0.813 * v));
+            rgb.push(channel(y + 2.017 * u));
+        }
+    }
+    RgbImage::from_raw(width, height, rgb)
+        .ok_or_else(|| Refusal::new("the camera's frame has no pixels"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// BT.601 limited-range YUV of an RGB colour (the inverse of what the camera does).
+    fn yuv(r: f32, g: f32, b: f32) -> [u8; 3] {
+        let y = 16.0 + 0.257 * r + 0.504 * g + 0.098 * b;
+        let u = 128.0 - 0.148 * r - 0.291 * g + 0.439 * b;
+        let v = 128.0 + 0.439 * r - 0.368 * g - 0.071 * b;
+        [y, u, v].map(|c| c.round() as u8)
+    }
+
+    #[test]
+    fn yuyv_frames_come_back_as_the_colours_the_camera_saw() {
+        let colours = [
+            [255.0, 255.0, 255.0],
+            [0.0, 0.0, 0.0],
+            [200.0, 30.0, 40.0],
+            [20.0, 180.0, 60.0],
+            [30.0, 60.0, 220.0],
+            [128.0, 128.0, 128.0],
+        ];
+        // A 12×1 frame: each colour on two neighbouring pixels (they share U and V).
+        let mut data = Vec::new();
+        for [r, g, b] in colours {
+            let [y, u, v] = yuv(r, g, b);
+            data.extend_from_slice(&[y, u, y, v]);
+        }
+        let rgb = yuyv_to_rgb(12, 1, &data).unwrap();
+        for (i, want) in colours.iter().enumerate() {
+            for x in [2 * i, 2 * i + 1] {
+                let got = rgb.get_pixel(x as u32, 0).0;
+                for c in 0..3 {
+                    assert!(
+                        (f32::from(got[c]) - want[c]).abs() <= 3.0,
+                        "pixel {x}: {got:?} for {want:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn short_or_odd_frames_are_refused() {
+        assert!(yuyv_to_rgb(4, 2, &[0; 15]).is_err());
+        assert!(yuyv_to_rgb(3, 2, &[0; 12]).is_err());
+        assert!(yuyv_to_rgb(0, 0, &[]).is_err());
+    }
+
+    #[test]
+    fn video_devices_are_listed_in_number_order_and_others_ignored() {
+        let dir = std::env::temp_dir().join(format!("vrma-webcam-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in ["video10", "video2", "video0", "videox", "vhci", "media0"] {
+            std::fs::write(dir.join(name), b"").unwrap();
+        }
+        let names: Vec<String> = devices_in(&dir)
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["video0", "video2", "video10"]);
+        assert!(Webcam::open_first(&[]).is_err());
+        // Not a device: a clear refusal, no panic.
+        let refused = Webcam::open(&dir.join("video0")).err().unwrap();
+        assert!(refused.0.contains("video0"), "{}", refused.0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
