@@ -28,6 +28,7 @@ mod timeline_walk;
 mod vr;
 mod vrma_interop;
 mod vrma_roundtrip;
+mod webcam;
 mod window;
 mod window_mouse;
 mod window_timeline;

@@ -79,6 +79,18 @@ fn start_for(dir: &Path, opened: &Path, saved: &Path, seconds: u32) -> Session {
 
 /// As [`start_for`], with more arguments for the app.
 fn start_with(dir: &Path, opened: &Path, saved: &Path, seconds: u32, extra: &[&str]) -> Session {
+    start_with_env(dir, opened, saved, seconds, extra, &[])
+}
+
+/// As [`start_with`], with more environment for the app.
+fn start_with_env(
+    dir: &Path,
+    opened: &Path,
+    saved: &Path,
+    seconds: u32,
+    extra: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> Session {
     let (xvfb, display) = start_xvfb().expect("Xvfb starts");
     static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -103,6 +115,7 @@ fn start_with(dir: &Path, opened: &Path, saved: &Path, seconds: u32, extra: &[&s
         .stdout(file.try_clone().unwrap())
         .stderr(file)
         .stdin(Stdio::null())
+        .envs(env.iter().copied())
         .spawn()
         .unwrap();
     let window = wait_for_window(&display);
@@ -1774,6 +1787,14 @@ fn following_a_camera_and_pressing_space_captures_the_followed_pose_as_keys() {
         120,
         &["--camera-frames", frames.to_str().unwrap()],
     );
+    capture_two_keys_while_following(&s, &project, &model);
+    ctrl_chord(&s.display, "q");
+    s.finish(&saved);
+}
+
+/// Follows the camera from the View menu, keeps two keys with Space, stops, and undoes
+/// the second: each step read back from the saved project.
+fn capture_two_keys_while_following(s: &Session, project: &Path, model: &Path) {
     s.click(VIEW_MENU);
     s.click(VIEW_FOLLOW_CAMERA);
     // The menu closes on a click in the view; the keys go to the window.
@@ -1783,7 +1804,7 @@ fn following_a_camera_and_pressing_space_captures_the_followed_pose_as_keys() {
     pause(0.8);
     xdotool(&s.display, &["key", "space"]);
     pause(0.8);
-    let captured = s.save(&project);
+    let captured = s.save(project);
     let keys = captured["keys"].as_array().unwrap();
     let times: Vec<f64> = keys.iter().map(|k| k["t"].as_f64().unwrap()).collect();
     assert_eq!(
@@ -1793,7 +1814,7 @@ fn following_a_camera_and_pressing_space_captures_the_followed_pose_as_keys() {
     );
     // Mirrored: the avatar's left arm is the person's right, out from the body as in
     // the photo; both keys hold the followed pose.
-    let rig = vrma_maker::core::load_rig(&model).unwrap();
+    let rig = vrma_maker::core::load_rig(model).unwrap();
     for key in keys {
         let pose = vrma_maker::core::pose::Pose::from_json(&key["pose"], &mut Vec::new()).unwrap();
         let world = rig.world_pose(&pose);
@@ -1816,10 +1837,62 @@ fn following_a_camera_and_pressing_space_captures_the_followed_pose_as_keys() {
     s.click(VIEW_FOLLOW_CAMERA);
     s.click((700, 600));
     ctrl_chord(&s.display, "z");
-    let undone = s.save(&project);
+    let undone = s.save(project);
     let undone_keys = undone["keys"].as_array().unwrap();
     assert_eq!(undone_keys.len(), 1, "{undone}");
     assert_eq!(undone_keys[0], keys[0], "the first capture is untouched");
+}
+
+/// The same with a webcam: a fake Video4Linux camera (`tests/it/fake_v4l2.c`, loaded
+/// into the app) streams the photograph at 640×480 YUYV, shaking a little, through the
+/// app's own device search, format choice, buffers and conversion.
+#[test]
+fn following_a_webcam_and_pressing_space_captures_the_followed_pose_as_keys() {
+    let Some((dir, model)) = prepare("window-webcam") else {
+        return;
+    };
+    let (Some(_), Some(photo)) = (crate::pose_photo::models(), crate::pose_photo::photo()) else {
+        return;
+    };
+    let Some(library) = crate::webcam::fake_camera_library(&dir) else {
+        return;
+    };
+    use crate::webcam::{HEIGHT, WIDTH};
+    let picture = image::open(&photo).unwrap().to_rgb8();
+    let side = HEIGHT.min(WIDTH);
+    let scaled = image::imageops::resize(&picture, side, side, image::imageops::Triangle);
+    let mut framed = image::RgbImage::from_pixel(WIDTH, HEIGHT, image::Rgb([128, 128, 128]));
+    image::imageops::overlay(&mut framed, &scaled, i64::from((WIDTH - side) / 2), 0);
+    // A second of frames, round and round.
+    let mut frames = Vec::new();
+    for i in 0..30 {
+        let shake = ((i * 37) % 11) as f32 / 10.0 - 0.5;
+        frames.extend(crate::webcam::to_yuyv(&crate::pose_photo::turned(
+            &framed, shake,
+        )));
+    }
+    let recorded = dir.join("frames.yuyv");
+    std::fs::write(&recorded, frames).unwrap();
+    let devices = dir.join("dev");
+    std::fs::create_dir_all(&devices).unwrap();
+    let camera = devices.join("video0");
+    std::fs::write(&camera, b"").unwrap();
+    let project = empty_project(&dir, &model);
+    let saved = dir.join("saved.json");
+    let s = start_with_env(
+        &dir,
+        &project,
+        &saved,
+        120,
+        &[],
+        &[
+            ("LD_PRELOAD", library.as_os_str()),
+            ("FAKE_V4L2_DEVICE", camera.as_os_str()),
+            ("FAKE_V4L2_FRAMES", recorded.as_os_str()),
+            ("VRMA_MAKER_VIDEO_DEVICES", devices.as_os_str()),
+        ],
+    );
+    capture_two_keys_while_following(&s, &project, &model);
     ctrl_chord(&s.display, "q");
     s.finish(&saved);
 }

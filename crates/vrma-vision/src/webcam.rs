@@ -16,10 +16,14 @@ const WANTED_INTERVAL: (u32, u32) = (1, 30);
 #[cfg(target_os = "linux")]
 const FORMATS: [[u8; 4]; 2] = [*b"YUYV", *b"MJPG"];
 
-/// The video devices present (`/dev/video*`, in number order). Some are not cameras (a
-/// camera's metadata node, a hardware encoder): opening one says so.
+/// The video devices present (`/dev/video*`, in number order; `$VRMA_MAKER_VIDEO_DEVICES`
+/// names another folder to look in). Some are not cameras (a camera's metadata node, a
+/// hardware encoder): opening one says so.
 pub fn camera_devices() -> Vec<PathBuf> {
-    devices_in(Path::new("/dev"))
+    match std::env::var_os("VRMA_MAKER_VIDEO_DEVICES") {
+        Some(dir) => devices_in(Path::new(&dir)),
+        None => devices_in(Path::new("/dev")),
+    }
 }
 
 fn devices_in(dir: &Path) -> Vec<PathBuf> {
@@ -89,17 +93,21 @@ impl Webcam {
             .into_iter()
             .find(|f| offered.contains(f))
             .ok_or_else(|| {
-                Refusal::new(format!(
-                    "{name} is not a camera we can read (it offers {}; YUYV or MJPG needed)",
-                    offered
-                        .iter()
-                        .map(|f| String::from_utf8_lossy(f).into_owned())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                        .chars()
-                        .take(80)
-                        .collect::<String>()
-                ))
+                let offers: String = offered
+                    .iter()
+                    .map(|f| String::from_utf8_lossy(f).into_owned())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+                    .chars()
+                    .take(80)
+                    .collect();
+                Refusal::new(if offers.is_empty() {
+                    format!("{name} is not a camera: it offers no video to capture")
+                } else {
+                    format!(
+                        "{name} is not a camera we can read (it offers {offers}; YUYV or MJPG needed)"
+                    )
+                })
             })?;
         let size = match camera.resolutions(&format) {
             Ok(rscam::ResolutionInfo::Discretes(sizes)) => nearest_size(&sizes),

@@ -1,0 +1,295 @@
+/* A webcam for tests, on a machine without one: loaded with LD_PRELOAD, it answers the
+ * Video4Linux 2 calls a capture program makes on one device path as a UVC webcam does
+ * (formats, sizes, rates, format and rate setting, memory-mapped buffers, streaming),
+ * and plays raw YUYV frames from a file at 30 frames a second, round and round.
+ *
+ *   FAKE_V4L2_DEVICE  the path it answers for (every other path is the real one)
+ *   FAKE_V4L2_FRAMES  640x480 YUYV frames, one after another
+ *
+ * The buffers live in a memfd, so the program's own mmap of the device maps them for
+ * real; only open and ioctl are taken over. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/videodev2.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WIDTH 640
+#define HEIGHT 480
+#define FRAME_BYTES (WIDTH * HEIGHT * 2)
+#define MAX_BUFFERS 8
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int device_fd = -1;
+static unsigned char *frames;
+static size_t frame_count, next_frame;
+static unsigned buffer_count;
+static int queued[MAX_BUFFERS];
+static int streaming;
+static unsigned sequence;
+static struct timespec last_frame;
+/* What a UVC camera typically offers: sizes round 640x480, 30 and 15 fps. */
+static const unsigned sizes[][2] = {{1280, 720}, {640, 480}, {320, 240}};
+
+static int real_open(const char *path, int flags, mode_t mode) {
+    static int (*next)(const char *, int, ...);
+    if (!next) next = dlsym(RTLD_NEXT, "open");
+    return next(path, flags, mode);
+}
+
+/* The C library's own close, for the files this fake opens itself (its `close` below
+ * takes the lock, which is held here). */
+static int real_close(int fd) {
+    static int (*next)(int);
+    if (!next) next = dlsym(RTLD_NEXT, "close");
+    return next(fd);
+}
+
+static int is_device(const char *path) {
+    const char *device = getenv("FAKE_V4L2_DEVICE");
+    return device && path && strcmp(path, device) == 0;
+}
+
+static int open_device(void) {
+    const char *file = getenv("FAKE_V4L2_FRAMES");
+    int in = file ? real_open(file, O_RDONLY, 0) : -1;
+    struct stat st;
+    if (in < 0 || fstat(in, &st) != 0 || st.st_size < FRAME_BYTES) {
+        if (in >= 0) real_close(in);
+        errno = ENODEV;
+        return -1;
+    }
+    pthread_mutex_lock(&lock);
+    if (device_fd >= 0) {
+        pthread_mutex_unlock(&lock);
+        real_close(in);
+        errno = EBUSY; /* one program at a time, as a real camera */
+        return -1;
+    }
+    frame_count = (size_t)st.st_size / FRAME_BYTES;
+    frames = mmap(NULL, frame_count * FRAME_BYTES, PROT_READ, MAP_PRIVATE, in, 0);
+    real_close(in);
+    device_fd = memfd_create("fake-v4l2", MFD_CLOEXEC);
+    next_frame = 0;
+    buffer_count = 0;
+    streaming = 0;
+    sequence = 0;
+    int fd = device_fd;
+    pthread_mutex_unlock(&lock);
+    return fd;
+}
+
+int open(const char *path, int flags, ...) {
+    mode_t mode = 0;
+    if (flags & (O_CREAT | O_TMPFILE)) {
+        va_list args;
+        va_start(args, flags);
+        mode = va_arg(args, mode_t);
+        va_end(args);
+    }
+    if (is_device(path)) return open_device();
+    return real_open(path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...) {
+    mode_t mode = 0;
+    if (flags & (O_CREAT | O_TMPFILE)) {
+        va_list args;
+        va_start(args, flags);
+        mode = va_arg(args, mode_t);
+        va_end(args);
+    }
+    if (is_device(path)) return open_device();
+    return real_open(path, flags, mode);
+}
+
+int close(int fd) {
+    pthread_mutex_lock(&lock);
+    if (fd == device_fd && fd >= 0) {
+        device_fd = -1;
+        if (frames) munmap(frames, frame_count * FRAME_BYTES);
+        frames = NULL;
+    }
+    pthread_mutex_unlock(&lock);
+    return real_close(fd);
+}
+
+static int fail(int error) {
+    errno = error;
+    return -1;
+}
+
+static int known_size(unsigned width, unsigned height) {
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (sizes[i][0] == width && sizes[i][1] == height) return 1;
+    return 0;
+}
+
+/* Waits for the next frame's time (30 a second), without holding the lock: the
+ * program's other ioctls (its GPU's) must not wait on the camera. */
+static void wait_for_frame(void) {
+    struct timespec now, due;
+    pthread_mutex_lock(&lock);
+    due = last_frame;
+    pthread_mutex_unlock(&lock);
+    due.tv_nsec += 33333333;
+    if (due.tv_nsec >= 1000000000) {
+        due.tv_sec += 1;
+        due.tv_nsec -= 1000000000;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (last_frame.tv_sec != 0 &&
+        (now.tv_sec < due.tv_sec || (now.tv_sec == due.tv_sec && now.tv_nsec < due.tv_nsec)))
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, NULL);
+}
+
+/* Writes the next frame into buffer `index`. */
+static void deliver(unsigned index) {
+    clock_gettime(CLOCK_MONOTONIC, &last_frame);
+    pwrite(device_fd, frames + (next_frame % frame_count) * FRAME_BYTES, FRAME_BYTES,
+           (off_t)index * FRAME_BYTES);
+    next_frame++;
+}
+
+static int device_ioctl(unsigned long request, void *arg) {
+    switch (request) {
+    case VIDIOC_QUERYCAP: {
+        struct v4l2_capability *cap = arg;
+        memset(cap, 0, sizeof *cap);
+        strcpy((char *)cap->driver, "uvcvideo");
+        strcpy((char *)cap->card, "Fake Webcam");
+        cap->capabilities = cap->device_caps = V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING;
+        return 0;
+    }
+    case VIDIOC_ENUM_FMT: {
+        struct v4l2_fmtdesc *desc = arg;
+        if (desc->index != 0 || desc->type != V4L2_BUF_TYPE_VIDEO_CAPTURE) return fail(EINVAL);
+        desc->flags = 0;
+        strcpy((char *)desc->description, "YUYV 4:2:2");
+        desc->pixelformat = V4L2_PIX_FMT_YUYV;
+        return 0;
+    }
+    case VIDIOC_ENUM_FRAMESIZES: {
+        struct v4l2_frmsizeenum *size = arg;
+        if (size->pixel_format != V4L2_PIX_FMT_YUYV ||
+            size->index >= sizeof sizes / sizeof sizes[0])
+            return fail(EINVAL);
+        size->type = V4L2_FRMSIZE_TYPE_DISCRETE;
+        size->discrete.width = sizes[size->index][0];
+        size->discrete.height = sizes[size->index][1];
+        return 0;
+    }
+    case VIDIOC_ENUM_FRAMEINTERVALS: {
+        struct v4l2_frmivalenum *interval = arg;
+        if (interval->pixel_format != V4L2_PIX_FMT_YUYV ||
+            !known_size(interval->width, interval->height) || interval->index > 1)
+            return fail(EINVAL);
+        interval->type = V4L2_FRMIVAL_TYPE_DISCRETE;
+        interval->discrete.numerator = 1;
+        interval->discrete.denominator = interval->index == 0 ? 15 : 30;
+        return 0;
+    }
+    case VIDIOC_S_FMT: {
+        struct v4l2_format *format = arg;
+        if (format->type != V4L2_BUF_TYPE_VIDEO_CAPTURE || streaming) return fail(EINVAL);
+        /* Frames are only recorded at 640x480: any other size is answered with it, as a
+         * driver answers with the nearest it has. */
+        format->fmt.pix.width = WIDTH;
+        format->fmt.pix.height = HEIGHT;
+        format->fmt.pix.pixelformat = V4L2_PIX_FMT_YUYV;
+        format->fmt.pix.field = V4L2_FIELD_NONE;
+        format->fmt.pix.bytesperline = WIDTH * 2;
+        format->fmt.pix.sizeimage = FRAME_BYTES;
+        format->fmt.pix.colorspace = V4L2_COLORSPACE_SRGB;
+        return 0;
+    }
+    case VIDIOC_S_PARM: {
+        struct v4l2_streamparm *parm = arg;
+        struct v4l2_fract *time = &parm->parm.capture.timeperframe;
+        if (parm->type != V4L2_BUF_TYPE_VIDEO_CAPTURE) return fail(EINVAL);
+        if (time->numerator == 0 || time->denominator / time->numerator > 22) {
+            time->numerator = 1;
+            time->denominator = 30;
+        } else {
+            time->numerator = 1;
+            time->denominator = 15;
+        }
+        parm->parm.capture.capability = V4L2_CAP_TIMEPERFRAME;
+        return 0;
+    }
+    case VIDIOC_REQBUFS: {
+        struct v4l2_requestbuffers *request = arg;
+        if (request->memory != V4L2_MEMORY_MMAP || streaming) return fail(EINVAL);
+        if (request->count > MAX_BUFFERS) request->count = MAX_BUFFERS;
+        buffer_count = request->count;
+        memset(queued, 0, sizeof queued);
+        if (ftruncate(device_fd, (off_t)buffer_count * FRAME_BYTES) != 0) return fail(ENOMEM);
+        return 0;
+    }
+    case VIDIOC_QUERYBUF:
+    case VIDIOC_QBUF: {
+        struct v4l2_buffer *buffer = arg;
+        if (buffer->index >= buffer_count || buffer->memory != V4L2_MEMORY_MMAP)
+            return fail(EINVAL);
+        buffer->length = FRAME_BYTES;
+        buffer->m.offset = buffer->index * FRAME_BYTES;
+        if (request == VIDIOC_QBUF) queued[buffer->index] = 1;
+        return 0;
+    }
+    case VIDIOC_DQBUF: {
+        struct v4l2_buffer *buffer = arg;
+        if (!streaming) return fail(EINVAL);
+        for (unsigned i = 0; i < buffer_count; i++) {
+            if (!queued[i]) continue;
+            queued[i] = 0;
+            deliver(i);
+            buffer->index = i;
+            buffer->bytesused = FRAME_BYTES;
+            buffer->length = FRAME_BYTES;
+            buffer->m.offset = i * FRAME_BYTES;
+            buffer->field = V4L2_FIELD_NONE;
+            buffer->sequence = sequence++;
+            buffer->flags = V4L2_BUF_FLAG_MAPPED | V4L2_BUF_FLAG_DONE;
+            return 0;
+        }
+        return fail(EAGAIN); /* nothing queued: a blocking driver would wait for ever */
+    }
+    case VIDIOC_STREAMON:
+        if (buffer_count == 0) return fail(EINVAL);
+        streaming = 1;
+        return 0;
+    case VIDIOC_STREAMOFF:
+        streaming = 0;
+        memset(queued, 0, sizeof queued);
+        return 0;
+    default:
+        return fail(ENOTTY);
+    }
+}
+
+int ioctl(int fd, unsigned long request, ...) {
+    static int (*next)(int, unsigned long, ...);
+    va_list args;
+    va_start(args, request);
+    void *arg = va_arg(args, void *);
+    va_end(args);
+    if (fd >= 0 && fd == device_fd && request == VIDIOC_DQBUF) wait_for_frame();
+    pthread_mutex_lock(&lock);
+    if (fd >= 0 && fd == device_fd) {
+        int result = device_ioctl(request, arg);
+        pthread_mutex_unlock(&lock);
+        return result;
+    }
+    pthread_mutex_unlock(&lock);
+    if (!next) next = dlsym(RTLD_NEXT, "ioctl");
+    return next(fd, request, arg);
+}
