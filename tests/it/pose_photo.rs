@@ -407,10 +407,10 @@ fn errors_from_known(
 /// never read turned round (left and right never swapped) and most limb bones point
 /// where they were posed.
 ///
-/// Measured (2026-12-04): median 14.6° (ours) and 14.9° (three-vrm) over the 32 limb
-/// bones, 22 and 20 of them within 20°, the worst 43° and 42° (thighs pointing at the
-/// camera, the forearm behind the body) — short of the 20° for every bone (median 12°)
-/// that issue 20 asks; this holds what is reached.
+/// Measured (2026-12-05, the avatar in trousers of their own colour): median 14.3° (ours)
+/// and 13.6° (three-vrm) over the 32 limb bones, 26 and 23 of them within 20°, the worst
+/// 41° (the far forearm read in front of the body instead of behind it) — short of the
+/// 20° for every bone (median 12°) that issue 20 asks; this holds what is reached.
 #[test]
 fn stills_of_the_test_avatar_in_known_poses_read_back_near_those_poses() {
     let Some(models) = models() else { return };
@@ -466,13 +466,13 @@ fn stills_of_the_test_avatar_in_known_poses_read_back_near_those_poses() {
             all.len(),
             all[all.len() - 1]
         );
-        assert!(median <= 18.0, "{renderer}: median {median:.1}°");
+        assert!(median <= 16.0, "{renderer}: median {median:.1}°");
         assert!(
-            within * 2 >= all.len(),
+            within * 3 >= all.len() * 2,
             "{renderer}: only {within} of {} within 20°",
             all.len()
         );
-        assert!(all[all.len() - 1] < 60.0, "{renderer}: {all:?}");
+        assert!(all[all.len() - 1] < 50.0, "{renderer}: {all:?}");
     }
 }
 

@@ -918,7 +918,7 @@ pub fn build(spec: &TestAvatarSpec) -> Vec<u8> {
         })
         .collect();
     let mut meshes = vec![
-        shared_mesh(&mut buf, "Body", &body, &[0, 1, 1, 1], &frame, &[]),
+        shared_mesh(&mut buf, "Body", &body, &[0, 1, 2, 2], &frame, &[]),
         shared_mesh(&mut buf, "Hair", &hair, &[2], &frame, &[]),
         shared_mesh(
             &mut buf,
