@@ -88,29 +88,22 @@ static int open_device(void) {
     return fd;
 }
 
-int open(const char *path, int flags, ...) {
-    mode_t mode = 0;
-    if (flags & (O_CREAT | O_TMPFILE)) {
-        va_list args;
-        va_start(args, flags);
-        mode = va_arg(args, mode_t);
-        va_end(args);
-    }
-    if (is_device(path)) return open_device();
-    return real_open(path, flags, mode);
-}
+/* open and open64 take the same arguments; a mode follows only when a file may be made. */
+#define OPEN_WITH_MODE(path, flags)                                                    \
+    do {                                                                               \
+        mode_t mode = 0;                                                               \
+        if ((flags) & (O_CREAT | O_TMPFILE)) {                                         \
+            va_list args;                                                              \
+            va_start(args, flags);                                                     \
+            mode = va_arg(args, mode_t);                                               \
+            va_end(args);                                                              \
+        }                                                                              \
+        return is_device(path) ? open_device() : real_open(path, flags, mode);         \
+    } while (0)
 
-int open64(const char *path, int flags, ...) {
-    mode_t mode = 0;
-    if (flags & (O_CREAT | O_TMPFILE)) {
-        va_list args;
-        va_start(args, flags);
-        mode = va_arg(args, mode_t);
-        va_end(args);
-    }
-    if (is_device(path)) return open_device();
-    return real_open(path, flags, mode);
-}
+int open(const char *path, int flags, ...) { OPEN_WITH_MODE(path, flags); }
+
+int open64(const char *path, int flags, ...) { OPEN_WITH_MODE(path, flags); }
 
 int close(int fd) {
     pthread_mutex_lock(&lock);
