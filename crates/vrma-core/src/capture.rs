@@ -61,6 +61,8 @@ pub mod body {
             0 => 0,
             1..=3 => i + 3,
             4..=6 => i - 3,
+            7 => 8,
+            8 => 7,
             9 => 10,
             10 => 9,
             11..=32 if i % 2 == 1 => i + 1,
@@ -315,6 +317,10 @@ pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result
         return Err(Refusal::new("the landmarks hold a non-finite number"));
     }
     let sure = |i: usize| found.visibility[i] >= MIN_VISIBILITY;
+    // A leg counts as seen with its ankle, not by a knee alone: in a half-length picture
+    // the model may put a knee on whatever lies by the hips (a helmet held there), and
+    // turning the hips and thigh on it would seat the avatar on the floor.
+    let leg_seen = |knee: usize, ankle: usize| sure(knee) && sure(ankle);
     let at = |i: usize| to_model(found.points[i]);
     let mut mark = |points: &[usize]| {
         for &i in points {
@@ -341,7 +347,7 @@ pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result
             // Without the legs in the picture (a half-length photo, a webcam) the hips
             // keep their turn and the back alone takes the torso's: turning the hips
             // would swing legs nobody saw.
-            let legs_seen = sure(LEFT_KNEE) || sure(RIGHT_KNEE);
+            let legs_seen = leg_seen(LEFT_KNEE, LEFT_ANKLE) || leg_seen(RIGHT_KNEE, RIGHT_ANKLE);
             let hips = if legs_seen {
                 set_world_rotation(rig, &mut pose, &world, Bone::Hips, hips);
                 hips
@@ -418,7 +424,8 @@ pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result
             [RIGHT_FOOT_INDEX, RIGHT_HEEL],
         ),
     ] {
-        if !(sure(root) && sure(bend)) {
+        let is_leg = matches!(limb, Limb::LeftLeg | Limb::RightLeg);
+        if !(sure(root) && sure(bend)) || (is_leg && !leg_seen(bend, end)) {
             continue;
         }
         let Some(upper_direction) = (at(bend) - at(root)).try_normalize() else {
@@ -817,7 +824,7 @@ mod tests {
         let (_, reach) = known_poses().remove(1);
         let capture = landmarks_of_pose(&rig, &reach);
         let posed = pose_from_capture(&rig, &Pose::default(), &capture.mirrored()).unwrap();
-        let mirrored = reach.mirrored();
+        let mut mirrored = reach.mirrored();
         for ((bone, want), (_, got)) in limb_directions(&rig, &mirrored)
             .into_iter()
             .zip(limb_directions(&rig, &posed.pose))
@@ -827,6 +834,23 @@ mod tests {
                 "{bone:?}: {got} vs {want}"
             );
         }
+        // The face mirrors too (its ears change sides with the rest): a head turned and
+        // tilted to one side reads back turned and tilted to the other.
+        let mut looking = reach.clone();
+        looking.set_rotation(
+            Bone::Head,
+            Quat::from_euler(glam::EulerRot::YXZ, 0.5, 0.2, 0.15),
+        );
+        let capture = landmarks_of_pose(&rig, &looking);
+        let posed = pose_from_capture(&rig, &Pose::default(), &capture.mirrored()).unwrap();
+        mirrored = looking.mirrored();
+        let head = |pose: &Pose| rig.world_pose(pose)[Bone::Head.index()].unwrap().1;
+        let off = head(&mirrored).angle_between(head(&posed.pose));
+        assert!(
+            off < READ_BACK,
+            "the mirrored head is {:.0}° off",
+            off.to_degrees()
+        );
     }
 
     #[test]
@@ -892,6 +916,38 @@ mod tests {
         let (w0, w1) = (rig.world_pose(&leaning), rig.world_pose(&posed.pose));
         let chest = |w: &WorldPose| w[Bone::UpperChest.index()].unwrap().1;
         assert!(chest(&w0).angle_between(chest(&w1)) < 0.01);
+    }
+
+    #[test]
+    fn a_knee_without_its_ankle_leaves_the_legs_and_the_hips_as_they_were() {
+        // A half-length picture where the model found knees by the hips (something held
+        // there) but no ankles: the legs, the hips' turn and height stay; the rest is read.
+        let rig = rig();
+        let (_, crouch) = known_poses().remove(2);
+        let mut capture = landmarks_of_pose(&rig, &crouch);
+        for i in [body::LEFT_ANKLE, body::RIGHT_ANKLE] {
+            capture.body.as_mut().unwrap().visibility[i] = 0.05;
+        }
+        let current = Pose::default();
+        let posed = pose_from_capture(&rig, &current, &capture).unwrap();
+        assert!(posed.kept().contains(&Part::LeftLeg) && posed.kept().contains(&Part::RightLeg));
+        assert!(posed.posed.contains(&Part::LeftArm) && posed.posed.contains(&Part::Torso));
+        for bone in [
+            Bone::Hips,
+            Bone::LeftUpperLeg,
+            Bone::LeftLowerLeg,
+            Bone::RightUpperLeg,
+            Bone::RightLowerLeg,
+        ] {
+            assert_eq!(
+                posed.pose.rotation(bone),
+                current.rotation(bone),
+                "{bone:?}"
+            );
+        }
+        let hips_at = |pose: &Pose| pose.hips.unwrap_or(rig.hips_rest());
+        assert!(hips_at(&posed.pose).distance(hips_at(&current)) < 1e-6);
+        assert!(!posed.used[body::LEFT_KNEE] && !posed.used[body::RIGHT_KNEE]);
     }
 
     #[test]
