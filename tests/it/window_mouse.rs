@@ -1827,6 +1827,36 @@ fn capture_two_keys_while_following(s: &Session, project: &Path, model: &Path) {
             "key at {}: left upper arm {left}",
             key["t"]
         );
+        // The head faces the camera upright, as in the photo (mirroring keeps the face's
+        // sides with the body's); the legs, out of the picture, and the hips stay as they
+        // were.
+        let head = world[Bone::Head.index()].unwrap().1;
+        let tilted = head.angle_between(bevy::math::Quat::IDENTITY).to_degrees();
+        assert!(
+            tilted < 25.0,
+            "key at {}: head turned {tilted:.0}°",
+            key["t"]
+        );
+        for bone in [
+            Bone::Hips,
+            Bone::LeftUpperLeg,
+            Bone::RightUpperLeg,
+            Bone::LeftLowerLeg,
+            Bone::RightLowerLeg,
+        ] {
+            assert_eq!(
+                pose.rotation(bone),
+                bevy::math::Quat::IDENTITY,
+                "key at {}: {bone:?}",
+                key["t"]
+            );
+        }
+        let hips = pose.hips.unwrap_or(rig.hips_rest());
+        assert!(
+            hips.distance(rig.hips_rest()) < 1e-4,
+            "key at {}: hips at {hips}",
+            key["t"]
+        );
     }
     assert!(
         (captured["playhead"].as_f64().unwrap() - 1.0).abs() < 1e-6,
@@ -1857,12 +1887,7 @@ fn following_a_webcam_and_pressing_space_captures_the_followed_pose_as_keys() {
     let Some(library) = crate::webcam::fake_camera_library(&dir) else {
         return;
     };
-    use crate::webcam::{HEIGHT, WIDTH};
-    let picture = image::open(&photo).unwrap().to_rgb8();
-    let side = HEIGHT.min(WIDTH);
-    let scaled = image::imageops::resize(&picture, side, side, image::imageops::Triangle);
-    let mut framed = image::RgbImage::from_pixel(WIDTH, HEIGHT, image::Rgb([128, 128, 128]));
-    image::imageops::overlay(&mut framed, &scaled, i64::from((WIDTH - side) / 2), 0);
+    let framed = crate::pose_photo::in_webcam_frame(&image::open(&photo).unwrap().to_rgb8());
     // A second of frames, round and round.
     let mut frames = Vec::new();
     for i in 0..30 {

@@ -52,6 +52,15 @@ impl Roi {
         }
     }
 
+    /// Whether this region lies within `share` of `other`'s size of it: centres that
+    /// close, sides that near in length, turned no more than `share` radians apart.
+    pub fn is_near(&self, other: &Roi, share: f32) -> bool {
+        let reach = share * other.size;
+        self.center.distance(other.center) <= reach
+            && (self.size - other.size).abs() <= reach
+            && normalize_angle(self.rotation - other.rotation).abs() <= share
+    }
+
     /// Whether the region is usable (finite, at least a few pixels across).
     pub fn is_usable(&self) -> bool {
         self.center.is_finite()
@@ -105,6 +114,28 @@ pub fn crop(image: &RgbImage, roi: &Roi, side: usize, range: (f32, f32)) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_region_is_near_another_within_a_share_of_its_size_and_turn() {
+        let detected = Roi {
+            center: Vec2::new(300.0, 400.0),
+            size: 1000.0,
+            rotation: 3.1,
+        };
+        let moved = |dx: f32, grow: f32, turn: f32| Roi {
+            center: detected.center + Vec2::new(dx, 0.0),
+            size: detected.size + grow,
+            rotation: detected.rotation + turn,
+        };
+        assert!(moved(99.0, 99.0, 0.09).is_near(&detected, 0.1));
+        // Turning across ±π is a small turn.
+        assert!(moved(0.0, 0.0, 0.09 - std::f32::consts::TAU).is_near(&detected, 0.1));
+        assert!(moved(0.0, 0.09, 0.09).is_near(&detected, 0.1));
+        assert!(!moved(101.0, 0.0, 0.0).is_near(&detected, 0.1));
+        assert!(!moved(0.0, 101.0, 0.0).is_near(&detected, 0.1));
+        assert!(!moved(0.0, -101.0, 0.0).is_near(&detected, 0.1));
+        assert!(!moved(0.0, 0.0, 0.11).is_near(&detected, 0.1));
+    }
 
     #[test]
     fn an_upright_region_maps_its_corners_and_a_turned_one_turns_its_up() {

@@ -380,11 +380,18 @@ fn read_hand(
     Ok(best)
 }
 
+/// How far a live track may wander from the detector's last crop, as a share of its
+/// size: its centre that far, its size that much larger or smaller.
+const TRACK_LEASH: f32 = 0.1;
+
 /// Live tracking (a webcam, or a folder of frames standing in for one): each frame read
 /// from the crop the last one gave, its landmarks smoothed by the One Euro filter VR
 /// uses (seed 003: at the landmarks, not the bones), mirrored when asked.
 pub struct LiveCapture {
     track: Option<Roi>,
+    /// Where the person detector last put the body: the track may not wander far from
+    /// it (see `TRACK_LEASH`).
+    detected: Option<Roi>,
     smoother: CaptureSmoother,
     pub params: OneEuroParams,
     /// Off: each frame's landmarks as found (to compare, and for tests).
@@ -397,6 +404,7 @@ impl Default for LiveCapture {
     fn default() -> LiveCapture {
         LiveCapture {
             track: None,
+            detected: None,
             smoother: CaptureSmoother::default(),
             params: CAMERA_SMOOTHING,
             unfiltered: false,
@@ -414,14 +422,26 @@ impl LiveCapture {
         frame: &RgbImage,
         dt: f32,
     ) -> Result<Found, Refusal> {
-        let mut found = match models.find(frame, self.track) {
+        // Each frame's crop comes from the last frame's landmarks, a loop that can drift:
+        // a half-length picture's crop grows round the missing legs until the model
+        // invents them (a knee on a helmet held by the hips). A track that has wandered
+        // from where the detector last saw the body is detected afresh.
+        let track = self.track.filter(|track| {
+            self.detected
+                .is_some_and(|detected| track.is_near(&detected, TRACK_LEASH))
+        });
+        let mut found = match models.find(frame, track) {
             Ok(found) => found,
             Err(refusal) => {
                 self.track = None;
+                self.detected = None;
                 self.smoother = CaptureSmoother::default();
                 return Err(refusal);
             }
         };
+        if Some(found.body_roi) != track {
+            self.detected = Some(found.body_roi);
+        }
         self.track = Some(found.next_roi);
         if self.mirror {
             found.capture = found.capture.mirrored();
