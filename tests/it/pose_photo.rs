@@ -326,6 +326,33 @@ fn a_folder_of_shaking_frames_is_followed_and_the_filter_steadies_it() {
     );
 }
 
+/// What a half-length view (the photograph, no legs in it) must give: the hips and legs
+/// as they were (rest), and the head upright as the person holds theirs. `what` names the
+/// frame or key in a failure.
+pub fn assert_half_length_pose(rig: &vrma_maker::core::rig::Rig, pose: &Pose, what: &str) {
+    for bone in [
+        Bone::Hips,
+        Bone::LeftUpperLeg,
+        Bone::RightUpperLeg,
+        Bone::LeftLowerLeg,
+        Bone::RightLowerLeg,
+    ] {
+        assert_eq!(
+            pose.rotation(bone),
+            bevy::math::Quat::IDENTITY,
+            "{what}: {bone:?}"
+        );
+    }
+    let hips = pose.hips.unwrap_or(rig.hips_rest());
+    assert!(
+        hips.distance(rig.hips_rest()) < 1e-4,
+        "{what}: hips at {hips}"
+    );
+    let head = rig.world_pose(pose)[Bone::Head.index()].unwrap().1;
+    let tilted = head.angle_between(bevy::math::Quat::IDENTITY).to_degrees();
+    assert!(tilted < 25.0, "{what}: head turned {tilted:.0}°");
+}
+
 /// Two seconds of a half-length webcam view (the photograph, mirrored as a selfie): the
 /// track stays on the body, so the legs nobody sees and the hips stay as they were in
 /// every frame, and the head stays upright. (Tracked from frame to frame alone, the crop
@@ -369,27 +396,7 @@ fn a_half_length_webcam_view_keeps_the_legs_and_hips_and_the_head_upright_throug
     for frame in poses {
         let pose = Pose::from_json(&frame["pose"], &mut Vec::new()).unwrap();
         let at = frame["frame"].as_u64().unwrap();
-        for bone in [
-            Bone::Hips,
-            Bone::LeftUpperLeg,
-            Bone::RightUpperLeg,
-            Bone::LeftLowerLeg,
-            Bone::RightLowerLeg,
-        ] {
-            assert_eq!(
-                pose.rotation(bone),
-                bevy::math::Quat::IDENTITY,
-                "frame {at}: {bone:?}"
-            );
-        }
-        let hips = pose.hips.unwrap_or(rig.hips_rest());
-        assert!(
-            hips.distance(rig.hips_rest()) < 1e-4,
-            "frame {at}: hips at {hips}"
-        );
-        let head = rig.world_pose(&pose)[Bone::Head.index()].unwrap().1;
-        let tilted = head.angle_between(bevy::math::Quat::IDENTITY).to_degrees();
-        assert!(tilted < 25.0, "frame {at}: head turned {tilted:.0}°");
+        assert_half_length_pose(&rig, &pose, &format!("frame {at}"));
     }
 }
 

@@ -1830,33 +1830,7 @@ fn capture_two_keys_while_following(s: &Session, project: &Path, model: &Path) {
         // The head faces the camera upright, as in the photo (mirroring keeps the face's
         // sides with the body's); the legs, out of the picture, and the hips stay as they
         // were.
-        let head = world[Bone::Head.index()].unwrap().1;
-        let tilted = head.angle_between(bevy::math::Quat::IDENTITY).to_degrees();
-        assert!(
-            tilted < 25.0,
-            "key at {}: head turned {tilted:.0}°",
-            key["t"]
-        );
-        for bone in [
-            Bone::Hips,
-            Bone::LeftUpperLeg,
-            Bone::RightUpperLeg,
-            Bone::LeftLowerLeg,
-            Bone::RightLowerLeg,
-        ] {
-            assert_eq!(
-                pose.rotation(bone),
-                bevy::math::Quat::IDENTITY,
-                "key at {}: {bone:?}",
-                key["t"]
-            );
-        }
-        let hips = pose.hips.unwrap_or(rig.hips_rest());
-        assert!(
-            hips.distance(rig.hips_rest()) < 1e-4,
-            "key at {}: hips at {hips}",
-            key["t"]
-        );
+        crate::pose_photo::assert_half_length_pose(&rig, &pose, &format!("key at {}", key["t"]));
     }
     assert!(
         (captured["playhead"].as_f64().unwrap() - 1.0).abs() < 1e-6,
