@@ -1,10 +1,12 @@
 /* A webcam for tests, on a machine without one: loaded with LD_PRELOAD, it answers the
  * Video4Linux 2 calls a capture program makes on one device path as a UVC webcam does
  * (formats, sizes, rates, format and rate setting, memory-mapped buffers, streaming),
- * and plays raw YUYV frames from a file at 30 frames a second, round and round.
+ * and plays frames from a file at 30 frames a second, round and round.
  *
  *   FAKE_V4L2_DEVICE  the path it answers for (every other path is the real one)
- *   FAKE_V4L2_FRAMES  640x480 YUYV frames, one after another
+ *   FAKE_V4L2_FORMAT  YUYV (the default) or MJPG: the one format the camera offers
+ *   FAKE_V4L2_FRAMES  YUYV: 640x480 frames, one after another; MJPG: each frame's
+ *                     length (4 bytes, little-endian), then the frame
  *
  * The buffers live in a memfd, so the program's own mmap of the device maps them for
  * real; only open and ioctl are taken over. */
@@ -31,7 +33,10 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int device_fd = -1;
 static unsigned char *frames;
-static size_t frame_count, next_frame;
+static size_t frames_bytes, frame_count, next_frame;
+/* Where each frame starts in `frames`, and how long it is. */
+static size_t *frame_start, *frame_length;
+static __u32 pixel_format;
 static unsigned buffer_count;
 static int queued[MAX_BUFFERS];
 static int streaming;
@@ -59,11 +64,37 @@ static int is_device(const char *path) {
     return device && path && strcmp(path, device) == 0;
 }
 
+/* Finds the frames in the mapped file: fixed-size YUYV ones, or length-prefixed MJPG
+ * ones (a frame longer than a buffer is cut to it, as a driver would). */
+static size_t index_frames(void) {
+    size_t count = 0, at = 0;
+    while (at < frames_bytes) {
+        size_t length = FRAME_BYTES, start = at;
+        if (pixel_format == V4L2_PIX_FMT_MJPEG) {
+            if (at + 4 > frames_bytes) break;
+            length = frames[at] | frames[at + 1] << 8 | frames[at + 2] << 16 |
+                     (size_t)frames[at + 3] << 24;
+            start = at + 4;
+            if (length > frames_bytes - start) break;
+        } else if (at + FRAME_BYTES > frames_bytes) {
+            break;
+        }
+        frame_start = realloc(frame_start, (count + 1) * sizeof *frame_start);
+        frame_length = realloc(frame_length, (count + 1) * sizeof *frame_length);
+        frame_start[count] = start;
+        frame_length[count] = length < FRAME_BYTES ? length : FRAME_BYTES;
+        count++;
+        at = start + length;
+    }
+    return count;
+}
+
 static int open_device(void) {
     const char *file = getenv("FAKE_V4L2_FRAMES");
+    const char *format = getenv("FAKE_V4L2_FORMAT");
     int in = file ? real_open(file, O_RDONLY, 0) : -1;
     struct stat st;
-    if (in < 0 || fstat(in, &st) != 0 || st.st_size < FRAME_BYTES) {
+    if (in < 0 || fstat(in, &st) != 0 || st.st_size < 4) {
         if (in >= 0) real_close(in);
         errno = ENODEV;
         return -1;
@@ -75,9 +106,19 @@ static int open_device(void) {
         errno = EBUSY; /* one program at a time, as a real camera */
         return -1;
     }
-    frame_count = (size_t)st.st_size / FRAME_BYTES;
-    frames = mmap(NULL, frame_count * FRAME_BYTES, PROT_READ, MAP_PRIVATE, in, 0);
+    pixel_format = format && strcmp(format, "MJPG") == 0 ? V4L2_PIX_FMT_MJPEG
+                                                         : V4L2_PIX_FMT_YUYV;
+    frames_bytes = (size_t)st.st_size;
+    frames = mmap(NULL, frames_bytes, PROT_READ, MAP_PRIVATE, in, 0);
     real_close(in);
+    frame_count = frames == MAP_FAILED ? 0 : index_frames();
+    if (frame_count == 0) {
+        if (frames != MAP_FAILED) munmap(frames, frames_bytes);
+        frames = NULL;
+        pthread_mutex_unlock(&lock);
+        errno = ENODEV;
+        return -1;
+    }
     device_fd = memfd_create("fake-v4l2", MFD_CLOEXEC);
     next_frame = 0;
     buffer_count = 0;
@@ -109,7 +150,7 @@ int close(int fd) {
     pthread_mutex_lock(&lock);
     if (fd == device_fd && fd >= 0) {
         device_fd = -1;
-        if (frames) munmap(frames, frame_count * FRAME_BYTES);
+        if (frames) munmap(frames, frames_bytes);
         frames = NULL;
     }
     pthread_mutex_unlock(&lock);
@@ -145,12 +186,13 @@ static void wait_for_frame(void) {
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, NULL);
 }
 
-/* Writes the next frame into buffer `index`. */
-static void deliver(unsigned index) {
+/* Writes the next frame into buffer `index`; its length in bytes. */
+static size_t deliver(unsigned index) {
+    size_t frame = next_frame++ % frame_count;
     clock_gettime(CLOCK_MONOTONIC, &last_frame);
-    pwrite(device_fd, frames + (next_frame % frame_count) * FRAME_BYTES, FRAME_BYTES,
+    pwrite(device_fd, frames + frame_start[frame], frame_length[frame],
            (off_t)index * FRAME_BYTES);
-    next_frame++;
+    return frame_length[frame];
 }
 
 static int device_ioctl(unsigned long request, void *arg) {
@@ -166,14 +208,15 @@ static int device_ioctl(unsigned long request, void *arg) {
     case VIDIOC_ENUM_FMT: {
         struct v4l2_fmtdesc *desc = arg;
         if (desc->index != 0 || desc->type != V4L2_BUF_TYPE_VIDEO_CAPTURE) return fail(EINVAL);
-        desc->flags = 0;
-        strcpy((char *)desc->description, "YUYV 4:2:2");
-        desc->pixelformat = V4L2_PIX_FMT_YUYV;
+        strcpy((char *)desc->description,
+               pixel_format == V4L2_PIX_FMT_MJPEG ? "Motion-JPEG" : "YUYV 4:2:2");
+        desc->flags = pixel_format == V4L2_PIX_FMT_MJPEG ? V4L2_FMT_FLAG_COMPRESSED : 0;
+        desc->pixelformat = pixel_format;
         return 0;
     }
     case VIDIOC_ENUM_FRAMESIZES: {
         struct v4l2_frmsizeenum *size = arg;
-        if (size->pixel_format != V4L2_PIX_FMT_YUYV ||
+        if (size->pixel_format != pixel_format ||
             size->index >= sizeof sizes / sizeof sizes[0])
             return fail(EINVAL);
         size->type = V4L2_FRMSIZE_TYPE_DISCRETE;
@@ -183,7 +226,7 @@ static int device_ioctl(unsigned long request, void *arg) {
     }
     case VIDIOC_ENUM_FRAMEINTERVALS: {
         struct v4l2_frmivalenum *interval = arg;
-        if (interval->pixel_format != V4L2_PIX_FMT_YUYV ||
+        if (interval->pixel_format != pixel_format ||
             !known_size(interval->width, interval->height) || interval->index > 1)
             return fail(EINVAL);
         interval->type = V4L2_FRMIVAL_TYPE_DISCRETE;
@@ -198,9 +241,9 @@ static int device_ioctl(unsigned long request, void *arg) {
          * driver answers with the nearest it has. */
         format->fmt.pix.width = WIDTH;
         format->fmt.pix.height = HEIGHT;
-        format->fmt.pix.pixelformat = V4L2_PIX_FMT_YUYV;
+        format->fmt.pix.pixelformat = pixel_format;
         format->fmt.pix.field = V4L2_FIELD_NONE;
-        format->fmt.pix.bytesperline = WIDTH * 2;
+        format->fmt.pix.bytesperline = pixel_format == V4L2_PIX_FMT_MJPEG ? 0 : WIDTH * 2;
         format->fmt.pix.sizeimage = FRAME_BYTES;
         format->fmt.pix.colorspace = V4L2_COLORSPACE_SRGB;
         return 0;
@@ -244,9 +287,8 @@ static int device_ioctl(unsigned long request, void *arg) {
         for (unsigned i = 0; i < buffer_count; i++) {
             if (!queued[i]) continue;
             queued[i] = 0;
-            deliver(i);
+            buffer->bytesused = (__u32)deliver(i);
             buffer->index = i;
-            buffer->bytesused = FRAME_BYTES;
             buffer->length = FRAME_BYTES;
             buffer->m.offset = i * FRAME_BYTES;
             buffer->field = V4L2_FIELD_NONE;

@@ -546,6 +546,27 @@ pub mod crafted {
         png
     }
 
+    /// `picture` as a webcam's Motion-JPEG frame: a baseline JPEG without its Huffman
+    /// tables (a webcam leaves the standard ones implied) and without a JFIF header.
+    pub fn mjpeg_frame(picture: &image::RgbImage, quality: u8) -> Vec<u8> {
+        let mut jpeg = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, quality)
+            .encode_image(picture)
+            .expect("a picture in memory encodes");
+        let mut frame = jpeg[..2].to_vec();
+        let mut at = 2;
+        // Segments up to the scan: each marker, its length, its body.
+        while jpeg[at + 1] != 0xDA {
+            let length = usize::from(u16::from_be_bytes([jpeg[at + 2], jpeg[at + 3]]));
+            if !matches!(jpeg[at + 1], 0xC4 | 0xE0) {
+                frame.extend_from_slice(&jpeg[at..at + 2 + length]);
+            }
+            at += 2 + length;
+        }
+        frame.extend_from_slice(&jpeg[at..]);
+        frame
+    }
+
     /// PNG's chunk checksum (a header must pass it to be read at all).
     fn crc32(bytes: &[u8]) -> u32 {
         let mut crc = !0u32;
@@ -593,6 +614,39 @@ mod tests {
             (read.width(), read.height(), read.get_pixel(2, 1).0),
             (3, 2, [9, 8, 7])
         );
+    }
+
+    #[test]
+    fn webcam_motion_jpeg_frames_read_without_their_huffman_tables() {
+        let picture = image::RgbImage::from_fn(64, 48, |x, y| {
+            image::Rgb([(x * 4) as u8, (y * 5) as u8, if x < 32 { 200 } else { 30 }])
+        });
+        let frame = crafted::mjpeg_frame(&picture, 90);
+        // As a webcam sends it, a JPEG reader cannot: the tables are missing.
+        assert!(decode_image(&frame).is_err());
+        let read = webcam::mjpeg_to_rgb(&frame).unwrap();
+        assert_eq!(read.dimensions(), picture.dimensions());
+        let worst = read
+            .pixels()
+            .zip(picture.pixels())
+            .flat_map(|(a, b)| (0..3).map(move |c| a.0[c].abs_diff(b.0[c])))
+            .max()
+            .unwrap();
+        assert!(worst <= 24, "differs by {worst} levels");
+        // A complete JPEG passes unchanged.
+        let mut whole = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new(&mut whole)
+            .encode_image(&picture)
+            .unwrap();
+        assert!(matches!(
+            webcam::as_jpeg(&whole),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        // Cut short or garbage: refused, never a panic.
+        let cut_off = webcam::mjpeg_to_rgb(&frame[..frame.len() / 3]).unwrap_err();
+        assert!(cut_off.0.contains("cut off"), "{cut_off}");
+        assert!(webcam::mjpeg_to_rgb(&[0xFF, 0xD8, 0xFF, 0xD9]).is_err());
+        assert!(webcam::mjpeg_to_rgb(&[0xFF, 0xD9, 0xFF, 0xD8, 0xFF]).is_err());
     }
 
     #[test]

@@ -161,19 +161,95 @@ impl Webcam {
         Err(Refusal::new("webcams are read on Linux only so far"))
     }
 
-    /// The next frame (waits for it).
+    /// The next frame (waits for it). A frame that cannot be read (a camera short of USB
+    /// bandwidth sends cut-off ones) is passed over; a second of them in a row ends it.
     #[cfg(target_os = "linux")]
     pub fn next_frame(&mut self) -> Result<RgbImage, Refusal> {
-        let frame = self
-            .camera
-            .capture()
-            .map_err(|e| Refusal::new(format!("the camera stopped: {e}")))?;
-        let (width, height) = frame.resolution;
-        match &frame.format {
-            b"YUYV" => yuyv_to_rgb(width, height, &frame),
-            _ => crate::decode_image(&frame),
+        let mut unreadable = 0;
+        loop {
+            let frame = self
+                .camera
+                .capture()
+                .map_err(|e| Refusal::new(format!("the camera stopped: {e}")))?;
+            let (width, height) = frame.resolution;
+            let read = match &frame.format {
+                b"YUYV" => yuyv_to_rgb(width, height, &frame),
+                _ => mjpeg_to_rgb(&frame),
+            };
+            match read {
+                Ok(picture) => return Ok(picture),
+                Err(refusal) if unreadable >= UNREADABLE_FRAMES_IN_A_ROW => {
+                    return Err(Refusal::new(format!(
+                        "the camera's frames cannot be read: {refusal}"
+                    )));
+                }
+                Err(_) => unreadable += 1,
+            }
         }
     }
+}
+
+/// How many unreadable frames in a row are passed over (a second's worth).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+const UNREADABLE_FRAMES_IN_A_ROW: usize = 30;
+
+/// A Motion-JPEG frame as RGB. A frame without its end marker was cut off on its way
+/// (JPEG readers fill the rest in grey, which the pose model would take for the picture).
+pub fn mjpeg_to_rgb(frame: &[u8]) -> Result<RgbImage, Refusal> {
+    // Inside the compressed picture a 0xFF byte is always followed by 0 or a restart
+    // marker, so the end marker (0xFF 0xD9) cannot appear before the end.
+    if !frame.windows(2).any(|pair| pair == [0xFF, 0xD9]) {
+        return Err(Refusal::new(format!(
+            "the camera's frame was cut off ({} bytes)",
+            frame.len()
+        )));
+    }
+    crate::decode_image(&as_jpeg(frame))
+}
+
+/// A Motion-JPEG frame as a JPEG file. Webcams leave out the Huffman tables (MJPEG's
+/// are fixed: the standard ones of JPEG's Annex K), which a JPEG reader needs; the AVI1
+/// marker that says so is added where the frame has neither tables nor marker, and the
+/// decoder then takes the standard tables.
+pub fn as_jpeg(frame: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    const SOI: [u8; 2] = [0xFF, 0xD8];
+    // APP0 "AVI1": polarity, reserved, and two field sizes (unused here).
+    const AVI1: [u8; 18] = [
+        0xFF, 0xE0, 0x00, 0x10, b'A', b'V', b'I', b'1', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ];
+    if !frame.starts_with(&SOI) || has_huffman_tables_or_avi1(frame) {
+        return std::borrow::Cow::Borrowed(frame);
+    }
+    let mut jpeg = Vec::with_capacity(frame.len() + AVI1.len());
+    jpeg.extend_from_slice(&SOI);
+    jpeg.extend_from_slice(&AVI1);
+    jpeg.extend_from_slice(&frame[2..]);
+    std::borrow::Cow::Owned(jpeg)
+}
+
+/// Whether the segments before a JPEG's scan hold a Huffman table (DHT) or an AVI1 mark.
+fn has_huffman_tables_or_avi1(jpeg: &[u8]) -> bool {
+    let mut at = 2;
+    while at + 4 <= jpeg.len() {
+        if jpeg[at] != 0xFF {
+            return false; // not a segment: let the decoder say what is wrong
+        }
+        let marker = jpeg[at + 1];
+        match marker {
+            0xFF => at += 1, // fill byte
+            0xC4 => return true,
+            0xDA | 0xD9 => return false, // the scan (or the end) comes first
+            0x01 | 0xD0..=0xD7 => at += 2,
+            _ => {
+                let length = usize::from(u16::from_be_bytes([jpeg[at + 2], jpeg[at + 3]]));
+                if marker == 0xE0 && jpeg[at + 4..].starts_with(b"AVI1") {
+                    return true;
+                }
+                at += 2 + length.max(2);
+            }
+        }
+    }
+    false
 }
 
 /// The offered size nearest 640×480 (by pixel count), at least 320 wide.
