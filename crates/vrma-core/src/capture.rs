@@ -559,6 +559,107 @@ fn lowest_foot(rig: &Rig, pose: &Pose) -> Option<f32> {
         .reduce(f32::min)
 }
 
+/// A limb bone pointing out of the picture by at least this much (the z of its world
+/// direction; 0.4 ≈ 24°) by the world landmarks ...
+pub const OUT_OF_PICTURE: f32 = 0.4;
+
+/// ... and shown at most this fraction of its length by the picture (≈ 37° out of it)
+/// takes its depth from how short the picture shows it.
+pub const FORESHORTENED: f32 = 0.8;
+
+/// Each arm and leg from its root: the landmarks of its joints, then those that move
+/// with its end (the hand's, the foot's).
+const LIMB_LANDMARKS: [([usize; 3], &[usize]); 4] = {
+    use body::*;
+    [
+        (
+            [LEFT_SHOULDER, LEFT_ELBOW, LEFT_WRIST],
+            &[LEFT_PINKY, LEFT_INDEX, LEFT_THUMB],
+        ),
+        (
+            [RIGHT_SHOULDER, RIGHT_ELBOW, RIGHT_WRIST],
+            &[RIGHT_PINKY, RIGHT_INDEX, RIGHT_THUMB],
+        ),
+        (
+            [LEFT_HIP, LEFT_KNEE, LEFT_ANKLE],
+            &[LEFT_HEEL, LEFT_FOOT_INDEX],
+        ),
+        (
+            [RIGHT_HIP, RIGHT_KNEE, RIGHT_ANKLE],
+            &[RIGHT_HEEL, RIGHT_FOOT_INDEX],
+        ),
+    ]
+};
+
+/// Limb directions read from both of the pose model's outputs. The landmarks in the
+/// picture (`pixels`, in the world landmarks' x and y axes) are its surest reading, so
+/// each limb bone takes its direction across the picture from them and keeps the world
+/// landmarks' angle out of it; where both say a bone points well out of the picture,
+/// its depth comes from how short the picture shows it against its length (the longer
+/// of it and its twin on the other side: a foreshortened bone's world length runs
+/// short). The depth's sign stays the world landmarks'. Bones keep their world length;
+/// the landmarks beyond a moved joint move with it. Nothing changes without enough
+/// sure limb bones to measure the picture's scale by.
+///
+/// Measured on 44 stills of the test avatar (11 poses, 4 camera angles): median limb
+/// bone error 16.1° → 14.0°, within 20° 62 % → 68 % (`tests/it/pose_photo.rs`).
+pub fn align_limbs_to_picture(body: &mut BodyLandmarks, pixels: &[glam::Vec2; BODY_POINTS]) {
+    if pixels.iter().any(|p| !p.is_finite()) {
+        return;
+    }
+    let sure = |i: usize| body.visibility[i] >= MIN_VISIBILITY;
+    let bones = || {
+        LIMB_LANDMARKS
+            .iter()
+            .flat_map(|([root, bend, end], _)| [(*root, *bend), (*bend, *end)])
+            .filter(|&(a, b)| sure(a) && sure(b))
+    };
+    let given = body.points;
+    let (mut across_picture, mut across_world) = (0.0, 0.0);
+    for (a, b) in bones() {
+        across_picture += (pixels[b] - pixels[a]).length();
+        across_world += (given[b] - given[a]).truncate().length();
+    }
+    if bones().count() < 2 || across_picture < 1e-6 || across_world < 1e-6 {
+        return;
+    }
+    let metres_per_pixel = across_world / across_picture;
+    for ([root, bend, end], beyond) in LIMB_LANDMARKS {
+        for (a, b, moving) in [
+            (root, bend, [&[end][..], beyond].concat()),
+            (bend, end, beyond.to_vec()),
+        ] {
+            if !(sure(a) && sure(b)) {
+                continue;
+            }
+            let bone = given[b] - given[a];
+            let twin = given[body::mirror(b)] - given[body::mirror(a)];
+            let length = bone.length().max(twin.length());
+            let seen = (pixels[b] - pixels[a]) * metres_per_pixel;
+            let (Some(direction), Some(across)) = (bone.try_normalize(), seen.try_normalize())
+            else {
+                continue;
+            };
+            let depth =
+                if seen.length() < FORESHORTENED * length && direction.z.abs() >= OUT_OF_PICTURE {
+                    (1.0 - (seen.length() / length).powi(2))
+                        .max(0.0)
+                        .sqrt()
+                        .copysign(direction.z)
+                } else {
+                    direction.z
+                };
+            let in_plane = (1.0 - depth * depth).max(0.0).sqrt();
+            let aligned = (across * in_plane).extend(depth);
+            let shift = body.points[a] + aligned * bone.length() - body.points[b];
+            body.points[b] += shift;
+            for i in moving {
+                body.points[i] += shift;
+            }
+        }
+    }
+}
+
 /// The landmarks a person posed as `pose` on `rig` would show to a camera in front of
 /// the model (camera frame, hips' middle at the origin, all visible; hands included).
 /// Tests pose a model, read these back, and must get the pose again.
@@ -948,6 +1049,100 @@ mod tests {
         let hips_at = |pose: &Pose| pose.hips.unwrap_or(rig.hips_rest());
         assert!(hips_at(&posed.pose).distance(hips_at(&current)) < 1e-6);
         assert!(!posed.used[body::LEFT_KNEE] && !posed.used[body::RIGHT_KNEE]);
+    }
+
+    /// The picture of `body`: straight on, 300 pixels a metre.
+    fn picture_of(body: &BodyLandmarks) -> [glam::Vec2; BODY_POINTS] {
+        body.points
+            .map(|p| p.truncate() * 300.0 + glam::Vec2::new(200.0, 260.0))
+    }
+
+    /// Each limb bone's direction in the camera's frame.
+    fn limb_bone_directions(body: &BodyLandmarks) -> Vec<Vec3> {
+        LIMB_LANDMARKS
+            .iter()
+            .flat_map(|([a, b, c], _)| [(*a, *b), (*b, *c)])
+            .map(|(a, b)| (body.points[b] - body.points[a]).normalize())
+            .collect()
+    }
+
+    fn largest_angle(a: &[Vec3], b: &[Vec3]) -> f32 {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| x.angle_between(*y).to_degrees())
+            .fold(0.0, f32::max)
+    }
+
+    #[test]
+    fn limbs_take_their_direction_across_the_picture_from_it_and_depth_from_foreshortening() {
+        let rig = rig();
+        for (name, pose) in known_poses() {
+            let truth = landmarks_of_pose(&rig, &pose).body.unwrap();
+            let pixels = picture_of(&truth);
+            // Landmarks that agree with their picture stay as they are.
+            let mut same = truth.clone();
+            align_limbs_to_picture(&mut same, &pixels);
+            let moved = largest_angle(&limb_bone_directions(&same), &limb_bone_directions(&truth));
+            assert!(moved < 0.1, "{name}: {moved}°");
+
+            // World landmarks as a pose model reads them: every limb bone turned 12°
+            // across the picture, and the left thigh's depth read half as deep.
+            let mut read = truth.clone();
+            for ([root, bend, end], beyond) in LIMB_LANDMARKS {
+                for (a, b, moving) in [
+                    (root, bend, [&[end][..], beyond].concat()),
+                    (bend, end, beyond.to_vec()),
+                ] {
+                    let mut bone = truth.points[b] - truth.points[a];
+                    if b == body::LEFT_KNEE {
+                        bone.z *= 0.5;
+                    }
+                    let turned = Quat::from_rotation_z(12f32.to_radians()) * bone;
+                    let shift = read.points[a] + turned - read.points[b];
+                    for i in [&[b][..], &moving].concat() {
+                        read.points[i] += shift;
+                    }
+                }
+            }
+            let before = largest_angle(&limb_bone_directions(&read), &limb_bone_directions(&truth));
+            assert!(before > 11.0, "{name}: {before}°");
+            align_limbs_to_picture(&mut read, &pixels);
+            let after = largest_angle(&limb_bone_directions(&read), &limb_bone_directions(&truth));
+            assert!(after < 0.5, "{name}: {before}° before, {after}° after");
+        }
+    }
+
+    #[test]
+    fn unsure_or_unusable_landmarks_are_not_aligned() {
+        let rig = rig();
+        let (_, reach) = &known_poses()[1];
+        let truth = landmarks_of_pose(&rig, reach).body.unwrap();
+        let mut pixels = picture_of(&truth);
+        for p in &mut pixels {
+            *p = glam::Vec2::new(p.x, 520.0 - p.y); // the picture upside down
+        }
+        let mut unsure = truth.clone();
+        unsure.visibility[body::LEFT_ELBOW] = 0.1;
+        align_limbs_to_picture(&mut unsure, &pixels);
+        for i in [body::LEFT_SHOULDER, body::LEFT_ELBOW, body::LEFT_WRIST] {
+            assert_eq!(unsure.points[i], truth.points[i]);
+        }
+        assert_ne!(
+            unsure.points[body::RIGHT_WRIST],
+            truth.points[body::RIGHT_WRIST]
+        );
+
+        let mut broken = truth.clone();
+        pixels[body::NOSE] = glam::Vec2::NAN;
+        align_limbs_to_picture(&mut broken, &pixels);
+        assert_eq!(broken, truth);
+
+        let mut half_seen = truth.clone();
+        half_seen.visibility = [0.0; BODY_POINTS];
+        half_seen.visibility[body::LEFT_SHOULDER] = 1.0;
+        half_seen.visibility[body::LEFT_ELBOW] = 1.0;
+        align_limbs_to_picture(&mut half_seen, &picture_of(&truth).map(|p| p * -1.0));
+        assert_eq!(half_seen.points, truth.points, "one bone gives no scale");
     }
 
     #[test]

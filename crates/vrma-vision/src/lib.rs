@@ -19,7 +19,7 @@ use tract_onnx::prelude::*;
 use vrma_core::Refusal;
 use vrma_core::capture::{
     BODY_POINTS, BodyLandmarks, CAMERA_SMOOTHING, Capture, CaptureSmoother, HAND_POINTS,
-    HandLandmarks, body,
+    HandLandmarks, align_limbs_to_picture, body,
 };
 use vrma_core::humanoid::Side;
 use vrma_core::vr::OneEuroParams;
@@ -244,8 +244,10 @@ impl PoseModels {
         }
         // The model's own landmarks 33 and 34 place the next frame's crop.
         let next_roi = body_roi(pixel(33), pixel(34)).unwrap_or(roi);
+        let mut body = BodyLandmarks { points, visibility };
+        align_limbs_to_picture(&mut body, &body_pixels);
         let mut capture = Capture {
-            body: Some(BodyLandmarks { points, visibility }),
+            body: Some(body),
             hands: Vec::new(),
         };
         let mut hand_pixels = Vec::new();
