@@ -7,14 +7,18 @@
  *   FAKE_V4L2_FORMAT  YUYV (the default) or MJPG: the one format the camera offers
  *   FAKE_V4L2_FRAMES  YUYV: 640x480 frames, one after another; MJPG: each frame's
  *                     length (4 bytes, little-endian), then the frame
+ *   FAKE_V4L2_STALL_AFTER  after this many frames the camera sends no more and reports
+ *                     nothing (as a USB webcam short of bandwidth can): poll waits out its
+ *                     time, and a DQBUF (or an unlimited poll) until the device is closed
  *
  * The buffers live in a memfd, so the program's own mmap of the device maps them for
- * real; only open and ioctl are taken over. */
+ * real; only open, close, ioctl and poll are taken over. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/videodev2.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +46,8 @@ static int queued[MAX_BUFFERS];
 static int streaming;
 static unsigned sequence;
 static struct timespec last_frame;
+/* Frames sent before the camera stalls (0: never). */
+static size_t stall_after;
 /* What a UVC camera typically offers: sizes round 640x480, 30 and 15 fps. */
 static const unsigned sizes[][2] = {{1280, 720}, {640, 480}, {320, 240}};
 
@@ -120,6 +126,8 @@ static int open_device(void) {
         return -1;
     }
     device_fd = memfd_create("fake-v4l2", MFD_CLOEXEC);
+    const char *stall = getenv("FAKE_V4L2_STALL_AFTER");
+    stall_after = stall ? strtoul(stall, NULL, 10) : 0;
     next_frame = 0;
     buffer_count = 0;
     streaming = 0;
@@ -311,13 +319,30 @@ static int device_ioctl(unsigned long request, void *arg) {
     }
 }
 
+/* Whether the camera has stopped sending (the lock held). */
+static int stalled(void) { return stall_after && next_frame >= stall_after; }
+
+/* A stalled camera's DQBUF: nothing comes, until the device is closed. */
+static void wait_while_stalled(int fd) {
+    for (;;) {
+        pthread_mutex_lock(&lock);
+        int waiting = fd == device_fd && stalled();
+        pthread_mutex_unlock(&lock);
+        if (!waiting) return;
+        usleep(20000);
+    }
+}
+
 int ioctl(int fd, unsigned long request, ...) {
     static int (*next)(int, unsigned long, ...);
     va_list args;
     va_start(args, request);
     void *arg = va_arg(args, void *);
     va_end(args);
-    if (fd >= 0 && fd == device_fd && request == VIDIOC_DQBUF) wait_for_frame();
+    if (fd >= 0 && fd == device_fd && request == VIDIOC_DQBUF) {
+        wait_for_frame();
+        wait_while_stalled(fd);
+    }
     pthread_mutex_lock(&lock);
     if (fd >= 0 && fd == device_fd) {
         int result = device_ioctl(request, arg);
@@ -327,4 +352,27 @@ int ioctl(int fd, unsigned long request, ...) {
     pthread_mutex_unlock(&lock);
     if (!next) next = dlsym(RTLD_NEXT, "ioctl");
     return next(fd, request, arg);
+}
+
+/* The camera is readable when its next frame is due; a stalled one never is. */
+int poll(struct pollfd *fds, nfds_t count, int timeout) {
+    static int (*next)(struct pollfd *, nfds_t, int);
+    if (!next) next = dlsym(RTLD_NEXT, "poll");
+    pthread_mutex_lock(&lock);
+    int camera = count == 1 && fds[0].fd >= 0 && fds[0].fd == device_fd;
+    int dead = camera && stalled();
+    pthread_mutex_unlock(&lock);
+    if (!camera) return next(fds, count, timeout);
+    if (dead && timeout < 0) {
+        wait_while_stalled(fds[0].fd);
+        return next(fds, count, 0);
+    }
+    if (dead) {
+        if (timeout > 0) usleep((useconds_t)timeout * 1000);
+        fds[0].revents = 0;
+        return 0;
+    }
+    wait_for_frame();
+    fds[0].revents = fds[0].events & (POLLIN | POLLRDNORM);
+    return 1;
 }

@@ -112,6 +112,7 @@ fn a_webcam_is_found_opened_at_640x480_and_streams_its_frames_in_order() {
         "webcam::a_webcam_is_found_opened_at_640x480_and_streams_its_frames_in_order",
         "YUYV",
         &frames,
+        &[],
     );
 }
 
@@ -135,16 +136,58 @@ fn a_motion_jpeg_webcam_is_read_frame_by_frame_and_a_cut_off_frame_is_passed_ove
         "webcam::a_motion_jpeg_webcam_is_read_frame_by_frame_and_a_cut_off_frame_is_passed_over",
         "MJPG",
         &frames,
+        &[],
     );
+}
+
+/// A camera that stops sending after three frames without reporting anything (as a USB
+/// webcam short of bandwidth can): the next frame is refused with a message that says so
+/// once its wait is up, instead of holding the reader for ever, and the camera is let go
+/// (it opens again).
+#[test]
+fn a_webcam_that_stops_sending_is_let_go_with_a_clear_message() {
+    if std::env::var_os(CHILD).is_some() {
+        return in_front_of_a_stalling_camera();
+    }
+    let frames: Vec<u8> = (0..8).flat_map(|i| to_yuyv(&pattern(i))).collect();
+    run_in_front_of_the_fake_camera(
+        "webcam::a_webcam_that_stops_sending_is_let_go_with_a_clear_message",
+        "YUYV",
+        &frames,
+        &[("FAKE_V4L2_STALL_AFTER", "3")],
+    );
+}
+
+fn in_front_of_a_stalling_camera() {
+    let devices = camera_devices();
+    let mut webcam = Webcam::open_first(&devices).unwrap();
+    for k in 0..3 {
+        let frame = webcam.next_frame().unwrap();
+        assert_eq!(
+            read_pattern(&frame, 0).0,
+            k,
+            "the frames before the stall, in order"
+        );
+    }
+    let stopped = webcam.next_frame().err().unwrap().0;
+    assert!(stopped.contains("stopped sending"), "{stopped}");
+    drop(webcam);
+    let mut again = Webcam::open(&devices[1]).unwrap();
+    assert!(again.next_frame().is_ok());
 }
 
 /// How much of the cut-off frame arrives: its headers and the start of its picture.
 const CUT_OFF_BYTES: usize = 400;
 
 /// Runs `test` again in a child process, with the fake camera loaded and playing
-/// `frames` in `format`.
-fn run_in_front_of_the_fake_camera(test: &str, format: &str, frames: &[u8]) {
-    let dir = scratch(&format!("webcam-fake-{format}"));
+/// `frames` in `format`, with its other `settings` (environment variables).
+fn run_in_front_of_the_fake_camera(
+    test: &str,
+    format: &str,
+    frames: &[u8],
+    settings: &[(&str, &str)],
+) {
+    let dir = scratch(&format!("webcam-{}", test.rsplit("::").next().unwrap()));
     let Some(library) = fake_camera_library(&dir) else {
         return;
     };
@@ -163,6 +206,7 @@ fn run_in_front_of_the_fake_camera(test: &str, format: &str, frames: &[u8]) {
         .env("FAKE_V4L2_FORMAT", format)
         .env("FAKE_V4L2_FRAMES", dir.join("frames"))
         .env("VRMA_MAKER_VIDEO_DEVICES", &devices)
+        .envs(settings.iter().copied())
         .status()
         .unwrap();
     assert!(

@@ -42,10 +42,25 @@ fn devices_in(dir: &Path) -> Vec<PathBuf> {
     found.into_iter().map(|(_, path)| path).collect()
 }
 
+/// How long the first frame may take (a camera sets its exposure as it starts), and
+/// each one after it, before the camera counts as stopped.
+#[cfg(target_os = "linux")]
+const FIRST_FRAME_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+#[cfg(target_os = "linux")]
+const FRAME_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// An open, streaming camera.
 pub struct Webcam {
     #[cfg(target_os = "linux")]
     camera: rscam::Camera,
+    /// The camera's file descriptor, to wait on with a time limit: a camera that stops
+    /// sending without an error (a USB webcam short of bandwidth does) would otherwise
+    /// hold the reading thread, and the device, for ever. `None` where it could not be
+    /// told apart (the wait is then unlimited, as before).
+    #[cfg(target_os = "linux")]
+    descriptor: Option<std::os::fd::RawFd>,
+    #[cfg(target_os = "linux")]
+    frames_read: usize,
     format: [u8; 4],
     size: (u32, u32),
 }
@@ -81,8 +96,10 @@ impl Webcam {
         let path = device
             .to_str()
             .ok_or_else(|| Refusal::new(format!("{name}: not a device path")))?;
+        let before = open_descriptors();
         let mut camera = rscam::new(path)
             .map_err(|e| Refusal::new(format!("cannot open the camera {name}: {e}")))?;
+        let descriptor = camera_descriptor(&before, &open_descriptors());
         // (The list ends at the first error: a failing query would repeat for ever.)
         let offered: Vec<[u8; 4]> = camera
             .formats()
@@ -140,6 +157,8 @@ impl Webcam {
             .map_err(|e| Refusal::new(format!("the camera {name} would not start: {e}")))?;
         Ok(Webcam {
             camera,
+            descriptor,
+            frames_read: 0,
             format,
             size,
         })
@@ -161,12 +180,28 @@ impl Webcam {
         Err(Refusal::new("webcams are read on Linux only so far"))
     }
 
-    /// The next frame (waits for it). A frame that cannot be read (a camera short of USB
-    /// bandwidth sends cut-off ones) is passed over; a second of them in a row ends it.
+    /// The next frame (waits for it, a few seconds at most). A frame that cannot be read
+    /// (a camera short of USB bandwidth sends cut-off ones) is passed over; a second of
+    /// them in a row ends it.
     #[cfg(target_os = "linux")]
     pub fn next_frame(&mut self) -> Result<RgbImage, Refusal> {
         let mut unreadable = 0;
         loop {
+            let limit = if self.frames_read == 0 {
+                FIRST_FRAME_WAIT
+            } else {
+                FRAME_WAIT
+            };
+            if let Some(descriptor) = self.descriptor
+                && !frame_ready(descriptor, limit)
+            {
+                return Err(Refusal::new(format!(
+                    "the camera stopped sending pictures (none for {} s); check its cable \
+                     and turn Follow camera on again",
+                    limit.as_secs()
+                )));
+            }
+            self.frames_read += 1;
             let frame = self
                 .camera
                 .capture()
@@ -185,6 +220,74 @@ impl Webcam {
                 }
                 Err(_) => unreadable += 1,
             }
+        }
+    }
+}
+
+/// The process's open file descriptors.
+#[cfg(target_os = "linux")]
+fn open_descriptors() -> Vec<std::os::fd::RawFd> {
+    let listed: Vec<std::os::fd::RawFd> = match std::fs::read_dir("/proc/self/fd") {
+        Ok(entries) => entries
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse().ok())
+            .collect(),
+        Err(_) => return Vec::new(),
+    };
+    // Without the listing's own descriptor, closed by now (the camera may open on its
+    // number next).
+    // SAFETY: F_GETFD only asks whether the descriptor is open.
+    listed
+        .into_iter()
+        .filter(|&fd| unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1)
+        .collect()
+}
+
+/// The one descriptor opened between `before` and `after` that answers as a video
+/// device (`rscam` keeps its own private; another thread may open files meanwhile).
+#[cfg(target_os = "linux")]
+fn camera_descriptor(
+    before: &[std::os::fd::RawFd],
+    after: &[std::os::fd::RawFd],
+) -> Option<std::os::fd::RawFd> {
+    // VIDIOC_QUERYCAP: _IOR('V', 0, struct v4l2_capability), 104 bytes.
+    const VIDIOC_QUERYCAP: libc::c_ulong = 0x8068_5600;
+    let answers = |fd: std::os::fd::RawFd| {
+        let mut capability = [0u8; 104];
+        // SAFETY: the ioctl writes at most the 104 bytes of the buffer it is given.
+        unsafe { libc::ioctl(fd, VIDIOC_QUERYCAP as _, capability.as_mut_ptr()) == 0 }
+    };
+    let mut opened = after
+        .iter()
+        .copied()
+        .filter(|fd| !before.contains(fd))
+        .filter(|&fd| answers(fd));
+    let first = opened.next();
+    first.filter(|_| opened.next().is_none())
+}
+
+/// Whether a frame is ready on the camera within `limit`.
+#[cfg(target_os = "linux")]
+fn frame_ready(descriptor: std::os::fd::RawFd, limit: std::time::Duration) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let mut wanted = libc::pollfd {
+            fd: descriptor,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let millis = left.as_millis().min(i32::MAX as u128) as libc::c_int;
+        // SAFETY: one pollfd, ours, for the length of the call.
+        let result = unsafe { libc::poll(&mut wanted, 1, millis) };
+        match result {
+            0 => return false,
+            // Interrupted by a signal: wait out the rest.
+            -1 if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {
+                continue;
+            }
+            // Ready, or an error the capture itself will report.
+            _ => return true,
         }
     }
 }

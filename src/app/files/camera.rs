@@ -10,7 +10,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -233,19 +233,30 @@ fn follow(
         following.worker = Some(start(source, photo.models()));
     }
     let mut latest = None;
+    let mut ended = false;
     if let Some(worker) = &following.worker
         && let Ok(results) = worker.results.lock()
     {
-        while let Ok(result) = results.try_recv() {
-            match result {
-                Ok(capture) => {
+        loop {
+            match results.try_recv() {
+                Ok(Ok(capture)) => {
                     camera.followed += 1;
                     camera.problem = None;
                     latest = Some(capture);
                 }
-                Err(refusal) => camera.problem = Some(refusal.0),
+                Ok(Err(refusal)) => camera.problem = Some(refusal.0),
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    ended = true;
+                    break;
+                }
             }
         }
+    }
+    // A worker that ended on a problem (the camera stopped, could not be opened) turns
+    // Follow camera off, its message kept: turning it on again starts afresh.
+    if ended && camera.problem.is_some() {
+        camera.wanted = false;
     }
     if let Some(capture) = latest {
         let editor = &session.editor;
