@@ -317,10 +317,18 @@ pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result
         return Err(Refusal::new("the landmarks hold a non-finite number"));
     }
     let sure = |i: usize| found.visibility[i] >= MIN_VISIBILITY;
-    // A leg counts as seen with its ankle, not by a knee alone: in a half-length picture
-    // the model may put a knee on whatever lies by the hips (a helmet held there), and
-    // turning the hips and thigh on it would seat the avatar on the floor.
-    let leg_seen = |knee: usize, ankle: usize| sure(knee) && sure(ankle);
+    // A leg counts as seen down to its toes, not by a knee alone, nor with an ankle at
+    // the picture's edge: in a half-length picture the model may put a knee on whatever
+    // lies by the hips (a helmet held there) and fold the shin up to the bottom edge, and
+    // turning the hips and legs on that would seat the avatar on the floor.
+    let leg_seen = |knee: usize| {
+        let [ankle, toes] = if knee == body::LEFT_KNEE {
+            [body::LEFT_ANKLE, body::LEFT_FOOT_INDEX]
+        } else {
+            [body::RIGHT_ANKLE, body::RIGHT_FOOT_INDEX]
+        };
+        sure(knee) && sure(ankle) && sure(toes)
+    };
     let at = |i: usize| to_model(found.points[i]);
     let mut mark = |points: &[usize]| {
         for &i in points {
@@ -347,7 +355,7 @@ pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result
             // Without the legs in the picture (a half-length photo, a webcam) the hips
             // keep their turn and the back alone takes the torso's: turning the hips
             // would swing legs nobody saw.
-            let legs_seen = leg_seen(LEFT_KNEE, LEFT_ANKLE) || leg_seen(RIGHT_KNEE, RIGHT_ANKLE);
+            let legs_seen = leg_seen(LEFT_KNEE) || leg_seen(RIGHT_KNEE);
             let hips = if legs_seen {
                 set_world_rotation(rig, &mut pose, &world, Bone::Hips, hips);
                 hips
@@ -425,7 +433,7 @@ pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result
         ),
     ] {
         let is_leg = matches!(limb, Limb::LeftLeg | Limb::RightLeg);
-        if !(sure(root) && sure(bend)) || (is_leg && !leg_seen(bend, end)) {
+        if !(sure(root) && sure(bend)) || (is_leg && !leg_seen(bend)) {
             continue;
         }
         let Some(upper_direction) = (at(bend) - at(root)).try_normalize() else {
@@ -1020,13 +1028,23 @@ mod tests {
     }
 
     #[test]
-    fn a_knee_without_its_ankle_leaves_the_legs_and_the_hips_as_they_were() {
+    fn a_knee_without_its_ankle_or_toes_leaves_the_legs_and_the_hips_as_they_were() {
         // A half-length picture where the model found knees by the hips (something held
-        // there) but no ankles: the legs, the hips' turn and height stay; the rest is read.
+        // there) but no ankles, or ankles at the picture's edge with the toes beyond it:
+        // the legs, the hips' turn and height stay; the rest is read.
+        for unseen in [
+            [body::LEFT_ANKLE, body::RIGHT_ANKLE],
+            [body::LEFT_FOOT_INDEX, body::RIGHT_FOOT_INDEX],
+        ] {
+            leg_without(unseen);
+        }
+    }
+
+    fn leg_without(unseen: [usize; 2]) {
         let rig = rig();
         let (_, crouch) = known_poses().remove(2);
         let mut capture = landmarks_of_pose(&rig, &crouch);
-        for i in [body::LEFT_ANKLE, body::RIGHT_ANKLE] {
+        for i in unseen {
             capture.body.as_mut().unwrap().visibility[i] = 0.05;
         }
         let current = Pose::default();
