@@ -196,8 +196,7 @@ impl Webcam {
                 && !frame_ready(descriptor, limit)
             {
                 return Err(Refusal::new(format!(
-                    "the camera stopped sending pictures (none for {} s); check its cable \
-                     and turn Follow camera on again",
+                    "the camera stopped sending pictures (none for {} s)",
                     limit.as_secs()
                 )));
             }

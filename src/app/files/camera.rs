@@ -175,7 +175,11 @@ fn run_webcam(
         let frame = match webcam.next_frame() {
             Ok(frame) => frame,
             Err(refusal) => {
-                let _ = sender.send(Err(refusal));
+                // This ends following (the camera is let go): say how to start again.
+                let _ = sender.send(Err(Refusal::new(format!(
+                    "{}; check the camera and turn Follow camera on again",
+                    refusal.0
+                ))));
                 return;
             }
         };
