@@ -95,6 +95,11 @@ fn read_pattern(frame: &image::RgbImage, blur: u32) -> (usize, u8) {
     (lit[0], worst)
 }
 
+/// The pattern's eight frames as a YUYV camera sends them, one after another.
+fn yuyv_pattern_frames() -> Vec<u8> {
+    (0..8).flat_map(|i| to_yuyv(&pattern(i))).collect()
+}
+
 const CHILD: &str = "VRMA_MAKER_FAKE_CAMERA_CHILD";
 /// The frame of the pattern a Motion-JPEG camera sends cut off.
 const CUT_OFF: usize = 5;
@@ -104,14 +109,10 @@ fn a_webcam_is_found_opened_at_640x480_and_streams_its_frames_in_order() {
     if std::env::var_os(CHILD).is_some() {
         return in_front_of_the_fake_camera();
     }
-    let mut frames = Vec::new();
-    for i in 0..8 {
-        frames.extend(to_yuyv(&pattern(i)));
-    }
     run_in_front_of_the_fake_camera(
         "webcam::a_webcam_is_found_opened_at_640x480_and_streams_its_frames_in_order",
         "YUYV",
-        &frames,
+        &yuyv_pattern_frames(),
         &[],
     );
 }
@@ -149,11 +150,10 @@ fn a_webcam_that_stops_sending_is_let_go_with_a_clear_message() {
     if std::env::var_os(CHILD).is_some() {
         return in_front_of_a_stalling_camera();
     }
-    let frames: Vec<u8> = (0..8).flat_map(|i| to_yuyv(&pattern(i))).collect();
     run_in_front_of_the_fake_camera(
         "webcam::a_webcam_that_stops_sending_is_let_go_with_a_clear_message",
         "YUYV",
-        &frames,
+        &yuyv_pattern_frames(),
         &[("FAKE_V4L2_STALL_AFTER", "3")],
     );
 }

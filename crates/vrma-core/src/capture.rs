@@ -575,26 +575,56 @@ pub const OUT_OF_PICTURE: f32 = 0.4;
 /// takes its depth from how short the picture shows it.
 pub const FORESHORTENED: f32 = 0.8;
 
-/// Each arm and leg from its root: the landmarks of its joints, then those that move
-/// with its end (the hand's, the foot's).
-const LIMB_LANDMARKS: [([usize; 3], &[usize]); 4] = {
+/// Each limb bone, root to tip, with the landmarks that move when its tip moves: the tip
+/// and all beyond it (the rest of the limb, the hand's or the foot's).
+const LIMB_BONES: [(usize, usize, &[usize]); 8] = {
     use body::*;
     [
         (
-            [LEFT_SHOULDER, LEFT_ELBOW, LEFT_WRIST],
-            &[LEFT_PINKY, LEFT_INDEX, LEFT_THUMB],
+            LEFT_SHOULDER,
+            LEFT_ELBOW,
+            &[LEFT_ELBOW, LEFT_WRIST, LEFT_PINKY, LEFT_INDEX, LEFT_THUMB],
         ),
         (
-            [RIGHT_SHOULDER, RIGHT_ELBOW, RIGHT_WRIST],
-            &[RIGHT_PINKY, RIGHT_INDEX, RIGHT_THUMB],
+            LEFT_ELBOW,
+            LEFT_WRIST,
+            &[LEFT_WRIST, LEFT_PINKY, LEFT_INDEX, LEFT_THUMB],
         ),
         (
-            [LEFT_HIP, LEFT_KNEE, LEFT_ANKLE],
-            &[LEFT_HEEL, LEFT_FOOT_INDEX],
+            RIGHT_SHOULDER,
+            RIGHT_ELBOW,
+            &[
+                RIGHT_ELBOW,
+                RIGHT_WRIST,
+                RIGHT_PINKY,
+                RIGHT_INDEX,
+                RIGHT_THUMB,
+            ],
         ),
         (
-            [RIGHT_HIP, RIGHT_KNEE, RIGHT_ANKLE],
-            &[RIGHT_HEEL, RIGHT_FOOT_INDEX],
+            RIGHT_ELBOW,
+            RIGHT_WRIST,
+            &[RIGHT_WRIST, RIGHT_PINKY, RIGHT_INDEX, RIGHT_THUMB],
+        ),
+        (
+            LEFT_HIP,
+            LEFT_KNEE,
+            &[LEFT_KNEE, LEFT_ANKLE, LEFT_HEEL, LEFT_FOOT_INDEX],
+        ),
+        (
+            LEFT_KNEE,
+            LEFT_ANKLE,
+            &[LEFT_ANKLE, LEFT_HEEL, LEFT_FOOT_INDEX],
+        ),
+        (
+            RIGHT_HIP,
+            RIGHT_KNEE,
+            &[RIGHT_KNEE, RIGHT_ANKLE, RIGHT_HEEL, RIGHT_FOOT_INDEX],
+        ),
+        (
+            RIGHT_KNEE,
+            RIGHT_ANKLE,
+            &[RIGHT_ANKLE, RIGHT_HEEL, RIGHT_FOOT_INDEX],
         ),
     ]
 };
@@ -616,15 +646,10 @@ pub fn align_limbs_to_picture(body: &mut BodyLandmarks, pixels: &[glam::Vec2; BO
         return;
     }
     let sure = |i: usize| body.visibility[i] >= MIN_VISIBILITY;
-    let bones = || {
-        LIMB_LANDMARKS
-            .iter()
-            .flat_map(|([root, bend, end], _)| [(*root, *bend), (*bend, *end)])
-            .filter(|&(a, b)| sure(a) && sure(b))
-    };
+    let bones = || LIMB_BONES.iter().filter(|&&(a, b, _)| sure(a) && sure(b));
     let given = body.points;
     let (mut across_picture, mut across_world) = (0.0, 0.0);
-    for (a, b) in bones() {
+    for &(a, b, _) in bones() {
         across_picture += (pixels[b] - pixels[a]).length();
         across_world += (given[b] - given[a]).truncate().length();
     }
@@ -632,38 +657,28 @@ pub fn align_limbs_to_picture(body: &mut BodyLandmarks, pixels: &[glam::Vec2; BO
         return;
     }
     let metres_per_pixel = across_world / across_picture;
-    for ([root, bend, end], beyond) in LIMB_LANDMARKS {
-        for (a, b, moving) in [
-            (root, bend, [&[end][..], beyond].concat()),
-            (bend, end, beyond.to_vec()),
-        ] {
-            if !(sure(a) && sure(b)) {
-                continue;
-            }
-            let bone = given[b] - given[a];
-            let twin = given[body::mirror(b)] - given[body::mirror(a)];
-            let length = bone.length().max(twin.length());
-            let seen = (pixels[b] - pixels[a]) * metres_per_pixel;
-            let (Some(direction), Some(across)) = (bone.try_normalize(), seen.try_normalize())
-            else {
-                continue;
-            };
-            let depth =
-                if seen.length() < FORESHORTENED * length && direction.z.abs() >= OUT_OF_PICTURE {
-                    (1.0 - (seen.length() / length).powi(2))
-                        .max(0.0)
-                        .sqrt()
-                        .copysign(direction.z)
-                } else {
-                    direction.z
-                };
-            let in_plane = (1.0 - depth * depth).max(0.0).sqrt();
-            let aligned = (across * in_plane).extend(depth);
-            let shift = body.points[a] + aligned * bone.length() - body.points[b];
-            body.points[b] += shift;
-            for i in moving {
-                body.points[i] += shift;
-            }
+    for &(a, b, moving) in bones() {
+        let bone = given[b] - given[a];
+        let twin = given[body::mirror(b)] - given[body::mirror(a)];
+        let length = bone.length().max(twin.length());
+        let seen = (pixels[b] - pixels[a]) * metres_per_pixel;
+        let (Some(direction), Some(across)) = (bone.try_normalize(), seen.try_normalize()) else {
+            continue;
+        };
+        let depth = if seen.length() < FORESHORTENED * length && direction.z.abs() >= OUT_OF_PICTURE
+        {
+            (1.0 - (seen.length() / length).powi(2))
+                .max(0.0)
+                .sqrt()
+                .copysign(direction.z)
+        } else {
+            direction.z
+        };
+        let in_plane = (1.0 - depth * depth).max(0.0).sqrt();
+        let aligned = (across * in_plane).extend(depth);
+        let shift = body.points[a] + aligned * bone.length() - body.points[b];
+        for &i in moving {
+            body.points[i] += shift;
         }
     }
 }
@@ -1077,10 +1092,9 @@ mod tests {
 
     /// Each limb bone's direction in the camera's frame.
     fn limb_bone_directions(body: &BodyLandmarks) -> Vec<Vec3> {
-        LIMB_LANDMARKS
+        LIMB_BONES
             .iter()
-            .flat_map(|([a, b, c], _)| [(*a, *b), (*b, *c)])
-            .map(|(a, b)| (body.points[b] - body.points[a]).normalize())
+            .map(|&(a, b, _)| (body.points[b] - body.points[a]).normalize())
             .collect()
     }
 
@@ -1106,20 +1120,15 @@ mod tests {
             // World landmarks as a pose model reads them: every limb bone turned 12°
             // across the picture, and the left thigh's depth read half as deep.
             let mut read = truth.clone();
-            for ([root, bend, end], beyond) in LIMB_LANDMARKS {
-                for (a, b, moving) in [
-                    (root, bend, [&[end][..], beyond].concat()),
-                    (bend, end, beyond.to_vec()),
-                ] {
-                    let mut bone = truth.points[b] - truth.points[a];
-                    if b == body::LEFT_KNEE {
-                        bone.z *= 0.5;
-                    }
-                    let turned = Quat::from_rotation_z(12f32.to_radians()) * bone;
-                    let shift = read.points[a] + turned - read.points[b];
-                    for i in [&[b][..], &moving].concat() {
-                        read.points[i] += shift;
-                    }
+            for (a, b, moving) in LIMB_BONES {
+                let mut bone = truth.points[b] - truth.points[a];
+                if b == body::LEFT_KNEE {
+                    bone.z *= 0.5;
+                }
+                let turned = Quat::from_rotation_z(12f32.to_radians()) * bone;
+                let shift = read.points[a] + turned - read.points[b];
+                for &i in moving {
+                    read.points[i] += shift;
                 }
             }
             let before = largest_angle(&limb_bone_directions(&read), &limb_bone_directions(&truth));
