@@ -2,7 +2,7 @@
 //! button presses and key taps through xdotool, under Xvfb on lavapipe. Outcomes are
 //! read from screenshots and from the project the window saves at exit.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -1792,6 +1792,25 @@ fn following_a_camera_and_pressing_space_captures_the_followed_pose_as_keys() {
     s.finish(&saved);
 }
 
+/// Mirrored: the avatar's left arm is the person's right, out from the body as in the
+/// photo. The head faces the camera upright, as in the photo (mirroring keeps the face's
+/// sides with the body's); the legs, out of the picture, and the hips stay as they were.
+fn assert_followed_pose(model: &Path, key: &Value) {
+    use vrma_maker::core::humanoid::Bone;
+    let rig = vrma_maker::core::load_rig(model).unwrap();
+    let pose = vrma_maker::core::pose::Pose::from_json(&key["pose"], &mut Vec::new()).unwrap();
+    let world = rig.world_pose(&pose);
+    let at = |b: Bone| world[b.index()].unwrap().0;
+    let left = (at(Bone::LeftLowerArm) - at(Bone::LeftUpperArm)).normalize();
+    let from_down = left.angle_between(bevy::math::Vec3::NEG_Y).to_degrees();
+    assert!(
+        from_down < 40.0 && left.x > 0.05,
+        "key at {}: left upper arm {left}",
+        key["t"]
+    );
+    crate::pose_photo::assert_half_length_pose(&rig, &pose, &format!("key at {}", key["t"]));
+}
+
 /// Follows the camera from the View menu, keeps two keys with Space, stops, and undoes
 /// the second: each step read back from the saved project.
 fn capture_two_keys_while_following(s: &Session, project: &Path, model: &Path) {
@@ -1812,25 +1831,9 @@ fn capture_two_keys_while_following(s: &Session, project: &Path, model: &Path) {
         vec![0.0, 0.5],
         "two keys, half a second apart: {captured}"
     );
-    // Mirrored: the avatar's left arm is the person's right, out from the body as in
-    // the photo; both keys hold the followed pose.
-    let rig = vrma_maker::core::load_rig(model).unwrap();
+    // Both keys hold the followed pose.
     for key in keys {
-        let pose = vrma_maker::core::pose::Pose::from_json(&key["pose"], &mut Vec::new()).unwrap();
-        let world = rig.world_pose(&pose);
-        let at = |b: vrma_maker::core::humanoid::Bone| world[b.index()].unwrap().0;
-        use vrma_maker::core::humanoid::Bone;
-        let left = (at(Bone::LeftLowerArm) - at(Bone::LeftUpperArm)).normalize();
-        let from_down = left.angle_between(bevy::math::Vec3::NEG_Y).to_degrees();
-        assert!(
-            from_down < 40.0 && left.x > 0.05,
-            "key at {}: left upper arm {left}",
-            key["t"]
-        );
-        // The head faces the camera upright, as in the photo (mirroring keeps the face's
-        // sides with the body's); the legs, out of the picture, and the hips stay as they
-        // were.
-        crate::pose_photo::assert_half_length_pose(&rig, &pose, &format!("key at {}", key["t"]));
+        assert_followed_pose(model, key);
     }
     assert!(
         (captured["playhead"].as_f64().unwrap() - 1.0).abs() < 1e-6,
@@ -1852,46 +1855,142 @@ fn capture_two_keys_while_following(s: &Session, project: &Path, model: &Path) {
 /// app's own device search, format choice, buffers and conversion.
 #[test]
 fn following_a_webcam_and_pressing_space_captures_the_followed_pose_as_keys() {
-    let Some((dir, model)) = prepare("window-webcam") else {
+    let Some(webcam) = FakeWebcamWindow::start("window-webcam", &[]) else {
         return;
     };
-    let (Some(_), Some(photo)) = (crate::pose_photo::models(), crate::pose_photo::photo()) else {
+    capture_two_keys_while_following(&webcam.session, &webcam.project, &webcam.model);
+    webcam.quit();
+}
+
+/// A webcam that stops sending: Follow camera turns itself off and the View menu says
+/// why; turning it on again opens the camera again, and Space keeps the followed pose.
+/// (Were it still on, that click would turn it off and Space would keep nothing.)
+#[test]
+fn a_stalled_webcam_turns_follow_camera_off_with_a_message_and_on_again_it_follows() {
+    // Each opening of the camera sends 15 frames, then nothing.
+    let Some(webcam) =
+        FakeWebcamWindow::start("window-webcam-stall", &[("FAKE_V4L2_STALL_AFTER", "15")])
+    else {
         return;
     };
-    let Some(library) = crate::webcam::fake_camera_library(&dir) else {
-        return;
-    };
-    let framed = crate::pose_photo::in_webcam_frame(&image::open(&photo).unwrap().to_rgb8());
-    // A second of frames, round and round.
-    let mut frames = Vec::new();
-    for i in 0..30 {
-        let shake = ((i * 37) % 11) as f32 / 10.0 - 0.5;
-        frames.extend(crate::webcam::to_yuyv(&crate::pose_photo::turned(
-            &framed, shake,
-        )));
+    let (s, dir) = (&webcam.session, &webcam.dir);
+    s.click(VIEW_MENU);
+    s.click(VIEW_FOLLOW_CAMERA);
+    pause(1.0);
+    let following = s.shot("menu-following.png", dir);
+    let warning_before = warning_coloured(&following);
+    s.click((700, 600));
+    // 15 frames, then the 2 s wait for the next: the View menu shows the problem.
+    let mut warned = None;
+    for _ in 0..20 {
+        pause(1.5);
+        s.click(VIEW_MENU);
+        pause(1.0);
+        let warning = warning_coloured(&s.shot("menu-stalled.png", dir));
+        if warning > warning_before + 60 {
+            warned = Some(warning);
+            break;
+        }
+        xdotool(&s.display, &["key", "Escape"]);
     }
-    let recorded = dir.join("frames.yuyv");
-    std::fs::write(&recorded, frames).unwrap();
-    let devices = dir.join("dev");
-    std::fs::create_dir_all(&devices).unwrap();
-    let camera = devices.join("video0");
-    std::fs::write(&camera, b"").unwrap();
-    let project = empty_project(&dir, &model);
-    let saved = dir.join("saved.json");
-    let s = start_with_env(
-        &dir,
-        &project,
-        &saved,
-        120,
-        &[],
-        &[
+    let Some(warning) = warned else {
+        panic!("the View menu never showed the camera's problem ({warning_before} warning pixels)");
+    };
+    println!(
+        "warning-coloured pixels in the View menu: {warning_before} following, {warning} stalled"
+    );
+    // The menu is open: Follow camera on again, then one capture.
+    s.click(VIEW_FOLLOW_CAMERA);
+    s.click((700, 600));
+    pause(1.0);
+    xdotool(&s.display, &["key", "space"]);
+    pause(0.8);
+    let captured = s.save(&webcam.project);
+    let keys = captured["keys"].as_array().unwrap();
+    assert_eq!(
+        keys.len(),
+        1,
+        "one key, kept while following again: {captured}"
+    );
+    assert_followed_pose(&webcam.model, &keys[0]);
+    webcam.quit();
+}
+
+/// Pixels in the warning colour of the View menu's problem line (orange text), over
+/// where the open View menu and its problem line are drawn.
+fn warning_coloured(shot: &image::RgbaImage) -> usize {
+    let mut count = 0;
+    for y in 150..320.min(shot.height()) {
+        for x in 118..480.min(shot.width()) {
+            let [r, g, b, _] = shot.get_pixel(x, y).0;
+            let (r, g, b) = (r as i32, g as i32, b as i32);
+            if r > 170 && (r - g) > 60 && (g - b) > 10 && g > 70 {
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
+/// The app under Xvfb with a fake webcam (`tests/it/fake_v4l2.c`) streaming the
+/// photograph framed as a webcam sees it: 640×480 YUYV, shaking a little.
+struct FakeWebcamWindow {
+    session: Session,
+    dir: PathBuf,
+    model: PathBuf,
+    project: PathBuf,
+    saved: PathBuf,
+}
+
+impl FakeWebcamWindow {
+    /// None where the pose models, the photo or a C compiler are missing (each says so).
+    fn start(name: &str, camera_env: &[(&str, &str)]) -> Option<Self> {
+        let (dir, model) = prepare(name)?;
+        let (Some(_), Some(photo)) = (crate::pose_photo::models(), crate::pose_photo::photo())
+        else {
+            return None;
+        };
+        let library = crate::webcam::fake_camera_library(&dir)?;
+        let framed = crate::pose_photo::in_webcam_frame(&image::open(&photo).unwrap().to_rgb8());
+        // A second of frames, round and round.
+        let mut frames = Vec::new();
+        for i in 0..30 {
+            let shake = ((i * 37) % 11) as f32 / 10.0 - 0.5;
+            frames.extend(crate::webcam::to_yuyv(&crate::pose_photo::turned(
+                &framed, shake,
+            )));
+        }
+        let recorded = dir.join("frames.yuyv");
+        std::fs::write(&recorded, frames).unwrap();
+        let devices = dir.join("dev");
+        std::fs::create_dir_all(&devices).unwrap();
+        let camera = devices.join("video0");
+        std::fs::write(&camera, b"").unwrap();
+        let project = empty_project(&dir, &model);
+        let saved = dir.join("saved.json");
+        let mut env: Vec<(&str, &std::ffi::OsStr)> = vec![
             ("LD_PRELOAD", library.as_os_str()),
             ("FAKE_V4L2_DEVICE", camera.as_os_str()),
             ("FAKE_V4L2_FRAMES", recorded.as_os_str()),
             ("VRMA_MAKER_VIDEO_DEVICES", devices.as_os_str()),
-        ],
-    );
-    capture_two_keys_while_following(&s, &project, &model);
-    ctrl_chord(&s.display, "q");
-    s.finish(&saved);
+        ];
+        env.extend(
+            camera_env
+                .iter()
+                .map(|(k, v)| (*k, std::ffi::OsStr::new(*v))),
+        );
+        let session = start_with_env(&dir, &project, &saved, 120, &[], &env);
+        Some(Self {
+            session,
+            dir,
+            model,
+            project,
+            saved,
+        })
+    }
+
+    fn quit(self) {
+        ctrl_chord(&self.session.display, "q");
+        self.session.finish(&self.saved);
+    }
 }
