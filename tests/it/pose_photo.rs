@@ -224,6 +224,12 @@ fn corrupt_huge_and_missing_inputs_are_refused_with_a_clear_message() {
     assert!(!out.exists());
 }
 
+/// Frame `i` of a steady camera shaking a little: the picture turned by up to ±0.5°,
+/// in a pattern that repeats every 11 frames.
+pub fn shaken_a_little(picture: &image::RgbImage, i: usize) -> image::RgbImage {
+    turned(picture, ((i * 37) % 11) as f32 / 10.0 - 0.5)
+}
+
 /// The picture turned by `degrees` about its centre (grey outside), as a shaking camera
 /// would show it.
 pub fn turned(picture: &image::RgbImage, degrees: f32) -> image::RgbImage {
@@ -380,8 +386,7 @@ fn a_half_length_webcam_view_keeps_the_legs_and_hips_and_the_head_upright_throug
         std::fs::create_dir_all(&frames).unwrap();
         const FRAMES: usize = 60;
         for i in 0..FRAMES {
-            let shake = ((i * 37) % 11) as f32 / 10.0 - 0.5;
-            turned(&framed, shake)
+            shaken_a_little(&framed, i)
                 .save(frames.join(format!("frame-{i:03}.png")))
                 .unwrap();
         }

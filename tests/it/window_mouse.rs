@@ -1773,8 +1773,7 @@ fn following_a_camera_and_pressing_space_captures_the_followed_pose_as_keys() {
     let picture = image::open(&photo).unwrap().to_rgb8();
     // Four seconds of a steady camera, shaking a little.
     for i in 0..120 {
-        let shake = ((i * 37) % 11) as f32 / 10.0 - 0.5;
-        crate::pose_photo::turned(&picture, shake)
+        crate::pose_photo::shaken_a_little(&picture, i)
             .save(frames.join(format!("frame-{i:03}.png")))
             .unwrap();
     }
@@ -1955,9 +1954,8 @@ impl FakeWebcamWindow {
         // A second of frames, round and round.
         let mut frames = Vec::new();
         for i in 0..30 {
-            let shake = ((i * 37) % 11) as f32 / 10.0 - 0.5;
-            frames.extend(crate::webcam::to_yuyv(&crate::pose_photo::turned(
-                &framed, shake,
+            frames.extend(crate::webcam::to_yuyv(&crate::pose_photo::shaken_a_little(
+                &framed, i,
             )));
         }
         let recorded = dir.join("frames.yuyv");
