@@ -137,10 +137,11 @@ pub fn round7(x: f32) -> f64 {
 /// Writes a file atomically: a temporary file beside it, then a rename, so a crash
 /// never leaves a half-written file. A link is written through (the link stays, its
 /// target is replaced), the file's permissions are kept, and the temporary file is
-/// created exclusively under a name no other writer can guess or share.
+/// created exclusively under a name no other writer can guess or share. Where another
+/// program holds the file open so that it cannot be replaced (Windows refuses that),
+/// the error says so and the file is left as it was.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
     use std::sync::atomic::{AtomicU64, Ordering};
     static WRITES: AtomicU64 = AtomicU64::new(0);
 
@@ -166,12 +167,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
                 .fetch_add(1, Ordering::Relaxed)
                 .wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let tmp = dir.join(format!(".{name}.tmp-{}-{nonce:016x}", std::process::id()));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o666) // as `File::create`: the umask applies
-            .open(&tmp)
-        {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o666); // as `File::create`: the umask applies
+        match options.open(&tmp) {
             Ok(file) => break (file, tmp),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
@@ -183,7 +183,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
             file.set_permissions(permissions.clone())?;
         }
         file.sync_all()?;
-        std::fs::rename(&tmp, &target)?;
+        drop(file);
+        replace_file(&tmp, &target)?;
         // The rename itself must reach the disk too, or a power cut could undo it.
         if let Ok(folder) = std::fs::File::open(&dir) {
             let _ = folder.sync_all();
@@ -196,11 +197,62 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// Renames `from` over `to`. Windows refuses while another program has `to` open
+/// without sharing it (an editor, a viewer, a virus scanner's quick look): a scanner
+/// lets go within moments, so the rename is tried for a second before the error names
+/// the likely cause.
+fn replace_file(from: &Path, to: &Path) -> std::io::Result<()> {
+    const TRIES: u32 = 20;
+    let mut tries = 0;
+    loop {
+        match std::fs::rename(from, to) {
+            Ok(()) => return Ok(()),
+            Err(e) if held_by_another_program(&e, to) => {
+                tries += 1;
+                if tries == TRIES {
+                    return Err(std::io::Error::new(
+                        e.kind(),
+                        format!(
+                            "{} is open in another program, which keeps it from being replaced; \
+                             close it there and save again",
+                            to.display()
+                        ),
+                    ));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Whether a failed rename means the destination is held open by another program:
+/// Windows' sharing violation, lock violation, a mapped file, or access denied on a
+/// file that is not read-only (what Windows answers for a file opened without
+/// `FILE_SHARE_DELETE`). Never on Unix, where a rename replaces an open file.
+fn held_by_another_program(error: &std::io::Error, to: &Path) -> bool {
+    const ERROR_ACCESS_DENIED: i32 = 5;
+    const ERROR_SHARING_VIOLATION: i32 = 32;
+    const ERROR_LOCK_VIOLATION: i32 = 33;
+    const ERROR_USER_MAPPED_FILE: i32 = 1224;
+    if !cfg!(windows) {
+        return false;
+    }
+    match error.raw_os_error() {
+        Some(ERROR_SHARING_VIOLATION | ERROR_LOCK_VIOLATION | ERROR_USER_MAPPED_FILE) => true,
+        Some(ERROR_ACCESS_DENIED) => {
+            std::fs::metadata(to).is_ok_and(|meta| !meta.permissions().readonly())
+        }
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    #[cfg(unix)]
     #[test]
     fn atomic_writes_go_through_links_keep_the_mode_and_never_share_a_temporary_file() {
         use std::os::unix::fs::PermissionsExt;
@@ -246,6 +298,64 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
             .collect();
         assert!(left.is_empty(), "no temporary file is left");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn scratch_folder(name: &str) -> std::path::PathBuf {
+        // A space and non-ASCII letters, as in many Windows user folders.
+        let dir = std::env::temp_dir().join(format!("vrma {name} ユーザー {}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn temporaries_in(dir: &Path) -> usize {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+            .count()
+    }
+
+    #[test]
+    fn an_atomic_write_replaces_an_existing_file() {
+        let dir = scratch_folder("replace");
+        let file = dir.join("プロジェクト.json");
+        write_atomic(&file, b"first").unwrap();
+        write_atomic(&file, b"second, longer").unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), b"second, longer");
+        assert_eq!(temporaries_in(&dir), 0, "no temporary file is left");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Windows refuses to replace a file another program holds open without sharing it;
+    /// the save must then fail with a message that says so, and leave the file whole.
+    #[cfg(windows)]
+    #[test]
+    fn a_file_held_open_by_another_program_is_left_whole_with_a_clear_message() {
+        use std::os::windows::fs::OpenOptionsExt;
+        let dir = scratch_folder("held");
+        let file = dir.join("project.json");
+        std::fs::write(&file, b"kept").unwrap();
+        let holder = std::fs::OpenOptions::new()
+            .read(true)
+            .share_mode(0) // as an editor that locks what it has open
+            .open(&file)
+            .unwrap();
+        let refused = write_atomic(&file, b"new").unwrap_err().to_string();
+        assert!(
+            refused.contains("open in another program") && refused.contains("project.json"),
+            "{refused}"
+        );
+        drop(holder);
+        assert_eq!(std::fs::read(&file).unwrap(), b"kept");
+        assert_eq!(temporaries_in(&dir), 0, "no temporary file is left");
+        write_atomic(&file, b"new").unwrap();
+        assert_eq!(
+            std::fs::read(&file).unwrap(),
+            b"new",
+            "once let go, it saves"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

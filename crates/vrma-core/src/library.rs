@@ -457,10 +457,17 @@ mod tests {
         let huge = std::fs::File::create(dir.join("huge.json")).unwrap();
         huge.set_len(crate::MAX_POSE_FILE_BYTES + 1).unwrap();
         // Links are not followed: a pack with `a.json -> /dev/zero` would never end.
+        #[cfg(unix)]
         std::os::unix::fs::symlink("/dev/zero", dir.join("endless.json")).unwrap();
+        let links = if cfg!(unix) { 1 } else { 0 };
         let reopened = Library::open(&dir).unwrap();
         assert_eq!(reopened.entries.len(), 2);
-        assert_eq!(reopened.warnings.len(), 4, "{:?}", reopened.warnings);
+        assert_eq!(
+            reopened.warnings.len(),
+            3 + links,
+            "{:?}",
+            reopened.warnings
+        );
         assert!(
             reopened
                 .warnings

@@ -150,7 +150,19 @@ impl Project {
             } else {
                 folder
             };
-            value["model"]["path"] = json!(relative_path(model, folder).to_string_lossy());
+            let stored = relative_path(model, folder);
+            // A relative path is written with `/` on every platform (Windows reads it
+            // too), so a project moves between Windows and Linux with its model.
+            let written = if stored.is_relative() {
+                let parts: Vec<_> = stored
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect();
+                parts.join("/")
+            } else {
+                stored.to_string_lossy().into_owned()
+            };
+            value["model"]["path"] = json!(written);
         }
         value
     }
@@ -419,12 +431,19 @@ mod tests {
             ("/work/out/deep/p.json", "/work/a.vrm", "../../a.vrm"),
             ("/tmp/p.json", "/home/me/a.vrm", "/home/me/a.vrm"),
         ];
+        // (On Windows `/home/me` is on the current drive: `C:\home\me`.)
+        let absolute = |p: &str| std::path::absolute(p).unwrap();
         for (project_file, model, stored) in cases {
             let p = Project {
                 model_path: Some(PathBuf::from(model)),
                 ..Default::default()
             };
             let value = p.to_json_at(Path::new(project_file));
+            let stored = if stored.starts_with('/') {
+                absolute(stored).to_string_lossy().into_owned()
+            } else {
+                stored.to_string()
+            };
             assert_eq!(
                 value["model"]["path"],
                 json!(stored),
@@ -434,7 +453,7 @@ mod tests {
             assert_eq!(
                 back.resolved_model_path(Path::new(project_file))
                     .map(|p| std::path::absolute(p).unwrap()),
-                Some(PathBuf::from(model)),
+                Some(absolute(model)),
                 "{stored} resolves back"
             );
         }
@@ -447,7 +466,11 @@ mod tests {
         assert_eq!(value["model"]["path"], json!("../models/a.vrm"));
         assert_eq!(
             p.to_json()["model"]["path"],
-            json!(cwd.join("models/a.vrm").to_string_lossy())
+            json!(
+                std::path::absolute(cwd.join("models/a.vrm"))
+                    .unwrap()
+                    .to_string_lossy()
+            )
         );
     }
 

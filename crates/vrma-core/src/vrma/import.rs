@@ -734,6 +734,7 @@ fn read_buffer_beside(folder: &Path, uri: &str, length: u64) -> Result<Vec<u8>, 
 mod tests {
     use super::*;
 
+    #[cfg(unix)] // links, a FIFO and /dev/zero
     #[test]
     fn clip_buffers_are_read_only_from_regular_files_inside_the_clip_folder() {
         let dir = std::env::temp_dir().join(format!("vrma-buffers-{}", std::process::id()));
