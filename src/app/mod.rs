@@ -7,6 +7,7 @@
 pub mod avatar;
 pub mod dev;
 pub mod files;
+pub mod graphics;
 pub mod library;
 pub mod render;
 pub mod session;
@@ -33,11 +34,17 @@ use session::{StillRequest, StillView};
 
 /// Opens the editor window. Returns when the window closes.
 pub fn run(launch: Launch) -> ExitCode {
+    #[cfg(all(unix, not(target_vendor = "apple")))]
     if std::env::var_os("DISPLAY").is_none() {
         eprintln!(
             "error: no X11 display (DISPLAY is not set). The editor window needs X11; \
              the command-line tools (vrma-maker --help) work without one."
         );
+        return ExitCode::from(1);
+    }
+    // SAFETY: the window's app starts on the main thread before any other thread.
+    if let Err(message) = unsafe { graphics::use_first_working_backend() } {
+        graphics::tell_in_a_message_box(&message);
         return ExitCode::from(1);
     }
     install_friendly_panic_hook();
@@ -154,6 +161,7 @@ pub fn render_still(
     eyes: crate::core::look_at::StillEyes,
     output: PathBuf,
 ) -> Result<(), String> {
+    let wgpu_settings = graphics::settings_on_first_working_backend()?;
     install_friendly_panic_hook();
     let (mut app, memory) = begin(Launch {
         file: Some(model),
@@ -167,6 +175,7 @@ pub fn render_still(
                 ..default()
             })
             .set(RenderPlugin {
+                render_creation: wgpu_settings.into(),
                 synchronous_pipeline_compilation: true,
                 ..default()
             })
@@ -217,10 +226,13 @@ fn install_friendly_panic_hook() {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        if msg.contains("Unable to find a GPU") || msg.contains("adapter") {
+        if msg.contains("Unable to find a GPU")
+            || msg.contains("adapter")
+            || msg.contains("RequestDeviceError")
+        {
             eprintln!(
-                "error: no Vulkan driver found. Install one (Debian/Ubuntu: sudo apt-get install \
-                 mesa-vulkan-drivers libvulkan1) and start again."
+                "error: the graphics device could not be started ({msg}). {}.",
+                graphics::what_to_do()
             );
         } else if msg.contains("event loop") {
             eprintln!("error: cannot open a window on this display ({msg})");
