@@ -50,12 +50,19 @@ const BODY_MODEL_POINTS: usize = 39;
 /// The body model's "a person is here" flag must reach this; the hand model's too.
 const MIN_PRESENCE: f32 = 0.5;
 
-/// The model folder: `$VRMA_MAKER_POSE_MODELS` when set, else
+/// The model folder: `$VRMA_MAKER_POSE_MODELS` when set, else `models/mediapipe` beside
+/// the program when it is there (the packaged builds ship them), else
 /// `$VRMA_MAKER_DATA_DIR/models/mediapipe`, else the OS user data folder's (where
 /// `scripts/setup-pose-models` puts them).
 pub fn default_models_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("VRMA_MAKER_POSE_MODELS") {
         return PathBuf::from(dir);
+    }
+    let shipped = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join("models").join("mediapipe")));
+    if let Some(dir) = shipped.filter(|dir| dir.join(DETECTOR_FILE).is_file()) {
+        return dir;
     }
     vrma_core::library::data_dir()
         .join("models")

@@ -16,10 +16,23 @@ const WANTED_INTERVAL: (u32, u32) = (1, 30);
 #[cfg(target_os = "linux")]
 const FORMATS: [[u8; 4]; 2] = [*b"YUYV", *b"MJPG"];
 
+/// Why webcams cannot be read on this system, where they cannot: only Video4Linux is
+/// read so far (Windows' Media Foundation and macOS's AVFoundation are not).
+pub fn unavailable_here() -> Option<&'static str> {
+    if cfg!(target_os = "linux") {
+        None
+    } else {
+        Some("Follow camera is not available on this system yet: webcams are read on Linux only")
+    }
+}
+
 /// The video devices present (`/dev/video*`, in number order; `$VRMA_MAKER_VIDEO_DEVICES`
 /// names another folder to look in). Some are not cameras (a camera's metadata node, a
-/// hardware encoder): opening one says so.
+/// hardware encoder): opening one says so. None where webcams cannot be read.
 pub fn camera_devices() -> Vec<PathBuf> {
+    if unavailable_here().is_some() {
+        return Vec::new();
+    }
     match std::env::var_os("VRMA_MAKER_VIDEO_DEVICES") {
         Some(dir) => devices_in(Path::new(&dir)),
         None => devices_in(Path::new("/dev")),
@@ -439,6 +452,23 @@ mod tests {
         assert!(yuyv_to_rgb(0, 0, &[]).is_err());
     }
 
+    #[test]
+    fn webcams_are_read_on_linux_and_elsewhere_the_reason_is_given() {
+        match unavailable_here() {
+            None => assert!(cfg!(target_os = "linux")),
+            Some(why) => {
+                assert!(!cfg!(target_os = "linux"));
+                assert!(why.contains("not available on this system"), "{why}");
+                assert!(camera_devices().is_empty());
+                let refused = Webcam::open_first(&[PathBuf::from("video0")])
+                    .err()
+                    .unwrap();
+                assert!(refused.0.contains("Linux only"), "{}", refused.0);
+            }
+        }
+    }
+
+    #[cfg(target_os = "linux")]
     #[test]
     fn video_devices_are_listed_in_number_order_and_others_ignored() {
         let dir = std::env::temp_dir().join(format!("vrma-webcam-{}", std::process::id()));

@@ -353,10 +353,14 @@ fn camera_items(ui: &mut egui::Ui, camera: &mut CameraFollow, out: &mut Requests
     if camera.frames.is_none() && camera.devices.is_empty() {
         ui.add_enabled(false, egui::Checkbox::new(&mut false, "Follow camera"));
         ui.set_max_width(260.0);
-        ui.label(
-            "No camera found (no /dev/video* device). Plug one in, or start with \
-             --camera-frames DIR to follow a folder of frames.",
-        );
+        ui.label(match crate::vision::webcam::unavailable_here() {
+            Some(why) => format!(
+                "{why}. Start with --camera-frames DIR to follow a folder of frames instead."
+            ),
+            None => "No camera found (no /dev/video* device). Plug one in, or start with \
+                     --camera-frames DIR to follow a folder of frames."
+                .to_string(),
+        });
         return;
     }
     ui.checkbox(&mut camera.wanted, "Follow camera")

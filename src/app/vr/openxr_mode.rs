@@ -52,7 +52,11 @@ use crate::core::vr_panel::{
 /// Checks for an OpenXR loader and runtime, as `bevy_mod_openxr` would, to be able to
 /// say why VR is unavailable (the library only logs it).
 fn probe() -> Result<openxr::ExtensionSet, String> {
+    // On Windows the loader is built into the program (as bevy_mod_openxr links it).
+    #[cfg(windows)]
+    let entry = openxr::Entry::linked();
     // SAFETY: loading the system's OpenXR loader library; no other code touches it yet.
+    #[cfg(not(windows))]
     let entry = unsafe { openxr::Entry::load() }.map_err(|e| {
         format!(
             "the OpenXR loader (libopenxr_loader.so) is not installed ({e}); on Debian/Ubuntu: \
@@ -60,10 +64,18 @@ fn probe() -> Result<openxr::ExtensionSet, String> {
         )
     })?;
     entry.enumerate_extensions().map_err(|e| {
-        format!(
-            "no OpenXR runtime is active ({e}); start SteamVR, Meta Quest Link, Monado or \
-             WiVRn, or point XR_RUNTIME_JSON at a runtime"
-        )
+        if cfg!(windows) {
+            format!(
+                "no OpenXR runtime is active ({e}); start Meta Quest Link (in the Meta Quest \
+                 Link app: Settings > General > OpenXR Runtime > Set Meta Quest Link as \
+                 active) or SteamVR, then try again"
+            )
+        } else {
+            format!(
+                "no OpenXR runtime is active ({e}); start SteamVR, Meta Quest Link, Monado or \
+                 WiVRn, or point XR_RUNTIME_JSON at a runtime"
+            )
+        }
     })
 }
 
