@@ -30,7 +30,7 @@ impl PathDialog {
         let folder = starting_folder(session);
         let text = match saved_as(purpose) {
             Some((name, _)) => folder.join(name).display().to_string(),
-            None => format!("{}/", folder.display()),
+            None => format!("{}{}", folder.display(), std::path::MAIN_SEPARATOR),
         };
         Self {
             purpose,

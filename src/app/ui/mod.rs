@@ -47,8 +47,47 @@ pub(super) fn plugin(app: &mut App) {
         (
             shortcuts::shortcuts.in_set(EditorSet::Input),
             update_title.in_set(EditorSet::Drive),
+            set_window_icon.in_set(EditorSet::Drive),
         ),
     );
+}
+
+/// The window's icon (the taskbar's and Alt+Tab's on Windows, the task switcher's on
+/// Linux): `assets/icon.png`, built into the program.
+const ICON_PNG: &[u8] = include_bytes!("../../../assets/icon.png");
+
+/// Gives the window its icon once winit has made it. Runs on the main thread (winit's
+/// windows live there).
+fn set_window_icon(_main_thread: bevy::ecs::system::NonSendMarker, mut done: Local<bool>) {
+    if *done {
+        return;
+    }
+    bevy::winit::WINIT_WINDOWS.with_borrow(|windows| {
+        let Some(window) = windows.windows.values().next() else {
+            return; // not made yet
+        };
+        *done = true;
+        let icon = image::load_from_memory_with_format(ICON_PNG, image::ImageFormat::Png)
+            .map_err(|e| e.to_string())
+            .and_then(|picture| {
+                let picture = picture.to_rgba8();
+                let (width, height) = picture.dimensions();
+                winit::window::Icon::from_rgba(picture.into_raw(), width, height)
+                    .map_err(|e| e.to_string())
+            });
+        match icon {
+            Ok(icon) => {
+                // Windows shows the large icon in the taskbar and Alt+Tab.
+                #[cfg(windows)]
+                winit::platform::windows::WindowExtWindows::set_taskbar_icon(
+                    &**window,
+                    Some(icon.clone()),
+                );
+                window.set_window_icon(Some(icon));
+            }
+            Err(e) => warn!("the window icon could not be set: {e}"),
+        }
+    });
 }
 
 /// bevy_egui tells egui the modifier keys every frame, and egui takes any input event as

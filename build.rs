@@ -1,0 +1,62 @@
+//! Windows only: gives `vrma-maker.exe` its icon (Explorer, shortcuts) and version
+//! details, as a resource compiled by MinGW's `windres` and linked into the program. A
+//! few lines here instead of a resource crate: the toolchain that cross-builds it has
+//! `windres` already.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn main() {
+    println!("cargo:rerun-if-changed=assets/icon.ico");
+    println!("cargo:rerun-if-changed=build.rs");
+    let target_os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let target_env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
+    if target_os != "windows" || target_env != "gnu" {
+        return;
+    }
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let icon = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"))
+        .join("assets/icon.ico");
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    let numbers: Vec<&str> = version.split(['.', '-']).take(3).collect();
+    let comma = format!("{},0", numbers.join(","));
+    let script = format!(
+        r#"1 ICON "{icon}"
+1 VERSIONINFO
+FILEVERSION {comma}
+PRODUCTVERSION {comma}
+BEGIN
+  BLOCK "StringFileInfo"
+  BEGIN
+    BLOCK "040904B0"
+    BEGIN
+      VALUE "CompanyName", "VRMA Maker"
+      VALUE "FileDescription", "VRMA Maker"
+      VALUE "FileVersion", "{version}"
+      VALUE "ProductName", "VRMA Maker"
+      VALUE "ProductVersion", "{version}"
+      VALUE "OriginalFilename", "vrma-maker.exe"
+      VALUE "LegalCopyright", "MIT OR Apache-2.0"
+    END
+  END
+  BLOCK "VarFileInfo"
+  BEGIN
+    VALUE "Translation", 0x409, 1200
+  END
+END
+"#,
+        icon = icon.display().to_string().replace('\\', "/"),
+    );
+    let rc = out.join("vrma-maker.rc");
+    std::fs::write(&rc, script).expect("the resource script is written");
+    let object = out.join("vrma-maker-resources.o");
+    let windres = std::env::var("WINDRES").unwrap_or_else(|_| "x86_64-w64-mingw32-windres".into());
+    let status = Command::new(&windres)
+        .arg(&rc)
+        .args(["-O", "coff", "-o"])
+        .arg(&object)
+        .status()
+        .unwrap_or_else(|e| panic!("{windres} (MinGW-w64's binutils) could not run: {e}"));
+    assert!(status.success(), "{windres} failed on {}", rc.display());
+    println!("cargo:rustc-link-arg-bins={}", object.display());
+}
