@@ -1,7 +1,7 @@
-//! Windows only: gives `vrma-maker.exe` its icon (Explorer, shortcuts) and version
-//! details, as a resource compiled by MinGW's `windres` and linked into the program. A
-//! few lines here instead of a resource crate: the toolchain that cross-builds it has
-//! `windres` already.
+//! Windows (MinGW) only: gives `vrma-maker.exe` its icon (Explorer, shortcuts) and
+//! version details, as a resource compiled by MinGW's `windres` and linked into the
+//! program (a few lines here instead of a resource crate: the toolchain that cross-builds
+//! it has `windres` already), and links the C++ runtime the OpenXR loader needs.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -13,6 +13,26 @@ fn main() {
     let target_env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
     if target_os != "windows" || target_env != "gnu" {
         return;
+    }
+    // The OpenXR loader (C++, built into openxr-sys for the `xr` feature) expects MSVC's
+    // C++ runtime on Windows; with MinGW it needs libstdc++, linked in statically so
+    // that the program needs no libstdc++ DLL.
+    // After everything else on the link line (a library named by `rustc-link-lib` lands
+    // before the crates that need it), with the C runtime it leans on once more after it.
+    if std::env::var_os("CARGO_FEATURE_XR").is_some() {
+        for arg in [
+            "-Wl,-Bstatic",
+            "-lstdc++",
+            "-lgcc",
+            "-lgcc_eh",
+            "-l:libpthread.a",
+            "-lmingwex",
+            "-Wl,-Bdynamic",
+            "-lmsvcrt",
+            "-lkernel32",
+        ] {
+            println!("cargo:rustc-link-arg-bins={arg}");
+        }
     }
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     let icon = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"))

@@ -32,3 +32,4 @@ mod webcam;
 mod window;
 mod window_mouse;
 mod window_timeline;
+mod windows;

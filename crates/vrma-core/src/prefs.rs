@@ -323,7 +323,11 @@ mod tests {
         let (loaded, warning) = Preferences::load(&path);
         assert_eq!(warning, None);
         assert_eq!(loaded, prefs);
-        assert_eq!(loaded.recent[0].path, PathBuf::from("/a/project.json"));
+        // (Stored absolute: on Windows `/a` is on the current drive.)
+        assert_eq!(
+            loaded.recent[0].path,
+            std::path::absolute("/a/project.json").unwrap()
+        );
     }
 
     #[test]
@@ -390,18 +394,12 @@ mod tests {
         }
         prefs.add_recent(Path::new("/f7.vrm"), RecentKind::Model);
         assert_eq!(prefs.recent.len(), RECENT_LIMIT);
-        assert_eq!(prefs.recent[0].path, PathBuf::from("/f7.vrm"));
-        assert_eq!(
-            prefs
-                .recent
-                .iter()
-                .filter(|r| r.path == Path::new("/f7.vrm"))
-                .count(),
-            1
-        );
+        let f7 = std::path::absolute("/f7.vrm").unwrap();
+        assert_eq!(prefs.recent[0].path, f7);
+        assert_eq!(prefs.recent.iter().filter(|r| r.path == f7).count(), 1);
         assert_eq!(
             prefs.recent[1].path,
-            PathBuf::from(format!("/f{}.vrm", RECENT_LIMIT + 4))
+            std::path::absolute(format!("/f{}.vrm", RECENT_LIMIT + 4)).unwrap()
         );
     }
 }
