@@ -417,3 +417,57 @@ fn the_window_opens_takes_a_key_and_quits_by_itself() {
         "the key pressed is in the saved project\n{said}"
     );
 }
+
+/// Started from Explorer there is no console to read: when no backend gives a device,
+/// the window's start says so in a message box (here DirectX 12 alone is allowed, which
+/// Wine cannot start), and ends with exit code 1 once it is dismissed.
+#[test]
+fn without_a_graphics_device_the_window_says_so_in_a_message_box() {
+    let dir = scratch("windows-no-device");
+    let Some(wine) = wine(&dir) else { return };
+    if !required_or_skip("xdotool", have_xdotool()) {
+        return;
+    }
+    let (model, _) = mannequins(&dir);
+    let mut app = wine
+        .command()
+        .arg(windows_path(&model))
+        .env("WGPU_BACKEND", "dx12")
+        .env_remove("VRMA_MAKER_NO_MESSAGE_BOX")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The message box is titled as the program; the editor's window never opens.
+    let message_box = wait_for_window(&wine.display);
+    let title = xdotool(&wine.display, &["getwindowname", &message_box]);
+    let title = String::from_utf8_lossy(&title.stdout);
+    assert_eq!(
+        title.trim(),
+        "VRMA Maker",
+        "the message box, not the editor"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    xdotool(
+        &wine.display,
+        &["mousemove", "--window", &message_box, "10", "10"],
+    );
+    xdotool(&wine.display, &["click", "1"]);
+    xdotool(&wine.display, &["key", "--delay", "150", "Return"]);
+    let status = wait_with_timeout(&mut app, Duration::from_secs(60));
+    let mut said = String::new();
+    if let Some(mut stderr) = app.stderr.take() {
+        use std::io::Read;
+        let _ = stderr.read_to_string(&mut said);
+    }
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(1),
+        "dismissing the message ends it with exit code 1: {said}"
+    );
+    assert!(
+        said.contains("no graphics device could be started (tried DirectX 12")
+            && said.contains("Update the graphics driver"),
+        "{said}"
+    );
+}
