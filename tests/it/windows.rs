@@ -56,7 +56,14 @@ fn wine(dir: &Path) -> Option<Wine> {
     let folder = dir.join("Program Files テスト/VRMA Maker 日本語");
     std::fs::create_dir_all(&folder).unwrap();
     let installed = folder.join("vrma-maker.exe");
-    std::fs::copy(exe.unwrap(), &installed).unwrap();
+    let exe = exe.unwrap();
+    std::fs::copy(&exe, &installed).unwrap();
+    // The console launcher, named as the zip names it (scripts/package).
+    std::fs::copy(
+        exe.with_file_name("vrma-maker-cli.exe"),
+        folder.join("vrma-maker.com"),
+    )
+    .expect("scripts/test-windows builds the console launcher beside the program");
     let (xvfb, display) = start_xvfb().expect("Xvfb starts");
     Some(Wine {
         exe: installed,
@@ -94,6 +101,22 @@ impl Wine {
             };
         }
         command.output().expect("wine runs")
+    }
+
+    /// `vrma-maker ARGS` typed in a command prompt (cmd) in the program's folder.
+    fn typed_in_cmd(&self, args: &[&std::ffi::OsStr]) -> Output {
+        Command::new("wine")
+            .args(["cmd", "/c", "vrma-maker"])
+            .args(args)
+            .current_dir(self.exe.parent().unwrap())
+            .env("WINEPREFIX", &self.prefix)
+            .env("WINEDEBUG", "-all")
+            .env("LANG", "C.UTF-8")
+            .env("DISPLAY", &self.display)
+            .env("VRMA_MAKER_DATA_DIR", windows_path(&self.data))
+            .stdin(Stdio::null())
+            .output()
+            .expect("wine runs")
     }
 
     /// Runs one subcommand here under Wine, or on Linux.
@@ -210,6 +233,14 @@ fn the_command_line_tools_give_the_linux_results_from_a_japanese_folder() {
         "{linux_facts}"
     );
     assert_json_close(&windows_facts, &linux_facts, 1e-6, "inspect");
+    // Typed in a command prompt in the program's folder, `vrma-maker …` is the console
+    // launcher (.com before .exe): cmd waits for it, and its output and exit code are
+    // the program's.
+    let typed = wine.typed_in_cmd(&["inspect".as_ref(), windows_path(&model_windows).as_ref()]);
+    assert_json_close(&facts(typed), &linux_facts, 1e-6, "inspect typed in cmd");
+    let missing = wine.typed_in_cmd(&["inspect".as_ref(), "missing.vrm".as_ref()]);
+    assert_eq!(missing.status.code(), Some(1), "the program's exit code");
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("missing.vrm"));
 
     // apply: an edit script, the project written; a second run saves over it.
     let script = json!([
