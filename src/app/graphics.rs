@@ -31,14 +31,24 @@ pub fn what_to_do() -> &'static str {
     }
 }
 
+/// Each backend's name for the user and for `WGPU_BACKEND`.
+const NAMES: [(Backends, &str, &str); 4] = [
+    (Backends::DX12, "DirectX 12", "dx12"),
+    (Backends::VULKAN, "Vulkan", "vulkan"),
+    (Backends::METAL, "Metal", "metal"),
+    (Backends::GL, "OpenGL", "gl"),
+];
+
+/// The user's name and `WGPU_BACKEND`'s for one backend; None for a set of several.
+fn names(backend: Backends) -> Option<(&'static str, &'static str)> {
+    NAMES
+        .iter()
+        .find(|(b, _, _)| *b == backend)
+        .map(|&(_, shown, env)| (shown, env))
+}
+
 fn name(backend: Backends) -> &'static str {
-    match backend {
-        b if b == Backends::DX12 => "DirectX 12",
-        b if b == Backends::VULKAN => "Vulkan",
-        b if b == Backends::METAL => "Metal",
-        b if b == Backends::GL => "OpenGL",
-        _ => "another backend",
-    }
+    names(backend).map_or("another backend", |(shown, _)| shown)
 }
 
 /// The backends to try: the one(s) `WGPU_BACKEND` names when set (the user's choice,
@@ -58,7 +68,7 @@ fn candidates() -> Vec<Backends> {
 
 /// Starts a device on `backends` as Bevy's renderer would (the same settings, the
 /// adapter's own features and limits), then lets it go.
-fn try_device(backends: Backends, settings: &WgpuSettings) -> Result<String, String> {
+fn try_device(backends: Backends, settings: &WgpuSettings) -> Result<(), String> {
     let mut descriptor = wgpu::InstanceDescriptor::new_without_display_handle();
     descriptor.backends = backends;
     descriptor.flags = settings.instance_flags;
@@ -85,18 +95,17 @@ fn try_device(backends: Backends, settings: &WgpuSettings) -> Result<String, Str
     }))
     .map_err(|e| format!("{} refused to start ({e})", info.name))?;
     drop(device);
-    Ok(info.name)
+    Ok(())
 }
 
-/// Finds the first backend that gives a device. `Ok` names it and its device (for the
-/// log); `Err` is the one line for the user: every backend tried, why each failed, and
-/// what to do.
-pub fn choose_backend() -> Result<(Backends, String), String> {
+/// Finds the first backend that gives a device. `Err` is the one line for the user: every
+/// backend tried, why each failed, and what to do.
+pub fn choose_backend() -> Result<Backends, String> {
     let settings = WgpuSettings::default();
     let mut tried = Vec::new();
     for backend in candidates() {
         match try_device(backend, &settings) {
-            Ok(device) => return Ok((backend, format!("{} on {device}", name(backend)))),
+            Ok(()) => return Ok(backend),
             Err(why) => tried.push(format!("{}: {why}", name(backend))),
         }
     }
@@ -116,10 +125,8 @@ pub fn choose_backend() -> Result<(Backends, String), String> {
 /// The renderer's settings on the first backend that gives a device (for a windowless
 /// renderer, which is given its settings directly).
 pub fn settings_on_first_working_backend() -> Result<WgpuSettings, String> {
-    let (backend, described) = choose_backend()?;
-    bevy::log::info!("graphics: {described}");
     Ok(WgpuSettings {
-        backends: Some(backend),
+        backends: Some(choose_backend()?),
         ..WgpuSettings::default()
     })
 }
@@ -131,14 +138,9 @@ pub fn settings_on_first_working_backend() -> Result<WgpuSettings, String> {
 /// # Safety
 /// Sets an environment variable: call before any other thread exists.
 pub unsafe fn use_first_working_backend() -> Result<(), String> {
-    let (backend, _) = choose_backend()?;
-    let value = match backend {
-        b if b == Backends::DX12 => "dx12",
-        b if b == Backends::VULKAN => "vulkan",
-        b if b == Backends::METAL => "metal",
-        b if b == Backends::GL => "gl",
-        // A user's own list (WGPU_BACKEND=vulkan,gl): theirs stays.
-        _ => return Ok(()),
+    // A user's own list (WGPU_BACKEND=vulkan,gl) stays theirs.
+    let Some((_, value)) = names(choose_backend()?) else {
+        return Ok(());
     };
     // SAFETY: the caller guarantees no other thread reads the environment yet.
     unsafe { std::env::set_var("WGPU_BACKEND", value) };
