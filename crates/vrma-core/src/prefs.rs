@@ -52,6 +52,8 @@ pub struct Preferences {
     pub png_view: String,
     /// The still's background: `None` transparent, else an opaque colour.
     pub png_background: Option<[u8; 3]>,
+    /// View ▸ Language: a language tag such as `"ja"`; `None` follows the system's.
+    pub language: Option<String>,
     /// Newest first.
     pub recent: Vec<RecentFile>,
 }
@@ -72,9 +74,19 @@ impl Default for Preferences {
             png_size: (1024, 1365),
             png_view: "front".into(),
             png_background: None,
+            language: None,
             recent: Vec::new(),
         }
     }
+}
+
+/// A BCP 47 language tag's shape (`ja`, `en-US`, `zh-Hant`): letters, digits and
+/// hyphens, short. Whether the app speaks it is the app's business.
+fn is_language_tag(tag: &str) -> bool {
+    (2..=16).contains(&tag.len())
+        && tag.split('-').all(|part| {
+            !part.is_empty() && part.len() <= 8 && part.chars().all(|c| c.is_ascii_alphanumeric())
+        })
 }
 
 /// The settings file: `$VRMA_MAKER_DATA_DIR/settings.json` when set (tests, portable
@@ -201,6 +213,10 @@ impl Preferences {
                 .as_str()
                 .and_then(|b| crate::still::parse_background(b).ok())
                 .unwrap_or(d.png_background),
+            language: v["language"]
+                .as_str()
+                .filter(|tag| is_language_tag(tag))
+                .map(str::to_string),
             recent,
         }
     }
@@ -241,6 +257,9 @@ impl Preferences {
                 None => "transparent".into(),
             }}),
         );
+        if let Some(language) = &self.language {
+            v.insert("language".into(), json!(language));
+        }
         let recent: Vec<Value> = self
             .recent
             .iter()
@@ -307,6 +326,7 @@ mod tests {
             png_size: (512, 512),
             png_view: "side".into(),
             png_background: Some([16, 32, 255]),
+            language: Some("ja".into()),
             recent: Vec::new(),
         };
         p.add_recent(Path::new("/a/model.vrm"), RecentKind::Model);
@@ -363,6 +383,7 @@ mod tests {
             "markers": 3,
             "import_rate": 1e9,
             "png": {"size": [0, 100], "view": "../../etc"},
+            "language": "../ja",
             "recent": [{"path": "/m.vrm", "kind": "model"}, {"path": "", "kind": "model"},
                        {"path": "/x", "kind": "virus"}, {"path": "/m.vrm", "kind": "model"}, 7],
         });
@@ -377,6 +398,7 @@ mod tests {
         assert_eq!(prefs.import_rate, d.import_rate);
         assert_eq!(prefs.png_size, d.png_size);
         assert_eq!(prefs.png_view, d.png_view);
+        assert_eq!(prefs.language, None);
         assert_eq!(
             prefs.recent,
             vec![RecentFile {
