@@ -7,6 +7,8 @@
 
 use bevy::render::settings::{Backends, WgpuSettings, WgpuSettingsPriority};
 
+use crate::tr;
+
 /// The backends worth trying here, in order: the platform's native one first.
 fn platform_order() -> [Backends; 3] {
     if cfg!(windows) {
@@ -28,6 +30,40 @@ pub fn what_to_do() -> &'static str {
     } else {
         "Install Mesa's Vulkan driver (Debian/Ubuntu: sudo apt-get install \
          mesa-vulkan-drivers libvulkan1), then start again"
+    }
+}
+
+/// No backend gave a device: each one tried, with why it failed.
+#[derive(Debug)]
+pub struct NoDevice {
+    tried: String,
+}
+
+impl NoDevice {
+    /// The one line for the console and the CLI: English, as the logs are.
+    pub fn line(&self) -> String {
+        format!(
+            "no graphics device could be started (tried {}). {}.",
+            self.tried,
+            what_to_do()
+        )
+    }
+
+    /// The same for the message box, in the window's language (what each backend said
+    /// stays as the drivers said it).
+    pub fn for_the_user(&self) -> String {
+        let advice = if cfg!(windows) {
+            tr!("app-no-device-advice-windows")
+        } else if cfg!(target_vendor = "apple") {
+            tr!("app-no-device-advice-macos")
+        } else {
+            tr!("app-no-device-advice-linux")
+        };
+        tr!(
+            "app-no-device",
+            tried = self.tried.as_str(),
+            advice = advice
+        )
     }
 }
 
@@ -98,9 +134,9 @@ fn try_device(backends: Backends, settings: &WgpuSettings) -> Result<(), String>
     Ok(())
 }
 
-/// Finds the first backend that gives a device. `Err` is the one line for the user: every
-/// backend tried, why each failed, and what to do.
-pub fn choose_backend() -> Result<Backends, String> {
+/// Finds the first backend that gives a device. `Err` says every backend tried, why each
+/// failed, and what to do.
+pub fn choose_backend() -> Result<Backends, NoDevice> {
     let settings = WgpuSettings::default();
     let mut tried = Vec::new();
     for backend in candidates() {
@@ -115,18 +151,16 @@ pub fn choose_backend() -> Result<Backends, String> {
             std::env::var("WGPU_BACKEND").unwrap_or_default()
         ));
     }
-    Err(format!(
-        "no graphics device could be started (tried {}). {}.",
-        tried.join("; "),
-        what_to_do()
-    ))
+    Err(NoDevice {
+        tried: tried.join("; "),
+    })
 }
 
 /// The renderer's settings on the first backend that gives a device (for a windowless
 /// renderer, which is given its settings directly).
 pub fn settings_on_first_working_backend() -> Result<WgpuSettings, String> {
     Ok(WgpuSettings {
-        backends: Some(choose_backend()?),
+        backends: Some(choose_backend().map_err(|no_device| no_device.line())?),
         ..WgpuSettings::default()
     })
 }
@@ -137,7 +171,7 @@ pub fn settings_on_first_working_backend() -> Result<WgpuSettings, String> {
 ///
 /// # Safety
 /// Sets an environment variable: call before any other thread exists.
-pub unsafe fn use_first_working_backend() -> Result<(), String> {
+pub unsafe fn use_first_working_backend() -> Result<(), NoDevice> {
     // A user's own list (WGPU_BACKEND=vulkan,gl) stays theirs.
     let Some((_, value)) = names(choose_backend()?) else {
         return Ok(());
@@ -147,17 +181,18 @@ pub unsafe fn use_first_working_backend() -> Result<(), String> {
     Ok(())
 }
 
-/// Tells a user of the window that it cannot open, in a message box as well as on the
-/// console (started from a shortcut, the console is nowhere to be seen).
-pub fn tell_in_a_message_box(message: &str) {
-    eprintln!("error: {message}");
+/// Tells a user of the window that it cannot open, in a message box (in their language)
+/// as well as on the console (started from a shortcut, the console is nowhere to be
+/// seen): `line` is the console's, `shown` the box's.
+pub fn tell_in_a_message_box(line: &str, shown: &str) {
+    eprintln!("error: {line}");
     if std::env::var_os("VRMA_MAKER_NO_MESSAGE_BOX").is_some() {
         return;
     }
     rfd::MessageDialog::new()
         .set_level(rfd::MessageLevel::Error)
         .set_title("VRMA Maker")
-        .set_description(message)
+        .set_description(shown)
         .set_buttons(rfd::MessageButtons::Ok)
         .show();
 }

@@ -42,9 +42,11 @@ pub fn run(launch: Launch) -> ExitCode {
         );
         return ExitCode::from(1);
     }
+    // The message box below speaks the window's language (build_app sets it again).
+    session::language::set_current(window_language(&session::Prefs::load()));
     // SAFETY: the window's app starts on the main thread before any other thread.
-    if let Err(message) = unsafe { graphics::use_first_working_backend() } {
-        graphics::tell_in_a_message_box(&message);
+    if let Err(no_device) = unsafe { graphics::use_first_working_backend() } {
+        graphics::tell_in_a_message_box(&no_device.line(), &no_device.for_the_user());
         return ExitCode::from(1);
     }
     install_friendly_panic_hook();
@@ -78,6 +80,8 @@ pub fn build_app(launch: Launch) -> App {
     app.set_error_handler(bevy::ecs::error::warn);
     // The window opens at the size it last had.
     let prefs = session::Prefs::load();
+    // The language: View ▸ Language's, else the system's (only the window speaks it).
+    session::language::set_current(window_language(&prefs));
     let (width, height) = prefs.values.window_size.unwrap_or((1280, 800));
     app.insert_resource(prefs);
     let plugins = DefaultPlugins
@@ -109,6 +113,7 @@ pub fn build_app(launch: Launch) -> App {
     app.add_plugins((
         session::ui_plugin,
         session::prefs_plugin,
+        session::fonts_plugin,
         viewport::plugin,
         ui::plugin,
         timeline::plugin,
@@ -123,6 +128,16 @@ pub fn build_app(launch: Launch) -> App {
         dev::plugin,
     ));
     app
+}
+
+/// The language the window speaks: View ▸ Language's, else the system's.
+fn window_language(prefs: &session::Prefs) -> session::Language {
+    prefs
+        .values
+        .language
+        .as_deref()
+        .and_then(session::Language::from_tag)
+        .unwrap_or_else(session::Language::of_system)
 }
 
 /// The app without a window or GPU: Bevy's asset, glTF, mesh, image and transform

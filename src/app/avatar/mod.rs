@@ -34,6 +34,7 @@ use crate::core::edit::Editor;
 use crate::core::mannequin::{self, MannequinVariant};
 use crate::core::project::{Project, is_project_file};
 use crate::core::vrm::VrmVersion;
+use crate::tr;
 
 mod mtoon;
 mod mtoon_material;
@@ -76,6 +77,8 @@ struct PendingAvatar {
     timings: LoadTimings,
     node_count: usize,
     routes: Arc<MorphRoutes>,
+    /// The notice once it is on screen ("Opened …"), if any.
+    opened: Option<String>,
 }
 
 /// Where the time to open a model went (logged, and read by `scripts/bench`).
@@ -199,10 +202,16 @@ fn load_initial_model(launch: Res<Launch>, mut load: MessageWriter<LoadModel>) {
 
 /// Reads and validates a model file through the core.
 pub fn read_model(path: &Path) -> Result<(Vec<u8>, Editor), String> {
-    let bytes = crate::core::read_bounded(path, crate::core::MAX_FILE_BYTES)
-        .map_err(|e| format!("Cannot open {}: {e}", path.display()))?;
-    let rig = crate::core::rig_from_bytes(&bytes)
-        .map_err(|e| format!("Cannot open {}: {e}", path.display()))?;
+    let cannot_open = |e: crate::core::Refusal| {
+        tr!(
+            "app-open-failed",
+            path = path.display().to_string(),
+            reason = e.to_string()
+        )
+    };
+    let bytes =
+        crate::core::read_bounded(path, crate::core::MAX_FILE_BYTES).map_err(cannot_open)?;
+    let rig = crate::core::rig_from_bytes(&bytes).map_err(cannot_open)?;
     Ok((bytes, Editor::new(rig)))
 }
 
@@ -247,7 +256,7 @@ fn prepare(source: &ModelSource) -> Result<Prepared, String> {
         ModelSource::Project(path) => {
             let mut warnings = Vec::new();
             let project = Project::load(path, &mut warnings)
-                .map_err(|e| format!("Cannot open the project: {e}"))?;
+                .map_err(|e| tr!("app-open-project-failed", reason = e.to_string()))?;
             let model_path = project.resolved_model_path(path);
             let (bytes, editor) = match &model_path {
                 Some(model) => read_model(model)?,
@@ -264,8 +273,8 @@ fn prepare(source: &ModelSource) -> Result<Prepared, String> {
         }
         ModelSource::Recovered(path) => {
             let found = crate::core::recovery::read(path)
-                .map_err(|e| format!("Cannot recover: {e}"))?
-                .ok_or_else(|| "The recovery file is gone".to_string())?;
+                .map_err(|e| tr!("app-recover-failed", reason = e.to_string()))?
+                .ok_or_else(|| tr!("app-recovery-file-gone"))?;
             let mut warnings = Vec::new();
             let model_path = found.project.model_path.clone();
             let (bytes, editor) = match &model_path {
@@ -338,7 +347,7 @@ fn prepare_for_display(
     let mut prepared = prepare(source)?;
     let parsed = std::time::Instant::now();
     let display = display::prepare(&prepared.bytes, &limits, &mut downscale_texture)
-        .map_err(|e| format!("Cannot display the model: {e}"))?;
+        .map_err(|e| tr!("app-display-failed", reason = e.to_string()))?;
     prepared.bytes = Vec::new(); // the display copy replaces it
     let timings = LoadTimings {
         started: Some(started),
@@ -351,7 +360,7 @@ fn prepare_for_display(
 
 fn source_name(source: &ModelSource) -> String {
     match source {
-        ModelSource::Mannequin => "the mannequin".into(),
+        ModelSource::Mannequin => tr!("app-the-mannequin"),
         ModelSource::File(p) | ModelSource::Project(p) | ModelSource::Recovered(p) => {
             p.file_name().map_or_else(
                 || p.display().to_string(),
@@ -371,10 +380,7 @@ fn start_loading(
     for LoadModel(source) in requests.read().cloned() {
         let limits = device_limits(device.as_deref());
         let work_source = source.clone();
-        banner.progress = Some(format!(
-            "Opening {}: reading and checking…",
-            source_name(&source)
-        ));
+        banner.progress = Some(tr!("app-opening-reading", name = source_name(&source)));
         // A newer request supersedes one still being read.
         opening.0 = Some(Opening {
             job: Job::spawn("open-model", move || {
@@ -438,12 +444,19 @@ fn spawn_prepared(
     let mut warnings = prepared.warnings.clone();
     warnings.extend(display.warnings.iter().cloned());
     if !warnings.is_empty() {
-        banner.notice = Some(format!("Opened with warnings: {}", warnings.join("; ")));
+        banner.notice = Some(tr!(
+            "app-opened-with-warnings",
+            warnings = warnings.join("; ")
+        ));
     }
-    banner.progress = Some(format!(
-        "Opening {}: decoding textures and uploading meshes…",
-        source_name(&source)
-    ));
+    // Said once the model is on screen (a warning said already stays).
+    let opened = match &source {
+        ModelSource::File(p) | ModelSource::Project(p) if warnings.is_empty() => {
+            Some(tr!("files-status-opened", path = p.display().to_string()))
+        }
+        _ => None,
+    };
+    banner.progress = Some(tr!("app-opening-uploading", name = source_name(&source)));
     for e in &pending {
         commands.entity(e).despawn();
     }
@@ -498,6 +511,7 @@ fn spawn_prepared(
             timings,
             node_count: display.node_count,
             routes: Arc::new(display.routes),
+            opened,
         },
     ));
 }
@@ -511,7 +525,7 @@ fn watch_failures(
     for (entity, p) in &pending {
         if let bevy::asset::LoadState::Failed(err) = loader.assets.load_state(&p.gltf) {
             banner.progress = None;
-            banner.error(format!("Cannot display the model: {err}"));
+            banner.error(tr!("app-display-failed", reason = err.to_string()));
             loader.memory.0.remove_asset(Path::new(&p.file));
             commands.entity(entity).despawn();
         }
@@ -536,9 +550,13 @@ fn finish_loading(
         // then would put a model without its face on screen (or in a still). A part
         // that failed to load is shown without, and said.
         match loader.assets.recursive_dependency_load_state(&p.gltf) {
-            RecursiveDependencyLoadState::Loaded => {}
+            RecursiveDependencyLoadState::Loaded => {
+                if let Some(opened) = p.opened.take() {
+                    swap.banner.notice = Some(opened);
+                }
+            }
             RecursiveDependencyLoadState::Failed(e) => {
-                swap.banner.notice = Some(format!("Part of the model could not be loaded: {e}"));
+                swap.banner.notice = Some(tr!("app-part-not-loaded", reason = e.to_string()));
             }
             _ => continue,
         }
@@ -706,9 +724,7 @@ fn take_back_undrawable_model(
     }
     swap.save_now.write(SaveRecoveryNow);
     let Some((entity, mut old)) = retired.iter_mut().next() else {
-        swap.banner.error(format!(
-            "The GPU reported an error while drawing: {error}. Your work is kept."
-        ));
+        swap.banner.error(tr!("app-gpu-error", error = error));
         return;
     };
     let Some(mut previous) = old.session.take() else {
@@ -730,9 +746,7 @@ fn take_back_undrawable_model(
         },
         Visibility::Inherited,
     ));
-    swap.banner.error(format!(
-        "This model cannot be drawn on this GPU ({error}); the previous model is back and your work is kept."
-    ));
+    swap.banner.error(tr!("app-gpu-cannot-draw", error = error));
     swap.shown.write(AvatarShown);
 }
 

@@ -16,6 +16,7 @@ use crate::app::session::{
 };
 use crate::core::Refusal;
 use crate::core::recovery::{self, Claim, Recovery, now_secs};
+use crate::tr;
 
 /// Seconds of quiet after a change before autosaving.
 const DEBOUNCE_SECS: f64 = 2.0;
@@ -107,9 +108,7 @@ fn follow_openings(
             let again = autosave.adopting.take().expect("checked");
             autosave.offers.insert(0, again);
             let why = banner.error.clone().unwrap_or_default();
-            banner.error(format!(
-                "{why} The unsaved work is kept; find the model and recover it again."
-            ));
+            banner.error(tr!("files-recover-failed-kept", why = why));
         }
     }
     if shown.read().count() > 0 {
@@ -208,7 +207,7 @@ fn finish_write(
         Err(e) => {
             autosave.unsaved_since = Some(now); // retry at the next interval, not every frame
             autosave.last_change = now;
-            banner.error(format!("Autosave failed: {e}"));
+            banner.error(tr!("files-autosave-failed", reason = e.to_string()));
         }
     }
 }
@@ -234,34 +233,38 @@ fn offer_recovery(
     };
     let minutes = now_secs().saturating_sub(offer.saved_at) / 60;
     let when = match minutes {
-        0 => "less than a minute ago".to_string(),
-        1 => "1 minute ago".to_string(),
-        m if m < 120 => format!("{m} minutes ago"),
-        m => format!("{} hours ago", m / 60),
+        0 => tr!("files-recover-just-now"),
+        m if m < 120 => tr!("files-recover-minutes-ago", minutes = m),
+        m => tr!("files-recover-hours-ago", hours = m / 60),
     };
     let name = offer
         .project_path
         .as_ref()
         .and_then(|p| p.file_name())
-        .map_or("an unsaved project".to_string(), |n| {
-            n.to_string_lossy().into_owned()
-        });
+        .map_or_else(
+            || tr!("files-recover-unsaved-project"),
+            |n| n.to_string_lossy().into_owned(),
+        );
     let keys = offer.project.timeline.keys().len();
     let ctx = contexts.ctx_mut()?;
     let mut answer = None;
-    egui::Window::new("Recover unsaved work?")
+    egui::Window::new(tr!("files-recover-title"))
+        .id(egui::Id::new("recover-unsaved-work"))
         .collapsible(false)
         .resizable(false)
         .anchor(egui::Align2::CENTER_CENTER, egui::vec2(0.0, 0.0))
         .show(ctx, |ui| {
-            ui.label(format!(
-                "Unsaved work on {name} ({keys} keys) was kept from {when}. Recover it?"
+            ui.label(tr!(
+                "files-recover-question",
+                name = name.as_str(),
+                keys = keys,
+                when = when.as_str()
             ));
             ui.horizontal(|ui| {
-                if ui.button("Recover").clicked() {
+                if ui.button(tr!("files-recover")).clicked() {
                     answer = Some(true);
                 }
-                if ui.button("Not now (keep it for the next start)").clicked() {
+                if ui.button(tr!("files-recover-not-now")).clicked() {
                     answer = Some(false);
                 }
             });

@@ -24,6 +24,7 @@ use crate::core::Refusal;
 use crate::core::capture::{Capture, pose_from_capture};
 use crate::core::edit::{Edit, Gesture, KeyEdit, PoseEdit};
 use crate::core::pose::BodyMask;
+use crate::tr;
 use crate::vision::webcam::{Webcam, camera_devices};
 use crate::vision::{LiveCapture, PoseModels, frame_files, read_image};
 
@@ -91,14 +92,15 @@ fn start(source: Source, models: Models) -> Worker {
                     Source::Devices(devices) => run_webcam(devices, &models, &halt, &sender),
                 }));
             if outcome.is_err() {
-                let _ = sent.send(Err(Refusal::new(
-                    "following the camera stopped unexpectedly",
-                )));
+                let _ = sent.send(Err(Refusal::new(tr!("files-camera-stopped"))));
             }
         });
     if let Err(e) = spawned {
         let (sender, receiver) = sync_channel(1);
-        let _ = sender.send(Err(Refusal::new(format!("cannot start following: {e}"))));
+        let _ = sender.send(Err(Refusal::new(tr!(
+            "files-camera-cannot-start",
+            reason = e.to_string()
+        ))));
         return Worker {
             stop,
             results: Mutex::new(receiver),
@@ -176,9 +178,9 @@ fn run_webcam(
             Ok(frame) => frame,
             Err(refusal) => {
                 // This ends following (the camera is let go): say how to start again.
-                let _ = sender.send(Err(Refusal::new(format!(
-                    "{}; check the camera and turn Follow camera on again",
-                    refusal.0
+                let _ = sender.send(Err(Refusal::new(tr!(
+                    "files-camera-check",
+                    reason = refusal.0
                 ))));
                 return;
             }
@@ -278,7 +280,7 @@ fn follow(
     }
     for _ in captures.read() {
         let Some(pose) = following.last_pose.clone() else {
-            camera.problem = Some("Nothing to capture yet: nobody has been followed".into());
+            camera.problem = Some(tr!("files-camera-nothing-yet"));
             continue;
         };
         // The live preview goes, and the followed pose is keyed in one undo step.

@@ -14,6 +14,7 @@ use super::export::ExportJob;
 use crate::app::session::{
     Banner, DialogPurpose, EditorSet, FileRequest, KeepAwake, QuitRequested, Session, UiLayout,
 };
+use crate::tr;
 
 /// What happens once the unsaved changes are dealt with.
 #[derive(Clone, Debug, PartialEq)]
@@ -108,29 +109,35 @@ fn ask(
         return Ok(());
     };
     let ctx = contexts.ctx_mut()?;
-    let title = match question {
-        Question::Unsaved(_) => "Unsaved changes",
-        Question::ExportRunning => "Export running",
+    let (id, title) = match &question {
+        Question::Unsaved(_) => ("unsaved-changes", tr!("files-unsaved-title")),
+        Question::ExportRunning => ("export-running", tr!("files-export-running-title")),
     };
     egui::Window::new(title)
+        .id(egui::Id::new(id))
         .collapsible(false)
         .resizable(false)
         .anchor(egui::Align2::CENTER_CENTER, egui::vec2(0.0, 0.0))
         .show(ctx, |ui| match &question {
             Question::Unsaved(then) => {
-                let before = match then {
-                    Then::Quit => "closing".to_string(),
-                    Then::Open(path) => format!(
-                        "opening {}",
-                        path.file_name().unwrap_or_default().to_string_lossy()
+                let asked = match then {
+                    Then::Quit => tr!(
+                        "files-unsaved-before-closing",
+                        project = session.project_name()
+                    ),
+                    Then::Open(path) => tr!(
+                        "files-unsaved-before-opening",
+                        project = session.project_name(),
+                        name = path
+                            .file_name()
+                            .unwrap_or_default()
+                            .to_string_lossy()
+                            .into_owned()
                     ),
                 };
-                ui.label(format!(
-                    "Save the changes to {} before {before}?",
-                    session.project_name()
-                ));
+                ui.label(asked);
                 ui.horizontal(|ui| {
-                    if ui.button("Save").clicked() {
+                    if ui.button(tr!("files-save")).clicked() {
                         if let Then::Open(path) = then {
                             dialogs.open_after_save = Some(path.clone());
                         }
@@ -140,7 +147,7 @@ fn ask(
                         });
                         guard.asking = None;
                     }
-                    if ui.button("Don't save").clicked() {
+                    if ui.button(tr!("files-dont-save")).clicked() {
                         match then {
                             Then::Quit => {
                                 crate::core::recovery::clear(&crate::core::recovery::own_path());
@@ -155,19 +162,19 @@ fn ask(
                         }
                         guard.asking = None;
                     }
-                    if ui.button("Cancel").clicked() {
+                    if ui.button(tr!("files-cancel")).clicked() {
                         guard.asking = None;
                     }
                 });
             }
             Question::ExportRunning => {
-                ui.label("An export is still being written. Quit when it has finished?");
+                ui.label(tr!("files-export-running-question"));
                 ui.horizontal(|ui| {
-                    if ui.button("Quit when done").clicked() {
+                    if ui.button(tr!("files-quit-when-done")).clicked() {
                         guard.quit_when_export_done();
-                        banner.notice = Some("Quitting when the export has finished…".into());
+                        banner.notice = Some(tr!("files-quitting-after-export"));
                     }
-                    if ui.button("Keep working").clicked() {
+                    if ui.button(tr!("files-keep-working")).clicked() {
                         guard.asking = None;
                     }
                 });

@@ -17,6 +17,7 @@ use crate::core::export::{ExportKind, ExportWork, Writer, with_extension, write_
 use crate::core::framing::{STILL_FOV_DEGREES, StillCamera};
 use crate::core::project::Settings;
 use crate::core::vrma::import::{AnimationKind, Imported, import_animation, read_animation_file};
+use crate::tr;
 
 /// The running export: what it is, how far it got, and its result.
 struct Running {
@@ -82,11 +83,11 @@ impl Exports<'_> {
                     at: None,
                     eyes: StillEyes::Camera,
                 }));
-                banner.notice = Some("Rendering the PNG…".into());
+                banner.notice = Some(tr!("files-rendering-png"));
             }
             Writer::Core(_) => {
                 if self.job.0.is_some() {
-                    banner.error("An export is already running");
+                    banner.error(tr!("files-export-running"));
                     return;
                 }
                 let work = ExportWork::of(&session.editor);
@@ -95,12 +96,16 @@ impl Exports<'_> {
                 let job = Job::spawn("export", move || {
                     write_file(format, &work, &path, &mut |p| report.set(p))
                         .map(|(path, written)| {
-                            format!("Exported {} ({})", path.display(), written.summary)
+                            tr!(
+                                "files-exported",
+                                path = path.display().to_string(),
+                                summary = written.summary
+                            )
                         })
                         .map_err(|e| e.to_string())
                 });
                 self.job.0 = Some(Running {
-                    label: format!("Exporting {}", format.extension.to_uppercase()),
+                    label: tr!("files-exporting", format = format.extension.to_uppercase()),
                     progress,
                     job,
                 });
@@ -122,7 +127,7 @@ impl Exports<'_> {
         let editor = &session.editor;
         let keys = editor.timeline.keys();
         if keys.is_empty() {
-            banner.error("There are no keys to export: add a key with K, or untick \"Every key\"");
+            banner.error(tr!("files-no-keys-to-export"));
             return;
         }
         let png = settings.png;
@@ -151,7 +156,7 @@ impl Exports<'_> {
                 eyes: StillEyes::Camera,
             }));
         }
-        banner.notice = Some(format!("Rendering {} PNGs…", keys.len()));
+        banner.notice = Some(tr!("files-rendering-pngs", count = keys.len()));
     }
 }
 
@@ -186,7 +191,7 @@ impl ImportJob {
         banner: &mut Banner,
     ) {
         if self.0.is_some() {
-            banner.error("An import is already running");
+            banner.error(tr!("files-import-running"));
             return;
         }
         let hips = session.editor.rig.hips_rest();
@@ -203,7 +208,7 @@ impl ImportJob {
                 .map_err(|e| e.context(file.display()))
             })
         });
-        banner.notice = Some(format!("Importing {}…", path.display()));
+        banner.notice = Some(tr!("files-importing", path = path.display().to_string()));
         self.0 = Some((path, job));
     }
 }
@@ -242,18 +247,27 @@ fn follow_import(
                 })));
             }
             let how = if imported.fps.is_some() {
-                "Restored"
+                "files-restored"
             } else {
-                "Imported"
+                "files-imported"
             };
-            let mut notice = format!("{how} {keys} keys from {}", path.display());
+            let mut notice = tr!(how, keys = keys, path = path.display().to_string());
             if !imported.warnings.is_empty() {
-                notice.push_str(&format!(" (warnings: {})", imported.warnings.join("; ")));
+                let warnings = tr!(
+                    "files-import-warnings",
+                    warnings = imported.warnings.join("; ")
+                );
+                notice.push(' ');
+                notice.push_str(&warnings);
             }
             banner.notice = Some(notice);
         }
-        Ok(Err(e)) => banner.error(format!("Cannot import: {e}")),
-        Err(e) => banner.error(format!("Cannot import {}: {e}", path.display())),
+        Ok(Err(e)) => banner.error(tr!("files-import-failed", reason = e.to_string())),
+        Err(e) => banner.error(tr!(
+            "files-import-failed-at",
+            path = path.display().to_string(),
+            reason = e
+        )),
     }
     job.0 = None;
 }

@@ -20,10 +20,11 @@ use super::session::{
     LoadModel, ModelSource, Prefs, Session,
 };
 use crate::core::edit::PoseEdit;
-use crate::core::export::with_extension;
+use crate::core::export::{ExportKind, with_extension};
 use crate::core::pose::Pose;
 use crate::core::prefs::RecentKind;
 use crate::core::project::is_project_file;
+use crate::tr;
 
 pub use close_guard::{CloseGuard, Question, Then};
 
@@ -89,30 +90,45 @@ fn native_dialog_possible() -> bool {
 }
 
 fn native_dialog(purpose: DialogPurpose, folder: &Path) -> Option<PathBuf> {
-    let dialog = rfd::FileDialog::new().set_directory(folder);
+    let dialog = rfd::FileDialog::new()
+        .set_directory(folder)
+        .set_title(path_dialog::title(purpose));
     match purpose {
-        DialogPurpose::OpenModel => dialog.add_filter("VRM model", &["vrm", "glb"]).pick_file(),
-        DialogPurpose::LoadPose => dialog.add_filter("Pose", &["json"]).pick_file(),
+        DialogPurpose::OpenModel => dialog
+            .add_filter(tr!("files-filter-model"), &["vrm", "glb"])
+            .pick_file(),
+        DialogPurpose::LoadPose => dialog
+            .add_filter(tr!("files-filter-pose"), &["json"])
+            .pick_file(),
         DialogPurpose::OpenProject => dialog
-            .add_filter("VRMA Maker project", &["json"])
+            .add_filter(tr!("files-filter-project"), &["json"])
             .pick_file(),
         DialogPurpose::ImportAnimation => dialog
-            .add_filter("Animation (VRMA, glTF clip)", &["vrma", "glb", "gltf"])
+            .add_filter(tr!("files-filter-animation"), &["vrma", "glb", "gltf"])
             .pick_file(),
         DialogPurpose::PoseFromImage => dialog
-            .add_filter("Photo (PNG, JPEG)", &IMAGE_EXTENSIONS)
+            .add_filter(tr!("files-filter-photo"), &IMAGE_EXTENSIONS)
             .pick_file(),
         DialogPurpose::SaveProjectAs => dialog
-            .add_filter("VRMA Maker project", &["json"])
+            .add_filter(tr!("files-filter-project"), &["json"])
             .set_file_name("animation.json")
             .save_file(),
         DialogPurpose::Export(kind) => {
             let format = kind.format();
             dialog
-                .add_filter(format.filter, &[format.extension])
+                .add_filter(filter_name(kind), &[format.extension])
                 .set_file_name(format.default_name)
                 .save_file()
         }
+    }
+}
+
+/// An export format's name in a file dialog (the core's table names it in English).
+fn filter_name(kind: ExportKind) -> String {
+    match kind {
+        ExportKind::Vrma => tr!("files-filter-vrma"),
+        ExportKind::Png => tr!("files-filter-png"),
+        ExportKind::Pose => tr!("files-filter-pose"),
     }
 }
 
@@ -246,7 +262,7 @@ fn finish_save(
 ) {
     match session.save_to(path) {
         Ok(()) => {
-            banner.notice = Some(format!("Saved {}", path.display()));
+            banner.notice = Some(tr!("files-status-saved", path = path.display().to_string()));
             if dialogs.exit_after_save {
                 exit.write(AppExit::Success);
             }
@@ -259,7 +275,7 @@ fn finish_save(
         Err(e) => {
             dialogs.exit_after_save = false;
             dialogs.open_after_save = None;
-            banner.error(format!("Cannot save: {e}"));
+            banner.error(tr!("files-save-failed", reason = e));
         }
     }
 }
@@ -297,7 +313,7 @@ fn handle_answers(
                 dialogs.show(purpose, &session);
             }
             Ok(answer) => answers.push(answer),
-            Err(e) => banner.error(format!("The file dialog failed: {e}")),
+            Err(e) => banner.error(tr!("files-dialog-failed", reason = e)),
         }
     }
     answers.append(&mut dialogs.direct);
@@ -327,9 +343,9 @@ fn handle_answers(
                     out.edits
                         .write(EditRequest::new(PoseEdit::SetPose(Box::new(pose))));
                     banner.notice = Some(if warnings.is_empty() {
-                        format!("Pose loaded from {}", path.display())
+                        tr!("files-pose-loaded", path = path.display().to_string())
                     } else {
-                        format!("Pose loaded with warnings: {}", warnings.join("; "))
+                        tr!("files-pose-loaded-warnings", warnings = warnings.join("; "))
                     });
                 }
                 Err(e) => banner.error(e),

@@ -12,6 +12,7 @@ use bevy_egui::{EguiContexts, egui};
 use super::FileDialogs;
 use crate::app::session::{DialogPurpose, Session};
 use crate::core::export::with_extension;
+use crate::tr;
 
 /// The built-in dialog showing now.
 #[derive(Debug)]
@@ -72,15 +73,16 @@ fn saved_as(purpose: DialogPurpose) -> Option<(&'static str, &'static str)> {
     }
 }
 
-fn title(purpose: DialogPurpose) -> String {
+/// The dialog's title (the native dialog's too).
+pub(super) fn title(purpose: DialogPurpose) -> String {
     match purpose {
-        DialogPurpose::OpenModel => "Open model".into(),
-        DialogPurpose::LoadPose => "Load pose".into(),
-        DialogPurpose::OpenProject => "Open project".into(),
-        DialogPurpose::SaveProjectAs => "Save project as".into(),
-        DialogPurpose::ImportAnimation => "Import animation".into(),
-        DialogPurpose::PoseFromImage => "Pose from image".into(),
-        DialogPurpose::Export(kind) => format!("Export {}", kind.format().filter),
+        DialogPurpose::OpenModel => tr!("files-title-open-model"),
+        DialogPurpose::LoadPose => tr!("files-title-load-pose"),
+        DialogPurpose::OpenProject => tr!("files-title-open-project"),
+        DialogPurpose::SaveProjectAs => tr!("files-title-save-project-as"),
+        DialogPurpose::ImportAnimation => tr!("files-title-import-animation"),
+        DialogPurpose::PoseFromImage => tr!("files-title-pose-from-image"),
+        DialogPurpose::Export(kind) => tr!("files-title-export", format = super::filter_name(kind)),
     }
 }
 
@@ -102,29 +104,35 @@ pub(super) fn check_answer(
 ) -> Result<PathBuf, NotYet> {
     let typed = typed.trim();
     if typed.is_empty() || typed.ends_with('/') {
-        return Err(NotYet::Problem("Type a file name".into()));
+        return Err(NotYet::Problem(tr!("files-path-type-a-name")));
     }
     let path = expand_home(typed);
     if path.is_dir() {
-        return Err(NotYet::Problem(format!(
-            "{} is a folder: add a file name",
-            path.display()
+        return Err(NotYet::Problem(tr!(
+            "files-path-folder-add-a-name",
+            path = path.display().to_string()
         )));
     }
     match saved_as(purpose) {
         None if path.is_file() => Ok(path),
-        None => Err(NotYet::Problem(format!("No file at {}", path.display()))),
+        None => Err(NotYet::Problem(tr!(
+            "files-path-no-file",
+            path = path.display().to_string()
+        ))),
         Some((_, extension)) => {
             let path = with_extension(&path, extension);
             let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
             if folder.is_some_and(|f| !f.is_dir()) {
-                return Err(NotYet::Problem(format!(
-                    "No folder {}",
-                    folder.unwrap_or(Path::new("")).display()
+                return Err(NotYet::Problem(tr!(
+                    "files-path-no-folder",
+                    path = folder.unwrap_or(Path::new("")).display().to_string()
                 )));
             }
             if path.is_dir() {
-                return Err(NotYet::Problem(format!("{} is a folder", path.display())));
+                return Err(NotYet::Problem(tr!(
+                    "files-path-is-a-folder",
+                    path = path.display().to_string()
+                )));
             }
             if path.exists() && replace_confirmed != Some(path.as_path()) {
                 return Err(NotYet::Exists(path));
@@ -156,11 +164,12 @@ pub(super) fn show(mut contexts: EguiContexts, mut dialogs: ResMut<FileDialogs>)
     let mut answer = None;
     let saving = saved_as(dialog.purpose).is_some();
     egui::Window::new(title(dialog.purpose))
+        .id(egui::Id::new("path-dialog"))
         .collapsible(false)
         .resizable(false)
         .anchor(egui::Align2::CENTER_CENTER, egui::vec2(0.0, 0.0))
         .show(ctx, |ui| {
-            ui.label("File:");
+            ui.label(tr!("files-path-file"));
             let field = ui.add(egui::TextEdit::singleline(&mut dialog.text).desired_width(480.0));
             if dialog.focus_pending {
                 field.request_focus();
@@ -176,9 +185,9 @@ pub(super) fn show(mut contexts: EguiContexts, mut dialogs: ResMut<FileDialogs>)
             }
             ui.horizontal(|ui| {
                 let label = match (saving, &dialog.replace_confirmed) {
-                    (true, Some(_)) => "Replace",
-                    (true, None) => "Save",
-                    (false, _) => "Open",
+                    (true, Some(_)) => tr!("files-replace"),
+                    (true, None) => tr!("files-save"),
+                    (false, _) => tr!("files-open"),
                 };
                 if ui.button(label).clicked() || entered {
                     match check_answer(
@@ -192,16 +201,22 @@ pub(super) fn show(mut contexts: EguiContexts, mut dialogs: ResMut<FileDialogs>)
                             dialog.focus_pending = true;
                         }
                         Err(NotYet::Exists(path)) => {
-                            dialog.problem = Some(format!(
-                                "{} exists. Press Replace to write over it.",
-                                path.file_name().unwrap_or_default().to_string_lossy()
+                            dialog.problem = Some(tr!(
+                                "files-path-exists",
+                                name = path
+                                    .file_name()
+                                    .unwrap_or_default()
+                                    .to_string_lossy()
+                                    .into_owned()
                             ));
                             dialog.replace_confirmed = Some(path);
                             dialog.focus_pending = true;
                         }
                     }
                 }
-                if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+                if ui.button(tr!("files-cancel")).clicked()
+                    || ui.input(|i| i.key_pressed(egui::Key::Escape))
+                {
                     answer = Some(None);
                 }
             });

@@ -12,8 +12,9 @@ use bevy_egui::{EguiContexts, egui};
 
 use crate::app::session::{Banner, EditRequest, Job, KeepAwake, Session};
 use crate::core::Refusal;
-use crate::core::capture::{BODY_POINTS, pose_from_capture};
+use crate::core::capture::{BODY_POINTS, Part, pose_from_capture};
 use crate::core::edit::PoseEdit;
+use crate::tr;
 use crate::vision::{Found, PoseModels, default_models_dir, read_image};
 
 /// The longest side of the photo as the landmark window shows it.
@@ -69,13 +70,16 @@ impl PhotoPose {
     /// Starts reading the person in `path`; the pose lands when the worker is done.
     pub(super) fn start(&mut self, path: PathBuf, banner: &mut Banner) {
         if self.running.is_some() {
-            banner.error("A photo is already being read");
+            banner.error(tr!("files-photo-running"));
             return;
         }
         let models = self.models.clone();
         let file = path.clone();
         let job = Job::spawn("pose-from-image", move || read_photo(&file, &models));
-        banner.notice = Some(format!("Finding the pose in {}…", path.display()));
+        banner.notice = Some(tr!(
+            "files-photo-finding",
+            path = path.display().to_string()
+        ));
         self.running = Some((path, job));
     }
 }
@@ -84,7 +88,7 @@ impl PhotoPose {
 pub(super) fn loaded(models: &Models) -> Result<Arc<PoseModels>, Refusal> {
     let mut slot = models
         .lock()
-        .map_err(|_| Refusal::new("the pose models are unavailable"))?;
+        .map_err(|_| Refusal::new(tr!("files-photo-models-unavailable")))?;
     if let Some(loaded) = &*slot {
         return Ok(loaded.clone());
     }
@@ -132,7 +136,13 @@ fn follow(
     let read = match result {
         Ok(Ok(read)) => read,
         Ok(Err(refusal)) => return banner.error(refusal.to_string()),
-        Err(panic) => return banner.error(format!("Reading {} failed: {panic}", path.display())),
+        Err(panic) => {
+            return banner.error(tr!(
+                "files-photo-read-failed",
+                path = path.display().to_string(),
+                reason = panic
+            ));
+        }
     };
     let editor = &session.editor;
     let posed = match pose_from_capture(&editor.rig, &editor.pose, &read.found.capture) {
@@ -142,20 +152,19 @@ fn follow(
     edits.write(EditRequest::new(PoseEdit::SetPose(Box::new(
         posed.pose.clone(),
     ))));
-    let names = |parts: Vec<crate::core::capture::Part>| {
+    let names = |parts: Vec<Part>| {
         parts
-            .iter()
-            .map(|p| p.name())
+            .into_iter()
+            .map(part_name)
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(tr!("files-list-separator").as_str())
     };
     let kept = posed.kept();
-    let mut summary = format!("Posed from the photo: {}.", names(posed.posed.clone()));
+    let mut summary = tr!("files-photo-posed", parts = names(posed.posed.clone()));
     if !kept.is_empty() {
-        summary.push_str(&format!(
-            " Not clearly seen, so kept as they were: {}.",
-            names(kept)
-        ));
+        let kept = tr!("files-photo-kept", parts = names(kept));
+        summary.push(' ');
+        summary.push_str(&kept);
     }
     banner.notice = Some(summary.clone());
     let at = |p: Vec2| egui::pos2(p.x * read.scale, p.y * read.scale);
@@ -182,6 +191,20 @@ fn follow(
     });
 }
 
+/// A body part as the photo's summary names it.
+fn part_name(part: Part) -> String {
+    match part {
+        Part::Torso => tr!("files-part-torso"),
+        Part::Head => tr!("files-part-head"),
+        Part::LeftArm => tr!("files-part-left-arm"),
+        Part::RightArm => tr!("files-part-right-arm"),
+        Part::LeftLeg => tr!("files-part-left-leg"),
+        Part::RightLeg => tr!("files-part-right-leg"),
+        Part::LeftHand => tr!("files-part-left-fingers"),
+        Part::RightHand => tr!("files-part-right-fingers"),
+    }
+}
+
 /// The landmark window: green dots were used, grey ones were not clear enough; the
 /// hands' landmarks in blue.
 fn show(mut contexts: EguiContexts, mut photo: ResMut<PhotoPose>) -> Result {
@@ -198,7 +221,7 @@ fn show(mut contexts: EguiContexts, mut photo: ResMut<PhotoPose>) -> Result {
             Some(ctx.load_texture("pose-photo", pixels, egui::TextureOptions::LINEAR));
     }
     let mut open = true;
-    egui::Window::new(format!("Pose from {}", overlay.title))
+    egui::Window::new(tr!("files-photo-title", name = overlay.title.as_str()))
         .id(egui::Id::new("pose-from-image"))
         .open(&mut open)
         .resizable(false)
@@ -233,15 +256,27 @@ fn show(mut contexts: EguiContexts, mut photo: ResMut<PhotoPose>) -> Result {
                 }
             }
             ui.horizontal(|ui| {
-                let key = |ui: &mut egui::Ui, color: egui::Color32, text: &str| {
+                let key = |ui: &mut egui::Ui, color: egui::Color32, text: String| {
                     ui.label(egui::RichText::new(text).small().color(color));
                 };
-                key(ui, egui::Color32::from_rgb(60, 220, 90), "green: used");
-                key(ui, egui::Color32::from_gray(170), "grey: not clear enough");
-                key(ui, egui::Color32::from_rgb(80, 160, 255), "blue: hands");
+                key(
+                    ui,
+                    egui::Color32::from_rgb(60, 220, 90),
+                    tr!("files-photo-key-used"),
+                );
+                key(
+                    ui,
+                    egui::Color32::from_gray(170),
+                    tr!("files-photo-key-unclear"),
+                );
+                key(
+                    ui,
+                    egui::Color32::from_rgb(80, 160, 255),
+                    tr!("files-photo-key-hands"),
+                );
             });
             ui.label(&overlay.summary);
-            ui.label("Refine it with the handles; Undo (Ctrl+Z) takes the whole pose back.");
+            ui.label(tr!("files-photo-refine"));
         });
     if !open {
         photo.overlay = None;

@@ -16,6 +16,7 @@ use super::session::{
 };
 use crate::core::library::{Library, default_dir};
 use crate::core::pose::{BodyMask, Pose};
+use crate::tr;
 
 /// A folder chosen in a dialog: (export?, folder).
 type FolderPick = std::sync::Mutex<std::sync::mpsc::Receiver<(bool, Option<PathBuf>)>>;
@@ -83,9 +84,9 @@ fn draw_vr_panel(
         .movable(false)
         .show(&ctx, |ui| {
             let title = if library.entries.is_empty() {
-                "Pose library: no saved poses yet (save some on the desktop)".to_string()
+                tr!("library-vr-empty")
             } else {
-                format!("Pose library · page {} of {pages}", state.vr_page + 1)
+                tr!("library-vr-page", page = state.vr_page + 1, pages = pages)
             };
             ui.put(
                 egui::Rect::from_min_size(rect(LIBRARY).min, egui::vec2(600.0, 30.0)),
@@ -134,11 +135,14 @@ fn open_library(mut state: ResMut<LibraryState>, mut banner: ResMut<Banner>) {
     match Library::open(&dir) {
         Ok(library) => {
             if !library.warnings.is_empty() {
-                banner.error(format!("Pose library: {}", library.warnings.join("; ")));
+                banner.error(tr!(
+                    "library-warnings",
+                    warnings = library.warnings.join("; ")
+                ));
             }
             state.library = Some(library);
         }
-        Err(e) => banner.error(format!("Pose library unavailable: {e}")),
+        Err(e) => banner.error(tr!("library-unavailable", reason = e.to_string())),
     }
 }
 
@@ -153,13 +157,13 @@ fn save_current(
 ) {
     // A hand saved without a name is named after the hand.
     let name = if name.trim().is_empty() && mask != BodyMask::WholeBody {
-        mask.label()
+        crate::app::session::names::mask_label(mask)
     } else {
-        name
+        name.to_string()
     };
-    match library.add_part(name, pose, mask) {
+    match library.add_part(&name, pose, mask) {
         Ok(_) => {
-            banner.notice = Some(format!("Saved '{}' to the pose library", name.trim()));
+            banner.notice = Some(tr!("library-saved", name = name.trim()));
         }
         Err(e) => banner.error(e.to_string()),
     }
@@ -217,8 +221,11 @@ fn pose_picture(
     let picture = match (texture, at) {
         (Some(t), None) => ui.add(egui::Image::new(t).fit_to_exact_size(size).sense(sense)),
         (Some(t), Some(at)) => ui.put(at, egui::Image::new(t).fit_to_exact_size(size).sense(sense)),
-        (None, None) => ui.add_sized(size, egui::Label::new("rendering…").sense(sense)),
-        (None, Some(at)) => ui.put(at, egui::Label::new("rendering…").sense(sense)),
+        (None, None) => ui.add_sized(
+            size,
+            egui::Label::new(tr!("library-rendering")).sense(sense),
+        ),
+        (None, Some(at)) => ui.put(at, egui::Label::new(tr!("library-rendering")).sense(sense)),
     };
     picture.dnd_set_drag_payload(LibraryPoseDrag(entry.pose.clone(), entry.mask));
     if picture.dragged()
@@ -288,16 +295,24 @@ fn draw_library(
         state.folder = None;
         if let (Some(dir), Some(library)) = (dir, state.library.as_mut()) {
             let message = if export {
-                library
-                    .export_to(&dir)
-                    .map(|n| format!("Exported {n} poses to {}", dir.display()))
+                library.export_to(&dir).map(|n| {
+                    let path = dir.display().to_string();
+                    tr!("library-exported", count = n, path = path)
+                })
             } else {
                 library.import_from(&dir).map(|(n, w)| {
-                    let mut m = format!("Imported {n} poses from {}", dir.display());
-                    if !w.is_empty() {
-                        m.push_str(&format!(" (skipped: {})", w.join("; ")));
+                    let path = dir.display().to_string();
+                    if w.is_empty() {
+                        tr!("library-imported", count = n, path = path)
+                    } else {
+                        let skipped = w.join("; ");
+                        tr!(
+                            "library-imported-skipped",
+                            count = n,
+                            path = path,
+                            skipped = skipped
+                        )
                     }
-                    m
                 })
             };
             match message {
@@ -358,7 +373,8 @@ fn draw_library(
             egui::Align2::LEFT_BOTTOM,
         ),
     };
-    let mut window = egui::Window::new("Pose library")
+    let mut window = egui::Window::new(tr!("library-title"))
+        .id(egui::Id::new("Pose library"))
         .constrain_to(view)
         .open(&mut open)
         .pivot(pivot)
@@ -376,21 +392,24 @@ fn draw_library(
         ui.horizontal(|ui| {
             ui.add(
                 egui::TextEdit::singleline(&mut state.new_name)
-                    .hint_text("name")
+                    .hint_text(tr!("library-name-hint"))
                     // Short enough that both save buttons fit the window's width: a
                     // wider window moves where egui opens the next one (Export PNG).
                     .desired_width(70.0),
             );
-            if ui.button("Save pose").clicked() {
+            if ui.button(tr!("library-save-pose")).clicked() {
                 let name = std::mem::take(&mut state.new_name);
                 let pose = &session.editor.pose;
                 save_current(library, &name, pose, BodyMask::WholeBody, &mut banner);
             }
             // A hand pose: applying it later changes only that hand (or, pasted onto
             // the other hand, that one, mirrored).
-            ui.menu_button("Save hand", |ui| {
+            ui.menu_button(tr!("library-save-hand"), |ui| {
                 for mask in [BodyMask::LeftHand, BodyMask::RightHand] {
-                    if ui.button(mask.label()).clicked() {
+                    if ui
+                        .button(crate::app::session::names::mask_label(mask))
+                        .clicked()
+                    {
                         let name = std::mem::take(&mut state.new_name);
                         save_current(library, &name, &session.editor.pose, mask, &mut banner);
                     }
@@ -398,7 +417,10 @@ fn draw_library(
             });
         });
         ui.horizontal(|ui| {
-            for (label, export) in [("Import folder…", false), ("Export folder…", true)] {
+            for (label, export) in [
+                (tr!("library-import-folder"), false),
+                (tr!("library-export-folder"), true),
+            ] {
                 if ui.button(label).clicked() && state.folder.is_none() {
                     let (tx, rx) = std::sync::mpsc::channel();
                     state.folder = Some(std::sync::Mutex::new(rx));
@@ -410,7 +432,7 @@ fn draw_library(
         });
         ui.separator();
         if library.entries.is_empty() {
-            ui.label("No saved poses yet.");
+            ui.label(tr!("library-empty"));
         }
         let mut action: Option<EntryAction> = None;
         egui::ScrollArea::vertical()
@@ -435,13 +457,10 @@ fn draw_library(
                             picture.context_menu(|ui| {
                                 let id = || entry.id.clone();
                                 for (label, what) in [
-                                    ("Apply", EntryAction::Apply(id())),
-                                    ("Rename…", EntryAction::Rename(id())),
-                                    (
-                                        "Overwrite with the current pose",
-                                        EntryAction::Overwrite(id()),
-                                    ),
-                                    ("Delete", EntryAction::Delete(id())),
+                                    (tr!("library-apply"), EntryAction::Apply(id())),
+                                    (tr!("library-rename-menu"), EntryAction::Rename(id())),
+                                    (tr!("library-overwrite"), EntryAction::Overwrite(id())),
+                                    (tr!("library-delete"), EntryAction::Delete(id())),
                                 ] {
                                     if ui.button(label).clicked() {
                                         action = Some(what);
@@ -458,9 +477,9 @@ fn draw_library(
             ui.separator();
             ui.horizontal(|ui| {
                 ui.text_edit_singleline(name);
-                if ui.button("Rename").clicked() {
+                if ui.button(tr!("library-rename")).clicked() {
                     match library.rename(id, name) {
-                        Ok(()) => banner.notice = Some("Renamed".into()),
+                        Ok(()) => banner.notice = Some(tr!("library-renamed")),
                         Err(e) => banner.error(e.to_string()),
                     }
                     action = Some(EntryAction::FinishRenaming);

@@ -19,6 +19,7 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::render::{Render, RenderApp, RenderSystems};
 
 use crate::core::edit::Edit;
+use crate::tr;
 
 use super::session::{
     Avatar, Banner, EditorCamera, EditorSet, KeepAwake, RenderStill, SPRING_SETTLE_SECONDS,
@@ -58,9 +59,11 @@ fn supersample_for(size: UVec2, max_side: u32) -> u32 {
 /// rather than drawn blank.
 fn too_big(size: UVec2, max_side: u32) -> Option<String> {
     (size.max_element() > max_side).then(|| {
-        format!(
-            "a {}×{} still is larger than this GPU draws ({max_side} pixels a side); choose a smaller size",
-            size.x, size.y
+        tr!(
+            "app-still-too-big",
+            width = size.x.to_string(),
+            height = size.y.to_string(),
+            side = max_side.to_string()
         )
     })
 }
@@ -387,9 +390,10 @@ fn finish_still(
             let path = active.request.output.clone();
             commands.entity(active.camera).despawn();
             queue.active = None;
-            queue
-                .finished
-                .push(Err(format!("rendering {} timed out", path.display())));
+            queue.finished.push(Err(tr!(
+                "app-still-timed-out",
+                path = path.display().to_string()
+            )));
         }
         return;
     };
@@ -406,7 +410,7 @@ fn finish_still(
                 crate::core::still::over_background(&mut pixels, background);
             }
             image::RgbaImage::from_raw(w / factor, h / factor, pixels)
-                .ok_or_else(|| "the still could not be reduced".to_string())
+                .ok_or_else(|| tr!("app-still-not-reduced"))
         })
         .and_then(|img| save_png(&img, &request.output))
         .map(|()| request.output.clone());
@@ -417,7 +421,9 @@ fn finish_still(
 fn report_stills(mut queue: ResMut<StillQueue>, mut banner: ResMut<Banner>) {
     for result in queue.finished.drain(..) {
         match result {
-            Ok(path) => banner.notice = Some(format!("Saved {}", path.display())),
+            Ok(path) => {
+                banner.notice = Some(tr!("app-still-saved", path = path.display().to_string()))
+            }
             Err(e) => banner.error(e),
         }
     }

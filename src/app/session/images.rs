@@ -53,9 +53,14 @@ pub fn save_png(image: &image::RgbaImage, path: &std::path::Path) -> Result<(), 
             &mut std::io::Cursor::new(&mut bytes),
             image::ImageFormat::Png,
         )
-        .map_err(|e| format!("cannot encode the PNG: {e}"))?;
-    crate::core::write_atomic(path, &bytes)
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        .map_err(|e| crate::tr!("app-png-encode-failed", reason = e.to_string()))?;
+    crate::core::write_atomic(path, &bytes).map_err(|e| {
+        crate::tr!(
+            "app-png-write-failed",
+            path = path.display().to_string(),
+            reason = e.to_string()
+        )
+    })
 }
 
 /// Where the key light shines from (toward the model's origin): above, in front, to

@@ -20,14 +20,17 @@ impl<T: Send + 'static> Job<T> {
                         .downcast_ref::<&str>()
                         .map(|s| s.to_string())
                         .or_else(|| panic.downcast_ref::<String>().cloned())
-                        .unwrap_or_else(|| "the work stopped unexpectedly".into())
+                        .unwrap_or_else(|| crate::tr!("app-work-stopped"))
                 });
             if let Ok(mut slot) = sink.lock() {
                 *slot = Some(outcome);
             }
         };
         if let Err(e) = std::thread::Builder::new().name(name.into()).spawn(run) {
-            *slot.lock().expect("a new lock") = Some(Err(format!("cannot start a worker: {e}")));
+            *slot.lock().expect("a new lock") = Some(Err(crate::tr!(
+                "app-worker-cannot-start",
+                reason = e.to_string()
+            )));
         }
         Job { slot }
     }

@@ -1,5 +1,7 @@
 //! The one key map: the window's shortcuts, the viewport's modal keys, the F1 help and
 //! the menu labels all read this table (SPEC §9). Changing a key is a change here only.
+//! What a key does is a message id (`keys.ftl`), put into words when the help is drawn;
+//! key names (Ctrl+Z, Left arrow) are not translated.
 
 use bevy::prelude::*;
 
@@ -93,7 +95,15 @@ pub struct Binding {
     pub action: Action,
     pub scope: Scope,
     pub chords: &'static [Chord],
+    /// The message id of what it does (see [`Binding::description`]).
     pub does: &'static str,
+}
+
+impl Binding {
+    /// What it does, in the current language.
+    pub fn description(&self) -> String {
+        crate::tr!(self.does)
+    }
 }
 
 pub const KEYMAP: &[Binding] = &[
@@ -101,157 +111,157 @@ pub const KEYMAP: &[Binding] = &[
         action: Action::ViewFront,
         scope: Scope::Viewport,
         chords: &[key(KeyCode::Numpad1)],
-        does: "view from the front",
+        does: "keys-view-front",
     },
     Binding {
         action: Action::ViewBack,
         scope: Scope::Viewport,
         chords: &[ctrl(KeyCode::Numpad1, Shift::Any)],
-        does: "view from the back",
+        does: "keys-view-back",
     },
     Binding {
         action: Action::ViewRight,
         scope: Scope::Viewport,
         chords: &[key(KeyCode::Numpad3)],
-        does: "view from the right",
+        does: "keys-view-right",
     },
     Binding {
         action: Action::ViewLeft,
         scope: Scope::Viewport,
         chords: &[ctrl(KeyCode::Numpad3, Shift::Any)],
-        does: "view from the left",
+        does: "keys-view-left",
     },
     Binding {
         action: Action::ViewTop,
         scope: Scope::Viewport,
         chords: &[key(KeyCode::Numpad7)],
-        does: "view from above",
+        does: "keys-view-top",
     },
     Binding {
         action: Action::ViewBottom,
         scope: Scope::Viewport,
         chords: &[ctrl(KeyCode::Numpad7, Shift::Any)],
-        does: "view from below",
+        does: "keys-view-bottom",
     },
     Binding {
         action: Action::FrameSelection,
         scope: Scope::Viewport,
         chords: &[key(KeyCode::KeyF), key(KeyCode::NumpadDecimal)],
-        does: "frame the selected bone",
+        does: "keys-frame-selection",
     },
     Binding {
         action: Action::FrameAll,
         scope: Scope::Viewport,
         chords: &[key(KeyCode::Home)],
-        does: "frame the whole avatar",
+        does: "keys-frame-all",
     },
     Binding {
         action: Action::Move,
         scope: Scope::Viewport,
         chords: &[key(KeyCode::KeyG)],
-        does: "move the selection: hands/feet by IK, elbows/knees swing (pole), hips (feet pinned)",
+        does: "keys-move",
     },
     Binding {
         action: Action::Rotate,
         scope: Scope::Viewport,
         chords: &[key(KeyCode::KeyR)],
-        does: "rotate the selected bone about the view axis",
+        does: "keys-rotate",
     },
     Binding {
         action: Action::LockX,
         scope: Scope::Modal,
         chords: &[key(KeyCode::KeyX)],
-        does: "during G or R: lock to the world X axis; press again to release",
+        does: "keys-lock-x",
     },
     Binding {
         action: Action::LockY,
         scope: Scope::Modal,
         chords: &[key(KeyCode::KeyY)],
-        does: "during G or R: lock to the world Y axis",
+        does: "keys-lock-y",
     },
     Binding {
         action: Action::LockZ,
         scope: Scope::Modal,
         chords: &[key(KeyCode::KeyZ)],
-        does: "during G or R: lock to the world Z axis",
+        does: "keys-lock-z",
     },
     Binding {
         action: Action::Confirm,
         scope: Scope::Modal,
         chords: &[key(KeyCode::Enter), key(KeyCode::NumpadEnter)],
-        does: "confirm the move or rotation (one undo step); a left click does too",
+        does: "keys-confirm",
     },
     Binding {
         action: Action::Cancel,
         scope: Scope::Modal,
         chords: &[key(KeyCode::Escape)],
-        does: "cancel it: everything returns exactly; a right click does too",
+        does: "keys-cancel",
     },
     Binding {
         action: Action::AddKey,
         scope: Scope::Window,
         chords: &[key(KeyCode::KeyK)],
-        does: "add a key at the playhead",
+        does: "keys-add-key",
     },
     Binding {
         action: Action::DeleteKey,
         scope: Scope::Window,
         chords: &[key(KeyCode::Delete)],
-        does: "delete the selected keys (or the key at the playhead)",
+        does: "keys-delete-key",
     },
     Binding {
         action: Action::SelectAllKeys,
         scope: Scope::Window,
         chords: &[ctrl(KeyCode::KeyA, Shift::Released)],
-        does: "select every key",
+        does: "keys-select-all-keys",
     },
     Binding {
         action: Action::Copy,
         scope: Scope::Window,
         chords: &[ctrl(KeyCode::KeyC, Shift::Released)],
-        does: "copy the selected keys, or the pose when no key is selected",
+        does: "keys-copy",
     },
     Binding {
         action: Action::Paste,
         scope: Scope::Window,
         chords: &[ctrl(KeyCode::KeyV, Shift::Released)],
-        does: "paste keys at the playhead (spacing kept), or the pose onto the Edit menu's part",
+        does: "keys-paste",
     },
     Binding {
         action: Action::PasteMirrored,
         scope: Scope::Window,
         chords: &[ctrl(KeyCode::KeyV, Shift::Held)],
-        does: "paste mirrored left/right",
+        does: "keys-paste-mirrored",
     },
     Binding {
         action: Action::DuplicateKeys,
         scope: Scope::Window,
         chords: &[ctrl(KeyCode::KeyD, Shift::Released)],
-        does: "duplicate the selected keys: the copies follow the pointer until a click puts them down",
+        does: "keys-duplicate-keys",
     },
     Binding {
         action: Action::PlayStop,
         scope: Scope::Window,
         chords: &[key(KeyCode::Space)],
-        does: "play / stop",
+        does: "keys-play-stop",
     },
     Binding {
         action: Action::PreviousFrame,
         scope: Scope::Window,
         chords: &[key(KeyCode::ArrowLeft)],
-        does: "previous frame",
+        does: "keys-previous-frame",
     },
     Binding {
         action: Action::NextFrame,
         scope: Scope::Window,
         chords: &[key(KeyCode::ArrowRight)],
-        does: "next frame",
+        does: "keys-next-frame",
     },
     Binding {
         action: Action::Undo,
         scope: Scope::Window,
         chords: &[ctrl(KeyCode::KeyZ, Shift::Released)],
-        does: "undo",
+        does: "keys-undo",
     },
     Binding {
         action: Action::Redo,
@@ -260,66 +270,52 @@ pub const KEYMAP: &[Binding] = &[
             ctrl(KeyCode::KeyY, Shift::Any),
             ctrl(KeyCode::KeyZ, Shift::Held),
         ],
-        does: "redo",
+        does: "keys-redo",
     },
     Binding {
         action: Action::Save,
         scope: Scope::Window,
         chords: &[ctrl(KeyCode::KeyS, Shift::Released)],
-        does: "save the project",
+        does: "keys-save",
     },
     Binding {
         action: Action::SaveAs,
         scope: Scope::Window,
         chords: &[ctrl(KeyCode::KeyS, Shift::Held)],
-        does: "save the project as…",
+        does: "keys-save-as",
     },
     Binding {
         action: Action::OpenProject,
         scope: Scope::Window,
         chords: &[ctrl(KeyCode::KeyO, Shift::Released)],
-        does: "open a project",
+        does: "keys-open-project",
     },
     Binding {
         action: Action::Quit,
         scope: Scope::Window,
         chords: &[ctrl(KeyCode::KeyQ, Shift::Released)],
-        does: "quit (asks to save unsaved changes)",
+        does: "keys-quit",
     },
     Binding {
         action: Action::Help,
         scope: Scope::Window,
         chords: &[key(KeyCode::F1)],
-        does: "show / hide this help",
+        does: "keys-help",
     },
 ];
 
-/// Mouse and drag actions, for the help (they have no keys to rebind).
-pub const MOUSE: &[(&str, &str)] = &[
-    ("Left click on a marker", "select that bone"),
-    (
-        "Drag a gizmo arrow / ring",
-        "move along / rotate about that axis",
-    ),
-    ("Right drag", "orbit the camera"),
-    ("Middle drag / Shift + right drag", "pan"),
-    ("Mouse wheel", "zoom"),
-    (
-        "Click / drag on the timeline",
-        "move the playhead; drag a key to move it",
-    ),
-    (
-        "Drag a library pose onto the timeline",
-        "put that pose in a key there (one undo step)",
-    ),
-    (
-        "Drop a .vrm on the window",
-        "open that model (keys and pose carry over)",
-    ),
-    (
-        "Drop a project or pose .json",
-        "open the project / apply the pose",
-    ),
+/// Mouse and drag actions, for the help (they have no keys to rebind): message ids,
+/// each the gesture with what it does as its `.does` attribute.
+pub const MOUSE: &[&str] = &[
+    "keys-mouse-select",
+    "keys-mouse-gizmo",
+    "keys-mouse-orbit",
+    "keys-mouse-pan",
+    "keys-mouse-zoom",
+    "keys-mouse-timeline",
+    "keys-mouse-library",
+    "keys-mouse-drop-model",
+    "keys-mouse-drop-json",
 ];
 
 impl Chord {
@@ -453,6 +449,25 @@ mod tests {
         assert_eq!(help_keys(binding(Action::Redo)), "Ctrl+Y, Ctrl+Shift+Z");
         assert_eq!(menu_keys(Action::PreviousFrame), "Left arrow");
         assert_eq!(menu_label("Quit", Action::Quit), "Quit   Ctrl+Q");
+    }
+
+    #[test]
+    fn the_help_has_words_for_every_binding_and_mouse_action_in_both_languages() {
+        use crate::app::session::language::{Language, lookup};
+        let ids = KEYMAP.iter().map(|b| b.does.to_string()).chain(
+            MOUSE
+                .iter()
+                .flat_map(|id| [id.to_string(), format!("{id}.does")]),
+        );
+        for id in ids {
+            for language in Language::ALL {
+                assert!(
+                    lookup(language, &id, None).is_some_and(|t| !t.trim().is_empty()),
+                    "{id} in {}",
+                    language.tag()
+                );
+            }
+        }
     }
 
     #[test]

@@ -4,11 +4,14 @@
 //! render layers, the [`EditorSet`] order, the worker [`Job`], and the messages and
 //! shared state through which features talk to each other (see ARCHITECTURE.md).
 
+pub mod fonts;
 mod images;
 mod instance;
 mod job;
 pub mod keymap;
+pub mod language;
 mod messages;
+pub mod names;
 mod prefs;
 
 use std::path::PathBuf;
@@ -19,7 +22,9 @@ use bevy_egui::egui;
 use crate::core::edit::{Edit, Editor};
 use crate::core::humanoid::Bone;
 use crate::core::mannequin::{self, MannequinVariant};
+use crate::tr;
 
+pub use fonts::fonts_plugin;
 pub use images::{
     AMBIENT_FRACTION, KEY_LIGHT_FROM, captured_rgba, framed_view, render_target, save_png,
     spawn_lights,
@@ -29,6 +34,7 @@ pub use instance::{
     pose_instance, set_node_rotations,
 };
 pub use job::{Job, Progress};
+pub use language::Language;
 pub use messages::*;
 pub use prefs::{Prefs, prefs_plugin};
 
@@ -113,7 +119,7 @@ impl Session {
         self.project_path
             .as_ref()
             .and_then(|p| p.file_name())
-            .map_or("Untitled".into(), |n| n.to_string_lossy().into_owned())
+            .map_or_else(|| tr!("app-untitled"), |n| n.to_string_lossy().into_owned())
     }
 
     /// Saves the work to `path` (atomically) and remembers it as the project file.
@@ -133,9 +139,9 @@ impl Session {
     pub fn window_title(&self) -> String {
         let title = &self.editor.rig.model.title;
         let model = if title.is_empty() {
-            "untitled model"
+            tr!("app-untitled-model")
         } else {
-            title
+            title.clone()
         };
         let dirty = if self.editor.dirty { "*" } else { "" };
         format!("VRMA Maker — {}{dirty} — {model}", self.project_name())

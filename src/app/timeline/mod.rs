@@ -15,6 +15,7 @@ use crate::core::edit::{Edit, Editor, KeyEdit, SelectMode};
 use crate::core::humanoid::Side;
 use crate::core::project::{EXPORT_FPS, SPEED_RANGE, Settings};
 use crate::core::timeline::{Ease, FPS, KeyPick, snap};
+use crate::tr;
 
 /// Timeline UI state that is not part of the project (the selection is the editor's).
 #[derive(Resource, Default, Debug)]
@@ -58,11 +59,14 @@ fn draw_vr_panel(
         .movable(false)
         .show(&ctx, |ui| {
             let playing = editor.playing;
-            let play = big(if playing { "■ Stop" } else { "▶ Play" });
+            let play = big(&play_label(playing));
             if ui.put(panel_rect(PLAY_BUTTON), play).clicked() {
                 send(Edit::SetPlaying(!playing));
             }
-            if ui.put(panel_rect(ADD_KEY_BUTTON), big("+ Key")).clicked() {
+            if ui
+                .put(panel_rect(ADD_KEY_BUTTON), big(&tr!("timeline-add-key")))
+                .clicked()
+            {
                 send(Edit::Keys(KeyEdit::Add));
             }
             let key = editor.timeline.key_at(editor.playhead).filter(|_| !playing);
@@ -74,7 +78,10 @@ fn draw_vr_panel(
                 .map(|k| &**k)
                 .collect();
             let delete = ui.add_enabled_ui(key.is_some() || !selected.is_empty(), |ui| {
-                ui.put(panel_rect(DELETE_KEY_BUTTON), big("Delete key"))
+                ui.put(
+                    panel_rect(DELETE_KEY_BUTTON),
+                    big(&tr!("timeline-delete-key")),
+                )
             });
             if delete.inner.clicked() {
                 send(Edit::Keys(if selected.is_empty() {
@@ -86,7 +93,9 @@ fn draw_vr_panel(
             // The ease: each press picks the next one for the selection (or the key at
             // the playhead); a laser cannot work a drop-down list comfortably.
             let ease = selected.first().map(|k| k.ease).or(key.map(|k| k.ease));
-            let label = ease.map_or("Ease —".to_string(), |e| format!("Ease: {}", e.name()));
+            let label = ease.map_or(tr!("timeline-vr-ease-none"), |e| {
+                tr!("timeline-vr-ease", ease = ease_label(e))
+            });
             let ease_button = ui.add_enabled_ui(ease.is_some(), |ui| {
                 ui.put(panel_rect(EASE_BUTTON), big(&label))
             });
@@ -102,13 +111,13 @@ fn draw_vr_panel(
                 }));
             }
             let undo = ui.add_enabled_ui(editor.history.can_undo(), |ui| {
-                ui.put(panel_rect(UNDO_BUTTON), big("Undo"))
+                ui.put(panel_rect(UNDO_BUTTON), big(&tr!("timeline-undo")))
             });
             if undo.inner.clicked() {
                 send(Edit::Undo);
             }
             let redo = ui.add_enabled_ui(editor.history.can_redo(), |ui| {
-                ui.put(panel_rect(REDO_BUTTON), big("Redo"))
+                ui.put(panel_rect(REDO_BUTTON), big(&tr!("timeline-redo")))
             });
             if redo.inner.clicked() {
                 send(Edit::Redo);
@@ -116,10 +125,10 @@ fn draw_vr_panel(
             ui.put(
                 panel_rect(TIME_LABEL),
                 egui::Label::new(
-                    egui::RichText::new(format!(
-                        "{:.2} s · frame {}",
-                        editor.playhead,
-                        (editor.playhead * FPS).round() as i64
+                    egui::RichText::new(tr!(
+                        "timeline-vr-time",
+                        seconds = format!("{:.2}", editor.playhead),
+                        frame = (editor.playhead * FPS).round() as i64
                     ))
                     .size(18.0),
                 ),
@@ -141,6 +150,30 @@ fn draw_vr_panel(
                 thumbs.wanted = wanted;
             }
         });
+}
+
+/// The play button's text: Stop while playing.
+fn play_label(playing: bool) -> String {
+    if playing {
+        tr!("timeline-stop")
+    } else {
+        tr!("timeline-play")
+    }
+}
+
+/// An ease's message id, from its stable name (`IN-OUT` → `timeline-ease-in-out`).
+fn ease_id(ease: Ease) -> String {
+    format!("timeline-ease-{}", ease.name().to_ascii_lowercase())
+}
+
+/// An ease's name in the current language.
+fn ease_label(ease: Ease) -> String {
+    tr!(&ease_id(ease))
+}
+
+/// An ease's short name, for the label beside a key on the ruler.
+fn ease_short_label(ease: Ease) -> String {
+    tr!(&format!("{}.short", ease_id(ease)))
 }
 
 fn draw_panel(
@@ -244,37 +277,43 @@ fn draw(
             ui.horizontal(|ui| {
                 let playing = editor.playing;
                 if ui
-                    .button(if playing { "■ Stop" } else { "▶ Play" })
+                    .button(play_label(playing))
                     .on_hover_text("Space")
                     .clicked()
                 {
                     send(Edit::SetPlaying(!playing));
                 }
                 let mut settings: Settings = editor.settings;
-                if ui.checkbox(&mut settings.looping, "Loop").changed() {
+                if ui
+                    .checkbox(&mut settings.looping, tr!("timeline-loop"))
+                    .changed()
+                {
                     send(Edit::ChangeSettings(settings));
                 }
                 ui.separator();
-                ui.label("Time");
+                ui.label(tr!("timeline-time"));
                 let mut t = editor.playhead;
                 let time = ui.add(
                     egui::DragValue::new(&mut t)
                         .speed(1.0 / FPS)
                         .range(0.0..=1e6)
-                        .suffix(" s")
+                        .suffix(tr!("timeline-seconds-suffix"))
                         .max_decimals(3),
                 );
                 if time.changed() {
                     send(Edit::Seek(t));
                 }
-                ui.label(format!("frame {}", (editor.playhead * FPS).round() as i64));
-                ui.label("Length");
+                ui.label(tr!(
+                    "timeline-frame",
+                    frame = (editor.playhead * FPS).round() as i64
+                ));
+                ui.label(tr!("timeline-length"));
                 let end = editor.timeline.end();
                 let length = ui.add(
                     egui::DragValue::new(&mut settings.length)
                         .speed(0.1)
                         .range(end.max(1.0 / FPS)..=1e6)
-                        .suffix(" s")
+                        .suffix(tr!("timeline-seconds-suffix"))
                         .max_decimals(2)
                         .update_while_editing(false),
                 );
@@ -283,8 +322,8 @@ fn draw(
                 }
                 ui.separator();
                 if ui
-                    .button("+ Key")
-                    .on_hover_text("K: add a key at the playhead")
+                    .button(tr!("timeline-add-key"))
+                    .on_hover_text(tr!("timeline-add-key.tooltip"))
                     .clicked()
                 {
                     send(Edit::Keys(KeyEdit::Add));
@@ -303,9 +342,9 @@ fn draw(
                     .collect();
                 ui.add_enabled_ui(key.is_some() || !selected.is_empty(), |ui| {
                     let label = if selected.len() > 1 {
-                        "Delete keys"
+                        tr!("timeline-delete-keys")
                     } else {
-                        "Delete key"
+                        tr!("timeline-delete-key")
                     };
                     if ui.button(label).on_hover_text("Delete").clicked() {
                         send(Edit::Keys(if selected.is_empty() {
@@ -322,15 +361,19 @@ fn draw(
                     selected.iter().map(|k| k.ease).collect()
                 };
                 if let Some(&first) = eased.first() {
-                    ui.label("Ease");
+                    ui.label(tr!("timeline-ease"));
                     let mixed = eased.iter().any(|e| *e != first);
                     let mut picked = None;
                     egui::ComboBox::from_id_salt("key-ease")
-                        .selected_text(if mixed { "mixed" } else { first.name() })
+                        .selected_text(if mixed {
+                            tr!("timeline-ease-mixed")
+                        } else {
+                            ease_label(first)
+                        })
                         .show_ui(ui, |ui| {
                             for e in Ease::ALL {
                                 let current = !mixed && e == first;
-                                if ui.selectable_label(current, e.name()).clicked() {
+                                if ui.selectable_label(current, ease_label(e)).clicked() {
                                     picked = Some(e);
                                 }
                             }
@@ -344,8 +387,8 @@ fn draw(
                     }
                 }
                 if selected.len() > 1 {
-                    ui.label("Scale")
-                        .on_hover_text("the selected keys' times, around the playhead");
+                    ui.label(tr!("timeline-scale"))
+                        .on_hover_text(tr!("timeline-scale.tooltip"));
                     if ui_state.scale_factor <= 0.0 {
                         ui_state.scale_factor = 1.0;
                     }
@@ -366,13 +409,13 @@ fn draw(
                         ui_state.scale_factor = 1.0;
                     }
                 } else if let Some(key) = key {
-                    ui.label("Key time");
+                    ui.label(tr!("timeline-key-time"));
                     let mut kt = key.t;
                     let response = ui.add(
                         egui::DragValue::new(&mut kt)
                             .speed(1.0 / FPS)
                             .range(0.0..=1e6)
-                            .suffix(" s")
+                            .suffix(tr!("timeline-seconds-suffix"))
                             .max_decimals(3)
                             // Typed times apply on Enter: one move, one undo step.
                             .update_while_editing(false),
@@ -388,13 +431,17 @@ fn draw(
                 }
                 ui.separator();
                 ui.add_enabled_ui(editor.history.can_undo(), |ui| {
-                    if ui.button("Undo").on_hover_text("Ctrl+Z").clicked() {
+                    if ui
+                        .button(tr!("timeline-undo"))
+                        .on_hover_text("Ctrl+Z")
+                        .clicked()
+                    {
                         send(Edit::Undo);
                     }
                 });
                 ui.add_enabled_ui(editor.history.can_redo(), |ui| {
                     if ui
-                        .button("Redo")
+                        .button(tr!("timeline-redo"))
                         .on_hover_text("Ctrl+Y / Ctrl+Shift+Z")
                         .clicked()
                     {
@@ -455,20 +502,26 @@ fn playback_controls(ui: &mut egui::Ui, editor: &Editor, send: &mut impl FnMut(E
             }
         })
         .response
-        .on_hover_text("playback speed");
+        .on_hover_text(tr!("timeline-speed.tooltip"));
     let playhead = snap(editor.playhead);
     let end = editor.settings.length.max(editor.timeline.end());
     let (lo, hi) = settings.loop_range.unwrap_or((0.0, end));
     if ui
-        .selectable_label(settings.loop_range.is_some_and(|r| r.0 > 0.0), "In")
-        .on_hover_text("play and loop from the playhead")
+        .selectable_label(
+            settings.loop_range.is_some_and(|r| r.0 > 0.0),
+            tr!("timeline-loop-in"),
+        )
+        .on_hover_text(tr!("timeline-loop-in.tooltip"))
         .clicked()
     {
         settings.loop_range = (playhead < hi).then_some((playhead, hi));
     }
     if ui
-        .selectable_label(settings.loop_range.is_some_and(|r| r.1 < end), "Out")
-        .on_hover_text("play and loop up to the playhead")
+        .selectable_label(
+            settings.loop_range.is_some_and(|r| r.1 < end),
+            tr!("timeline-loop-out"),
+        )
+        .on_hover_text(tr!("timeline-loop-out.tooltip"))
         .clicked()
     {
         settings.loop_range = (playhead > lo).then_some((lo, playhead));
@@ -476,7 +529,7 @@ fn playback_controls(ui: &mut egui::Ui, editor: &Editor, send: &mut impl FnMut(E
     if settings.loop_range.is_some()
         && ui
             .small_button("×")
-            .on_hover_text("clear the loop range")
+            .on_hover_text(tr!("timeline-loop-clear.tooltip"))
             .clicked()
     {
         settings.loop_range = None;
@@ -490,7 +543,7 @@ fn playback_controls(ui: &mut egui::Ui, editor: &Editor, send: &mut impl FnMut(E
             }
         })
         .response
-        .on_hover_text("the frame rate VRMA export samples at");
+        .on_hover_text(tr!("timeline-export-fps.tooltip"));
     if settings != editor.settings {
         send(Edit::ChangeSettings(settings));
     }
@@ -565,7 +618,7 @@ fn ruler(
         painter.text(
             egui::pos2(x + 2.0, rect.top() + 12.0),
             egui::Align2::LEFT_TOP,
-            format!("{s:.1}s"),
+            tr!("timeline-ruler-seconds", seconds = format!("{s:.1}")),
             egui::FontId::proportional(10.0),
             visuals.weak_text_color(),
         );
@@ -705,7 +758,7 @@ fn ruler(
             painter.text(
                 egui::pos2(x + r + 1.0, key_y - r - 1.0),
                 egui::Align2::LEFT_BOTTOM,
-                key.ease.name(),
+                ease_short_label(key.ease),
                 egui::FontId::proportional(9.0),
                 visuals.weak_text_color(),
             );
@@ -1017,6 +1070,23 @@ mod tests {
         for pair in wanted[..wanted.len() - 1].windows(2) {
             assert!(x(pair[1]) - x(pair[0]) >= KEY_THUMB.x, "side by side");
         }
+    }
+
+    #[test]
+    fn every_ease_has_a_name_in_both_languages() {
+        use crate::app::session::language::{Language, lookup};
+        for ease in Ease::ALL {
+            let id = ease_id(ease);
+            for language in [Language::English, Language::Japanese] {
+                for id in [id.clone(), format!("{id}.short")] {
+                    assert!(
+                        lookup(language, &id, None).is_some_and(|t| !t.trim().is_empty()),
+                        "{id} in {language:?}"
+                    );
+                }
+            }
+        }
+        assert_eq!(ease_id(Ease::InOut), "timeline-ease-in-out");
     }
 
     #[test]

@@ -5,8 +5,10 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, egui};
 
 use super::slider_edit;
+use crate::app::session::names::expression_label;
 use crate::app::session::{EditRequest, Prefs, Session, UiSpace};
 use crate::core::edit::PoseEdit;
+use crate::tr;
 
 pub(super) fn draw(
     mut contexts: EguiContexts,
@@ -27,17 +29,19 @@ pub(super) fn draw(
                 // beside it, keep the width they have always had.
                 ui.scope(|ui| {
                     ui.set_max_width(super::hands::SECTION_WIDTH);
-                    egui::CollapsingHeader::new("Hands")
+                    egui::CollapsingHeader::new(tr!("ui-hands"))
+                        .id_salt("Hands")
                         .default_open(true)
                         .show(ui, |ui| super::hands::draw_hands(ui, editor, &mut edits));
-                    egui::CollapsingHeader::new("Gaze")
+                    egui::CollapsingHeader::new(tr!("ui-gaze"))
+                        .id_salt("Gaze")
                         .default_open(true)
                         .show(ui, |ui| super::hands::draw_gaze(ui, editor, &mut edits));
                     ui.separator();
                 });
-                ui.heading("Expressions");
+                ui.heading(tr!("ui-expressions"));
                 if editor.expression_names().is_empty() {
-                    ui.label("This model has no expressions.");
+                    ui.label(tr!("ui-expressions-none"));
                 }
                 egui::ScrollArea::vertical()
                     .id_salt("expressions-scroll")
@@ -45,7 +49,7 @@ pub(super) fn draw(
                         for name in editor.expression_names() {
                             let mut value =
                                 editor.pose.expressions.get(name).copied().unwrap_or(0.0);
-                            ui.label(name);
+                            ui.label(expression_label(name));
                             let response = ui.add(
                                 egui::Slider::new(&mut value, 0.0..=1.0)
                                     .update_while_editing(false),

@@ -6,10 +6,12 @@ use bevy_egui::egui;
 
 use super::slider_edit;
 use crate::app::session::EditRequest;
+use crate::app::session::names::{finger_label, hand_preset_label};
 use crate::core::edit::{Editor, GripSide, PoseEdit};
 use crate::core::hand::{self, Finger, FingerShape};
 use crate::core::humanoid::Side;
 use crate::core::look_at::LookTarget;
+use crate::tr;
 use bevy::prelude::{MessageWriter, Vec3};
 
 /// The widest the hand and gaze sections may be: an expression slider with its value.
@@ -50,15 +52,15 @@ pub(super) fn draw_hands(
     let id = ui.id().with("hands-side");
     let mut hands: Hands = ui.ctx().data(|d| d.get_temp(id)).unwrap_or_default();
     ui.horizontal(|ui| {
-        ui.selectable_value(&mut hands, Hands::Left, "Left");
-        ui.selectable_value(&mut hands, Hands::Right, "Right");
-        ui.selectable_value(&mut hands, Hands::Both, "Both");
+        ui.selectable_value(&mut hands, Hands::Left, tr!("ui-side-left"));
+        ui.selectable_value(&mut hands, Hands::Right, tr!("ui-side-right"));
+        ui.selectable_value(&mut hands, Hands::Both, tr!("ui-side-both"));
     });
     ui.ctx().data_mut(|d| d.insert_temp(id, hands));
     // Wrapped, so the panel keeps its width (the 3D view keeps its size).
     ui.horizontal_wrapped(|ui| {
         for preset in hand::presets() {
-            if ui.button(&preset.label).clicked() {
+            if ui.button(hand_preset_label(preset)).clicked() {
                 edits.write(EditRequest::new(PoseEdit::Hand {
                     side: hands.side(),
                     shape: Box::new(preset.shape),
@@ -66,18 +68,19 @@ pub(super) fn draw_hands(
                 }));
             }
         }
-        if ui.button("Copy to right").clicked() {
+        if ui.button(tr!("ui-hands-copy-to-right")).clicked() {
             edits.write(EditRequest::new(PoseEdit::CopyHand { from: Side::Left }));
         }
-        if ui.button("Copy to left").clicked() {
+        if ui.button(tr!("ui-hands-copy-to-left")).clicked() {
             edits.write(EditRequest::new(PoseEdit::CopyHand { from: Side::Right }));
         }
     });
     let side = hands.shown();
-    egui::CollapsingHeader::new(format!(
-        "Fingers ({})",
-        if side == Side::Left { "left" } else { "right" }
-    ))
+    egui::CollapsingHeader::new(if side == Side::Left {
+        tr!("ui-hands-fingers-left")
+    } else {
+        tr!("ui-hands-fingers-right")
+    })
     .id_salt("finger-sliders")
     .show(ui, |ui| {
         // Short sliders: the section is narrower than the expressions' full ones.
@@ -90,12 +93,12 @@ pub(super) fn draw_hands(
             } = editor.hands.read_finger(&editor.pose, side, finger);
             let bone = finger.bones(side)[0];
             // Labels above, not beside: the panel keeps its width.
-            let spread_label = if finger == Finger::Thumb {
-                "curl, out"
+            let sliders = if finger == Finger::Thumb {
+                "ui-hands-thumb-sliders"
             } else {
-                "curl, spread"
+                "ui-hands-finger-sliders"
             };
-            ui.label(format!("{} ({spread_label})", finger.label()));
+            ui.label(tr!(sliders, finger = finger_label(finger)));
             let response =
                 ui.add(egui::Slider::new(&mut curl, -0.3..=1.2).update_while_editing(false));
             let edit = response
@@ -136,14 +139,14 @@ pub(super) fn draw_gaze(
         Some(LookTarget::Angles(_)) => GazeChoice::Angles,
     };
     if editor.rig.model.look_at.is_none() {
-        ui.label("This model has no eyes set up; the gaze is still exported.");
+        ui.label(tr!("ui-gaze-no-eyes"));
     }
     let mut chosen = current;
     ui.horizontal_wrapped(|ui| {
-        ui.selectable_value(&mut chosen, GazeChoice::Off, "Off");
-        ui.selectable_value(&mut chosen, GazeChoice::Ahead, "Ahead");
-        ui.selectable_value(&mut chosen, GazeChoice::Camera, "Camera");
-        ui.selectable_value(&mut chosen, GazeChoice::Point, "Point");
+        ui.selectable_value(&mut chosen, GazeChoice::Off, tr!("ui-gaze-off"));
+        ui.selectable_value(&mut chosen, GazeChoice::Ahead, tr!("ui-gaze-ahead"));
+        ui.selectable_value(&mut chosen, GazeChoice::Camera, tr!("ui-gaze-camera"));
+        ui.selectable_value(&mut chosen, GazeChoice::Point, tr!("ui-gaze-point"));
     });
     if chosen != current {
         let eyes = editor
@@ -165,7 +168,7 @@ pub(super) fn draw_gaze(
     }
     match target {
         Some(LookTarget::Point(p)) => {
-            ui.label("Drag the eye-target handle in the view, or type:");
+            ui.label(tr!("ui-gaze-drag"));
             let mut p = p;
             let mut changed = None;
             ui.horizontal_wrapped(|ui| {
@@ -187,9 +190,10 @@ pub(super) fn draw_gaze(
             }
         }
         Some(LookTarget::Angles(g)) if g != crate::core::look_at::Gaze::default() => {
-            ui.label(format!(
-                "Turned {:.0}° across, {:.0}° down (imported)",
-                g.yaw, g.pitch
+            ui.label(tr!(
+                "ui-gaze-turned",
+                yaw = format!("{:.0}", g.yaw),
+                pitch = format!("{:.0}", g.pitch)
             ));
         }
         _ => {}

@@ -5,6 +5,7 @@ use bevy_egui::{EguiContexts, egui};
 
 use crate::app::session::Windows;
 use crate::app::session::keymap::{KEYMAP, MOUSE, help_keys};
+use crate::tr;
 
 pub(super) fn draw(mut contexts: EguiContexts, mut windows: ResMut<Windows>) -> Result {
     if !windows.help {
@@ -12,18 +13,19 @@ pub(super) fn draw(mut contexts: EguiContexts, mut windows: ResMut<Windows>) -> 
     }
     let ctx = contexts.ctx_mut()?.clone();
     let mut open = true;
-    egui::Window::new("Controls")
+    egui::Window::new(tr!("keys-help-title"))
+        .id(egui::Id::new("Controls"))
         .open(&mut open)
         .show(&ctx, |ui| {
             egui::Grid::new("help-grid").striped(true).show(ui, |ui| {
-                for (what, does) in MOUSE {
-                    ui.strong(*what);
-                    ui.label(*does);
+                for id in MOUSE {
+                    ui.strong(tr!(id));
+                    ui.label(tr!(&format!("{id}.does")));
                     ui.end_row();
                 }
                 for binding in KEYMAP {
                     ui.strong(help_keys(binding));
-                    ui.label(binding.does);
+                    ui.label(binding.description());
                     ui.end_row();
                 }
             });

@@ -6,10 +6,12 @@ use bevy_egui::{EguiContexts, egui};
 
 use super::menu::POSE_ACTIONS;
 use super::slider_edit;
+use crate::app::session::names::bone_label;
 use crate::app::session::{EditRequest, Prefs, Selection, Session, UiSpace};
 use crate::core::edit::{Edit, GripSide, PoseEdit};
 use crate::core::humanoid::{ALL_BONES, Bone, Side};
 use crate::core::pose::is_identity;
+use crate::tr;
 
 /// How far the Grip buttons curl the fingers.
 pub(super) struct GripAmount(f32);
@@ -86,22 +88,23 @@ fn model_and_pose(
 ) {
     let editor = &session.editor;
     ui.heading(if editor.rig.model.title.is_empty() {
-        "Untitled model"
+        tr!("ui-inspector-untitled-model")
     } else {
-        &editor.rig.model.title
+        editor.rig.model.title.clone()
     });
     // The file name on one line (a long path must not push the controls below it
     // about); the whole path on hover.
-    let (name, path) = session.model_path.as_ref().map_or(
-        ("built-in mannequin".to_string(), String::new()),
-        |p| {
-            let name = p.file_name().map_or_else(
-                || p.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            );
-            (name, p.display().to_string())
-        },
-    );
+    let (name, path) =
+        session
+            .model_path
+            .as_ref()
+            .map_or((tr!("ui-inspector-mannequin"), String::new()), |p| {
+                let name = p.file_name().map_or_else(
+                    || p.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                );
+                (name, p.display().to_string())
+            });
     let label = ui.add(
         egui::Label::new(format!("VRM {}.x · {name}", editor.rig.version().label())).truncate(),
     );
@@ -111,22 +114,22 @@ fn model_and_pose(
     ui.separator();
     ui.horizontal_wrapped(|ui| {
         for (_, label, edit) in POSE_ACTIONS {
-            if ui.button(label).clicked() {
+            if ui.button(tr!(label)).clicked() {
                 edits.write(EditRequest::new(edit));
             }
         }
     });
     ui.horizontal(|ui| {
-        ui.label("Grip");
+        ui.label(tr!("ui-inspector-grip"));
         ui.add(egui::Slider::new(&mut grip.0, 0.0..=1.0));
     });
     ui.horizontal(|ui| {
         for (label, side) in [
-            ("Left", GripSide::One(Side::Left)),
-            ("Right", GripSide::One(Side::Right)),
-            ("Both", GripSide::Both),
+            ("ui-side-left", GripSide::One(Side::Left)),
+            ("ui-side-right", GripSide::One(Side::Right)),
+            ("ui-side-both", GripSide::Both),
         ] {
-            if ui.button(label).clicked() {
+            if ui.button(tr!(label)).clicked() {
                 edits.write(EditRequest::new(PoseEdit::Grip {
                     side,
                     amount: grip.0,
@@ -136,11 +139,11 @@ fn model_and_pose(
     });
     let mut settings = editor.settings;
     let pin = ui
-        .checkbox(&mut settings.pin_feet, "Pin feet")
-        .on_hover_text("Moving the hips keeps the feet in place");
+        .checkbox(&mut settings.pin_feet, tr!("ui-inspector-pin-feet"))
+        .on_hover_text(tr!("ui-inspector-pin-feet.tooltip"));
     let keep = ui
-        .checkbox(&mut settings.keep_angle, "Keep hand/foot angle")
-        .on_hover_text("IK keeps the hand's or foot's world rotation");
+        .checkbox(&mut settings.keep_angle, tr!("ui-inspector-keep-angle"))
+        .on_hover_text(tr!("ui-inspector-keep-angle.tooltip"));
     if pin.changed() || keep.changed() {
         edits.write(EditRequest(Edit::ChangeSettings(settings)));
     }
@@ -152,9 +155,9 @@ fn selected_bone(
     bone: Bone,
     edits: &mut MessageWriter<EditRequest>,
 ) {
-    ui.strong(format!("Selected: {bone}"));
+    ui.strong(tr!("ui-inspector-selected", bone = bone_label(bone)));
     if bone.is_eye() {
-        ui.label("Eyes follow the gaze (look-at); they are not posed as bones.");
+        ui.label(tr!("ui-inspector-eyes"));
         return;
     }
     let q = session.editor.pose.rotation(bone);
@@ -180,7 +183,7 @@ fn selected_bone(
             slider_edit(&response, edit, edits);
         });
     }
-    if ui.button("Reset bone").clicked() {
+    if ui.button(tr!("ui-inspector-reset-bone")).clicked() {
         edits.write(EditRequest::new(PoseEdit::ResetBone(bone)));
     }
 }
@@ -197,14 +200,15 @@ enum BoneGroup {
     Legs,
 }
 
+/// Each section's message id (also its stable egui id).
 const GROUPS: [(BoneGroup, &str, bool); 7] = [
-    (BoneGroup::Torso, "Torso", true),
-    (BoneGroup::Head, "Head", true),
-    (BoneGroup::LeftArm, "Left arm", true),
-    (BoneGroup::RightArm, "Right arm", true),
-    (BoneGroup::LeftHand, "Left hand", false),
-    (BoneGroup::RightHand, "Right hand", false),
-    (BoneGroup::Legs, "Legs", true),
+    (BoneGroup::Torso, "ui-bone-group-torso", true),
+    (BoneGroup::Head, "ui-bone-group-head", true),
+    (BoneGroup::LeftArm, "ui-bone-group-left-arm", true),
+    (BoneGroup::RightArm, "ui-bone-group-right-arm", true),
+    (BoneGroup::LeftHand, "ui-bone-group-left-hand", false),
+    (BoneGroup::RightHand, "ui-bone-group-right-hand", false),
+    (BoneGroup::Legs, "ui-bone-group-legs", true),
 ];
 
 fn group_of(bone: Bone) -> BoneGroup {
@@ -248,7 +252,7 @@ fn bone_list(
     newly_selected: Option<Bone>,
 ) {
     let editor = &session.editor;
-    ui.strong("Bones");
+    ui.strong(tr!("ui-inspector-bones"));
     for (group, title, open) in GROUPS {
         let bones: Vec<Bone> = ALL_BONES
             .into_iter()
@@ -258,7 +262,7 @@ fn bone_list(
             continue;
         }
         let reveal = newly_selected.is_some_and(|b| group_of(b) == group);
-        egui::CollapsingHeader::new(title)
+        egui::CollapsingHeader::new(tr!(title))
             .id_salt(("bone-group", title))
             .default_open(open)
             .open(reveal.then_some(true))
@@ -266,9 +270,9 @@ fn bone_list(
                 for bone in bones {
                     let rotated = !is_identity(editor.pose.rotation(bone));
                     let text = if rotated {
-                        format!("{bone} •")
+                        format!("{} •", bone_label(bone))
                     } else {
-                        bone.to_string()
+                        bone_label(bone)
                     };
                     let row = ui.selectable_label(selection.0 == Some(bone), text);
                     if newly_selected == Some(bone) {
@@ -308,5 +312,19 @@ mod tests {
         assert_eq!(group_of(Bone::LeftToes), BoneGroup::Legs);
         assert_eq!(group_of(Bone::UpperChest), BoneGroup::Torso);
         assert_eq!(group_of(Bone::Jaw), BoneGroup::Head);
+    }
+
+    #[test]
+    fn every_section_has_a_title_in_both_languages() {
+        use crate::app::session::language::{Language, lookup};
+        for (_, id, _) in GROUPS {
+            for language in Language::ALL {
+                assert!(
+                    lookup(language, id, None).is_some_and(|t| t != id),
+                    "{id} in {}",
+                    language.tag()
+                );
+            }
+        }
     }
 }

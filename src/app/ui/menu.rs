@@ -6,6 +6,8 @@ use bevy_egui::{EguiContexts, egui};
 
 use super::Requests;
 use crate::app::session::keymap::{Action, menu_label};
+use crate::app::session::language::{self, Language};
+use crate::app::session::names::{export_menu_label, mask_label};
 use crate::app::session::{
     CameraFollow, CaptureKey, DialogPurpose, EditRequest, FileRequest, FileSettings, LoadModel,
     ModelSource, OnionSkin, PasteMask, PlacingKeys, Prefs, QuitRequested, Session, SpringBones,
@@ -16,6 +18,7 @@ use crate::core::export::{EXPORT_FORMATS, Writer};
 use crate::core::pose::BodyMask;
 use crate::core::prefs::RecentKind;
 use crate::core::timeline::KeyPick;
+use crate::tr;
 
 /// A path typed into the File menu, for machines without a native file dialog.
 #[derive(Default)]
@@ -61,9 +64,12 @@ pub(super) fn draw(
                 file_menu(ui, settings, prefs, windows, &mut typed, &mut out);
                 edit_menu(ui, &session, paste_mask, placing, &mut out);
                 pose_menu(ui, &session, paste_mask.0, &mut out);
-                view_menu(ui, windows, vr, springs, onion, camera, &mut out);
-                ui.menu_button("Help", |ui| {
-                    if ui.button(menu_label("Controls", Action::Help)).clicked() {
+                view_menu(ui, windows, prefs, vr, springs, onion, camera, &mut out);
+                ui.menu_button(tr!("ui-menu-help"), |ui| {
+                    if ui
+                        .button(menu_label(&tr!("ui-menu-controls"), Action::Help))
+                        .clicked()
+                    {
                         windows.help = true;
                         ui.close();
                     }
@@ -83,9 +89,9 @@ impl Requests<'_> {
 /// File ▸ Open recent: models and projects, newest first; a file that has gone is
 /// shown greyed out with the reason on hover.
 fn open_recent_menu(ui: &mut egui::Ui, prefs: &mut ResMut<Prefs>, out: &mut Requests) {
-    ui.menu_button("Open recent", |ui| {
+    ui.menu_button(tr!("ui-menu-open-recent"), |ui| {
         if prefs.values.recent.is_empty() {
-            ui.label("Nothing opened yet");
+            ui.label(tr!("ui-menu-recent-none"));
             return;
         }
         let mut open = None;
@@ -95,20 +101,23 @@ fn open_recent_menu(ui: &mut egui::Ui, prefs: &mut ResMut<Prefs>, out: &mut Requ
                 |n| n.to_string_lossy().into_owned(),
             );
             let kind = match recent.kind {
-                RecentKind::Model => "model",
-                RecentKind::Project => "project",
+                RecentKind::Model => tr!("ui-menu-recent-model"),
+                RecentKind::Project => tr!("ui-menu-recent-project"),
             };
             let exists = recent.path.is_file();
             let button = ui
                 .add_enabled(exists, egui::Button::new(format!("{name}  ({kind})")))
                 .on_hover_text(recent.path.display().to_string())
-                .on_disabled_hover_text(format!("{} is gone", recent.path.display()));
+                .on_disabled_hover_text(tr!(
+                    "ui-menu-recent-gone",
+                    path = recent.path.display().to_string()
+                ));
             if button.clicked() {
                 open = Some(recent.path.clone());
             }
         }
         ui.separator();
-        if ui.button("Clear the list").clicked() {
+        if ui.button(tr!("ui-menu-recent-clear")).clicked() {
             prefs.values.recent.clear();
             ui.close();
         }
@@ -131,18 +140,24 @@ fn file_menu(
     // (egui's default closes a menu on any click inside it).
     let stay_open = egui::containers::menu::MenuConfig::new()
         .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
-    egui::containers::menu::MenuButton::new("File")
+    egui::containers::menu::MenuButton::new(tr!("ui-menu-file"))
         .config(stay_open)
         .ui(ui, |ui| {
             if ui
-                .button(menu_label("Open project…", Action::OpenProject))
+                .button(menu_label(
+                    &tr!("ui-menu-open-project"),
+                    Action::OpenProject,
+                ))
                 .clicked()
             {
                 out.dialog(DialogPurpose::OpenProject);
                 ui.close();
             }
             open_recent_menu(ui, prefs, out);
-            if ui.button(menu_label("Save project", Action::Save)).clicked() {
+            if ui
+                .button(menu_label(&tr!("ui-menu-save-project"), Action::Save))
+                .clicked()
+            {
                 out.files.write(FileRequest::Save {
                     save_as: false,
                     then_quit: false,
@@ -150,7 +165,7 @@ fn file_menu(
                 ui.close();
             }
             if ui
-                .button(menu_label("Save project as…", Action::SaveAs))
+                .button(menu_label(&tr!("ui-menu-save-project-as"), Action::SaveAs))
                 .clicked()
             {
                 out.files.write(FileRequest::Save {
@@ -161,7 +176,7 @@ fn file_menu(
             }
             ui.separator();
             for format in &EXPORT_FORMATS {
-                if ui.button(format.menu).clicked() {
+                if ui.button(export_menu_label(format)).clicked() {
                     match format.writer {
                         // A still asks for its size and camera first.
                         Writer::Render => windows.png = true,
@@ -170,54 +185,56 @@ fn file_menu(
                     ui.close();
                 }
             }
-            if ui.button("Import animation (VRMA, glTF clip)…").clicked() {
+            if ui.button(tr!("ui-menu-import-animation")).clicked() {
                 out.dialog(DialogPurpose::ImportAnimation);
                 ui.close();
             }
             ui.horizontal(|ui| {
-                ui.label("Import keys per second");
+                ui.label(tr!("ui-menu-import-rate"));
                 ui.add(
                     egui::DragValue::new(&mut settings.import_rate)
                         .range(0.0..=30.0)
                         .speed(0.5),
                 )
-                .on_hover_text(
-                    "0 = a key wherever the source has one; otherwise thin dense clips to this rate",
-                );
+                .on_hover_text(tr!("ui-menu-import-rate.tooltip"));
             });
             ui.separator();
-            if ui.button("Open model…").clicked() {
+            if ui.button(tr!("ui-menu-open-model")).clicked() {
                 out.dialog(DialogPurpose::OpenModel);
                 ui.close();
             }
-            if ui.button("Open built-in mannequin").clicked() {
+            if ui.button(tr!("ui-menu-open-mannequin")).clicked() {
                 out.loads.write(LoadModel(ModelSource::Mannequin));
                 ui.close();
             }
             ui.separator();
-            if ui.button("Load pose…").clicked() {
+            if ui.button(tr!("ui-menu-load-pose")).clicked() {
                 out.dialog(DialogPurpose::LoadPose);
                 ui.close();
             }
             if ui
-                .button("Pose from image…")
-                .on_hover_text("Find the person in a photo and give the model their pose")
+                .button(tr!("ui-menu-pose-from-image"))
+                .on_hover_text(tr!("ui-menu-pose-from-image.tooltip"))
                 .clicked()
             {
                 out.dialog(DialogPurpose::PoseFromImage);
                 ui.close();
             }
             ui.separator();
-            ui.label("Or type a path (.vrm, project, pose .json or a photo):");
+            ui.label(tr!("ui-menu-type-path"));
             ui.horizontal(|ui| {
                 ui.text_edit_singleline(&mut typed.0);
-                if ui.button("Open").clicked() && !typed.0.trim().is_empty() {
-                    out.files.write(FileRequest::OpenPath(typed.0.trim().into()));
+                if ui.button(tr!("ui-menu-open")).clicked() && !typed.0.trim().is_empty() {
+                    out.files
+                        .write(FileRequest::OpenPath(typed.0.trim().into()));
                     ui.close();
                 }
             });
             ui.separator();
-            if ui.button(menu_label("Quit", Action::Quit)).clicked() {
+            if ui
+                .button(menu_label(&tr!("ui-menu-quit"), Action::Quit))
+                .clicked()
+            {
                 out.quits.write(QuitRequested);
                 ui.close();
             }
@@ -231,7 +248,7 @@ fn edit_menu(
     placing: &mut PlacingKeys,
     out: &mut Requests,
 ) {
-    ui.menu_button("Edit", |ui| {
+    ui.menu_button(tr!("ui-menu-edit"), |ui| {
         let editor = &session.editor;
         let history = &editor.history;
         let selected = !editor.selection.is_empty();
@@ -243,10 +260,10 @@ fn edit_menu(
         let pasteable = editor.last_copied.is_some();
         let duplicate_at = editor.duplicate_at();
         for (label, action, edit, enabled) in [
-            ("Undo", Action::Undo, Edit::Undo, history.can_undo()),
-            ("Redo", Action::Redo, Edit::Redo, history.can_redo()),
+            ("ui-menu-undo", Action::Undo, Edit::Undo, history.can_undo()),
+            ("ui-menu-redo", Action::Redo, Edit::Redo, history.can_redo()),
             (
-                "Select all keys",
+                "ui-menu-select-all-keys",
                 Action::SelectAllKeys,
                 Edit::Keys(KeyEdit::Select {
                     pick: KeyPick::All,
@@ -255,20 +272,24 @@ fn edit_menu(
                 keys,
             ),
             (
-                if selected { "Copy keys" } else { "Copy pose" },
+                if selected {
+                    "ui-menu-copy-keys"
+                } else {
+                    "ui-menu-copy-pose"
+                },
                 Action::Copy,
                 editor.copy_edit(),
                 true,
             ),
-            ("Paste", Action::Paste, paste(false), pasteable),
+            ("ui-menu-paste", Action::Paste, paste(false), pasteable),
             (
-                "Paste mirrored",
+                "ui-menu-paste-mirrored",
                 Action::PasteMirrored,
                 paste(true),
                 pasteable,
             ),
             (
-                "Duplicate keys",
+                "ui-menu-duplicate-keys",
                 Action::DuplicateKeys,
                 Edit::Keys(KeyEdit::Duplicate {
                     t: duplicate_at.unwrap_or_default(),
@@ -276,14 +297,14 @@ fn edit_menu(
                 duplicate_at.is_some(),
             ),
             (
-                "Delete keys",
+                "ui-menu-delete-keys",
                 Action::DeleteKey,
                 Edit::Keys(KeyEdit::DeleteSelected),
                 selected,
             ),
         ] {
             if ui
-                .add_enabled(enabled, egui::Button::new(menu_label(label, action)))
+                .add_enabled(enabled, egui::Button::new(menu_label(&tr!(label), action)))
                 .clicked()
             {
                 // Duplicated keys then follow the pointer until a click puts them down.
@@ -293,11 +314,12 @@ fn edit_menu(
             }
         }
         ui.separator();
-        ui.menu_button(format!("Paste onto: {}", paste_mask.0.label()), |ui| {
+        let onto = tr!("ui-menu-paste-onto", part = mask_label(paste_mask.0));
+        ui.menu_button(onto, |ui| {
             for mask in BodyMask::ALL {
                 if ui
-                    .radio_value(&mut paste_mask.0, mask, mask.label())
-                    .on_hover_text("where a pasted or library pose goes")
+                    .radio_value(&mut paste_mask.0, mask, mask_label(mask))
+                    .on_hover_text(tr!("ui-menu-paste-onto.tooltip"))
                     .clicked()
                 {
                     ui.close();
@@ -307,36 +329,35 @@ fn edit_menu(
     });
 }
 
-/// The whole-pose edits, shared with the inspector's buttons.
+/// The whole-pose edits, shared with the inspector's buttons: the menu's and the
+/// button's message ids.
 pub(super) const POSE_ACTIONS: [(&str, &str, PoseEdit); 3] = [
-    ("Reset pose", "Reset pose", PoseEdit::ResetPose),
-    ("Mirror left/right", "Mirror", PoseEdit::Mirror),
-    ("Arms down", "Arms down", PoseEdit::ArmsDown),
+    ("ui-pose-reset", "ui-pose-reset", PoseEdit::ResetPose),
+    ("ui-pose-mirror", "ui-pose-mirror-button", PoseEdit::Mirror),
+    ("ui-pose-arms-down", "ui-pose-arms-down", PoseEdit::ArmsDown),
 ];
 
 fn pose_menu(ui: &mut egui::Ui, session: &Session, mask: BodyMask, out: &mut Requests) {
-    ui.menu_button("Pose", |ui| {
+    ui.menu_button(tr!("ui-menu-pose"), |ui| {
         for (label, _, edit) in POSE_ACTIONS {
-            if ui.button(label).clicked() {
+            if ui.button(tr!(label)).clicked() {
                 out.edits.write(EditRequest::new(edit));
                 ui.close();
             }
         }
         ui.separator();
-        if ui.button("Copy pose").clicked() {
+        if ui.button(tr!("ui-menu-copy-pose")).clicked() {
             out.edits.write(EditRequest(Edit::CopyPose));
             ui.close();
         }
         let copied = session.editor.copied_pose.is_some();
         for (label, mirror) in [
-            ("Paste pose onto", false),
-            ("Paste pose mirrored onto", true),
+            ("ui-menu-paste-pose-onto", false),
+            ("ui-menu-paste-pose-mirrored-onto", true),
         ] {
+            let part = mask_label(mask).to_lowercase();
             if ui
-                .add_enabled(
-                    copied,
-                    egui::Button::new(format!("{label} {}", mask.label().to_lowercase())),
-                )
+                .add_enabled(copied, egui::Button::new(tr!(label, part = part)))
                 .clicked()
             {
                 out.edits
@@ -351,29 +372,28 @@ fn pose_menu(ui: &mut egui::Ui, session: &Session, mask: BodyMask, out: &mut Req
 /// following), and why there is nothing to follow.
 fn camera_items(ui: &mut egui::Ui, camera: &mut CameraFollow, out: &mut Requests) {
     if camera.frames.is_none() && camera.devices.is_empty() {
-        ui.add_enabled(false, egui::Checkbox::new(&mut false, "Follow camera"));
+        ui.add_enabled(
+            false,
+            egui::Checkbox::new(&mut false, tr!("ui-camera-follow")),
+        );
         ui.set_max_width(260.0);
         ui.label(match crate::vision::webcam::unavailable_here() {
-            Some(why) => format!(
-                "{why}. Start with --camera-frames DIR to follow a folder of frames instead."
-            ),
-            None => "No camera found (no /dev/video* device). Plug one in, or start with \
-                     --camera-frames DIR to follow a folder of frames."
-                .to_string(),
+            Some(why) => tr!("ui-camera-unavailable", why = why),
+            None => tr!("ui-camera-none"),
         });
         return;
     }
-    ui.checkbox(&mut camera.wanted, "Follow camera")
-        .on_hover_text("The avatar follows the person in the camera, mirrored");
+    ui.checkbox(&mut camera.wanted, tr!("ui-camera-follow"))
+        .on_hover_text(tr!("ui-camera-follow.tooltip"));
     let capture = ui.add_enabled(
         camera.wanted,
-        egui::Button::new(menu_label("Capture key", Action::PlayStop)),
+        egui::Button::new(menu_label(&tr!("ui-camera-capture"), Action::PlayStop)),
     );
     if capture.clicked() {
         out.captures.write(CaptureKey);
     }
     if camera.wanted {
-        ui.label(format!("{} frames followed", camera.followed));
+        ui.label(tr!("ui-camera-followed", count = camera.followed));
     }
     if let Some(problem) = &camera.problem {
         ui.set_max_width(320.0);
@@ -382,51 +402,53 @@ fn camera_items(ui: &mut egui::Ui, camera: &mut CameraFollow, out: &mut Requests
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn view_menu(
     ui: &mut egui::Ui,
     windows: &mut Windows,
+    prefs: &mut ResMut<Prefs>,
     vr: &mut VrStatus,
     springs: &mut SpringBones,
     onion: &mut OnionSkin,
     camera: &mut CameraFollow,
     out: &mut Requests,
 ) {
-    ui.menu_button("View", |ui| {
-        ui.checkbox(&mut windows.library, "Pose library");
+    ui.menu_button(tr!("ui-menu-view"), |ui| {
+        ui.checkbox(&mut windows.library, tr!("ui-menu-pose-library"));
         ui.separator();
         match (&vr.unavailable, vr.wanted) {
             (Some(reason), _) => {
-                ui.add_enabled(false, egui::Button::new("Enter VR"))
-                    .on_disabled_hover_text(format!("VR is not available: {reason}"));
+                ui.add_enabled(false, egui::Button::new(tr!("ui-menu-enter-vr")))
+                    .on_disabled_hover_text(tr!(
+                        "ui-menu-vr-unavailable",
+                        reason = reason.as_str()
+                    ));
             }
             (None, false) => {
-                if ui.button("Enter VR").clicked() {
+                if ui.button(tr!("ui-menu-enter-vr")).clicked() {
                     vr.wanted = true;
                     ui.close();
                 }
             }
             (None, true) => {
-                if ui.button("Leave VR").clicked() {
+                if ui.button(tr!("ui-menu-leave-vr")).clicked() {
                     vr.wanted = false;
                     ui.close();
                 }
             }
         }
         ui.separator();
-        ui.checkbox(&mut springs.live, "Spring bones (live)")
-            .on_hover_text(
-                "Hair and skirts swing as you pose and play; stills always show them settled",
-            );
-        ui.checkbox(&mut onion.on, "Onion skin")
-            .on_hover_text("The previous and next keys' poses as ghosts (never in stills)");
+        ui.checkbox(&mut springs.live, tr!("ui-menu-spring-bones"))
+            .on_hover_text(tr!("ui-menu-spring-bones.tooltip"));
+        ui.checkbox(&mut onion.on, tr!("ui-menu-onion-skin"))
+            .on_hover_text(tr!("ui-menu-onion-skin.tooltip"));
         ui.add_enabled_ui(onion.on, |ui| {
-            ui.menu_button("Onion skin shows", |ui| {
-                for (label, frames) in [
-                    ("The keys either side", None),
-                    ("±2 frames", Some(2)),
-                    ("±5 frames", Some(5)),
-                    ("±10 frames", Some(10)),
-                ] {
+            ui.menu_button(tr!("ui-menu-onion-shows"), |ui| {
+                for frames in [None, Some(2u32), Some(5), Some(10)] {
+                    let label = match frames {
+                        None => tr!("ui-menu-onion-keys"),
+                        Some(n) => tr!("ui-menu-onion-frames", count = n),
+                    };
                     if ui.radio_value(&mut onion.frames, frames, label).clicked() {
                         ui.close();
                     }
@@ -435,5 +457,27 @@ fn view_menu(
         });
         ui.separator();
         camera_items(ui, camera, out);
+        ui.separator();
+        language_menu(ui, prefs);
+    });
+}
+
+/// View ▸ Language: each language by its own name. The title keeps the English word
+/// beside the current language's, so anyone finds their way back.
+fn language_menu(ui: &mut egui::Ui, prefs: &mut ResMut<Prefs>) {
+    let current = language::current();
+    let title = if current == Language::English {
+        tr!("ui-menu-language")
+    } else {
+        format!("{} / Language", tr!("ui-menu-language"))
+    };
+    ui.menu_button(title, |ui| {
+        for choice in Language::ALL {
+            if ui.radio(choice == current, choice.own_name()).clicked() {
+                language::set_current(choice);
+                prefs.values.language = Some(choice.tag().to_string());
+                ui.close();
+            }
+        }
     });
 }

@@ -140,10 +140,18 @@ fn finish_layout(
     Ok(())
 }
 
-fn update_title(session: Res<Session>, mut window: Single<&mut Window, With<PrimaryWindow>>) {
-    if !session.is_changed() {
+/// The title follows the session and the language (View ▸ Language changes no resource
+/// the title reads, so the last language is kept here).
+fn update_title(
+    session: Res<Session>,
+    mut window: Single<&mut Window, With<PrimaryWindow>>,
+    mut shown_in: Local<Option<crate::app::session::Language>>,
+) {
+    let language = crate::app::session::language::current();
+    if !session.is_changed() && *shown_in == Some(language) {
         return;
     }
+    *shown_in = Some(language);
     let wanted = session.window_title();
     if window.title != wanted {
         window.title = wanted;

@@ -6,6 +6,7 @@ use bevy_egui::{EguiContexts, egui};
 use crate::app::session::{DialogPurpose, FileRequest, FileSettings, StillView, Windows};
 use crate::core::export::ExportKind;
 use crate::core::framing::CameraPreset;
+use crate::tr;
 
 pub(super) fn draw(
     mut contexts: EguiContexts,
@@ -19,13 +20,14 @@ pub(super) fn draw(
     let ctx = contexts.ctx_mut()?.clone();
     let png = &mut settings.png;
     let mut open = true;
-    egui::Window::new("Export PNG")
+    egui::Window::new(tr!("ui-png-title"))
+        .id(egui::Id::new("Export PNG"))
         .open(&mut open)
         .collapsible(false)
         .show(&ctx, |ui| {
-            ui.label("The avatar alone, anti-aliased, with straight alpha.");
+            ui.label(tr!("ui-png-about"));
             ui.horizontal(|ui| {
-                ui.label("Size");
+                ui.label(tr!("ui-png-size"));
                 ui.add(
                     egui::DragValue::new(&mut png.size.x)
                         .range(1..=8192)
@@ -39,12 +41,12 @@ pub(super) fn draw(
                 );
             });
             let label = |v: StillView| match v {
-                StillView::CurrentCamera | StillView::Fixed(_) => "Current view",
-                StillView::Preset(CameraPreset::Front) => "Front",
-                StillView::Preset(CameraPreset::Side) => "Side",
-                StillView::Preset(CameraPreset::ThreeQuarter) => "Three-quarter",
+                StillView::CurrentCamera | StillView::Fixed(_) => tr!("ui-png-current-view"),
+                StillView::Preset(preset) => {
+                    crate::app::session::names::camera_preset_label(preset)
+                }
             };
-            egui::ComboBox::from_label("Camera")
+            egui::ComboBox::new("Camera", tr!("ui-png-camera"))
                 .selected_text(label(png.view))
                 .show_ui(ui, |ui| {
                     for view in [
@@ -58,7 +60,7 @@ pub(super) fn draw(
                 });
             ui.horizontal(|ui| {
                 let mut transparent = png.background.is_none();
-                ui.checkbox(&mut transparent, "Transparent background");
+                ui.checkbox(&mut transparent, tr!("ui-png-transparent"));
                 match (transparent, png.background) {
                     (true, Some(_)) => png.background = None,
                     (false, None) => png.background = Some([255, 255, 255]),
@@ -70,11 +72,9 @@ pub(super) fn draw(
                     (true, None) => {}
                 }
             });
-            ui.checkbox(&mut png.every_key, "Every key, one camera")
-                .on_hover_text(
-                    "A numbered PNG of each key (name_001.png, …), all framed alike so that they line up",
-                );
-            if ui.button("Export…").clicked() {
+            ui.checkbox(&mut png.every_key, tr!("ui-png-every-key"))
+                .on_hover_text(tr!("ui-png-every-key.tooltip"));
+            if ui.button(tr!("ui-png-export")).clicked() {
                 files.write(FileRequest::Dialog(DialogPurpose::Export(ExportKind::Png)));
             }
         });

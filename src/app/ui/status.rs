@@ -5,6 +5,7 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, egui};
 
 use crate::app::session::{Banner, UiSpace};
+use crate::tr;
 
 pub(super) fn draw(
     mut contexts: EguiContexts,
@@ -23,7 +24,7 @@ pub(super) fn draw(
                 .show(root, |ui| {
                     ui.horizontal(|ui| {
                         ui.colored_label(egui::Color32::WHITE, format!("⚠ {error}"));
-                        if ui.button("Dismiss").clicked() {
+                        if ui.button(tr!("ui-status-dismiss")).clicked() {
                             banner.error = None;
                         }
                     });
@@ -42,9 +43,10 @@ pub(super) fn draw(
                         .text(format!("{label}… {:.0}%", fraction * 100.0)),
                 );
             }
-            let notice = banner.notice.clone().unwrap_or_else(|| {
-                "Click a marker: select · Right drag: orbit · Middle / Shift+right drag: pan · Wheel: zoom · F1: help".into()
-            });
+            let notice = banner
+                .notice
+                .clone()
+                .unwrap_or_else(|| tr!("ui-status-hint"));
             ui.label(notice);
         });
     });

@@ -142,17 +142,18 @@ fn start_from_keys(
         return;
     };
     let Some(bone) = selection.0 else {
-        banner.notice = Some("Select a bone first (click its marker)".into());
+        banner.notice = Some(crate::tr!("view-select-bone-first"));
         return;
     };
     if kind == OpKind::Move && !movable(bone) {
-        banner.notice = Some(format!(
-            "G moves hands, feet, elbows, knees and the hips; rotate {bone} with R"
+        banner.notice = Some(crate::tr!(
+            "view-move-not-movable",
+            bone = crate::app::session::names::bone_label(bone)
         ));
         return;
     }
     if bone.is_eye() {
-        banner.notice = Some("Eyes follow the gaze and are not posed".into());
+        banner.notice = Some(crate::tr!("view-eyes-not-posed"));
         return;
     }
     let Some(cursor) = view.position() else {
@@ -269,7 +270,7 @@ fn update_op(
     if cancel {
         edits.write(EditRequest(Edit::Gesture(Gesture::Cancel)));
         posing.active = None;
-        banner.notice = Some("Cancelled".into());
+        banner.notice = Some(crate::tr!("view-cancelled"));
         return;
     }
     let Some((_, forward)) = view.eye() else {
@@ -306,43 +307,52 @@ fn update_op(
             edits.write(EditRequest(Edit::preview(edit)));
         }
     }
+    // Message ids: the words are looked up where the line is put together.
     let axis_name = match op.axis {
-        Some(a) if a == Vec3::X => "X locked",
-        Some(a) if a == Vec3::Y => "Y locked",
-        Some(_) => "Z locked",
-        None => "free (X/Y/Z lock)",
+        Some(a) if a == Vec3::X => "view-axis-x-locked",
+        Some(a) if a == Vec3::Y => "view-axis-y-locked",
+        Some(_) => "view-axis-z-locked",
+        None => "view-axis-free",
     };
     let verb = if op.kind == OpKind::Move {
-        "Move"
+        "view-op-move"
     } else {
-        "Rotate"
+        "view-op-rotate"
     };
     let what = match (op.kind, PoseHandle::of(op.bone)) {
-        (OpKind::Move, PoseHandle::Reach(_)) => "IK",
-        (OpKind::Move, PoseHandle::Pole(_)) => "swing (pole)",
+        (OpKind::Move, PoseHandle::Reach(_)) => "view-what-ik",
+        (OpKind::Move, PoseHandle::Pole(_)) => "view-what-pole",
         (OpKind::Move | OpKind::Rotate, PoseHandle::Hips) if session.editor.settings.pin_feet => {
-            "hips, feet pinned"
+            "view-what-hips-feet-pinned"
         }
-        (OpKind::Move | OpKind::Rotate, PoseHandle::Hips) => "hips",
+        (OpKind::Move | OpKind::Rotate, PoseHandle::Hips) => "view-what-hips",
         (OpKind::Rotate, _) | (OpKind::Move, PoseHandle::Turn(_) | PoseHandle::Curl(_)) => {
-            "about the view axis"
+            "view-what-view-axis"
         }
     };
-    let what = if op.kind == OpKind::Rotate && op.axis.is_some() && what == "about the view axis" {
-        "about the locked axis"
+    let what = if op.kind == OpKind::Rotate && op.axis.is_some() && what == "view-what-view-axis" {
+        "view-what-locked-axis"
     } else {
         what
     };
-    banner.notice = Some(format!(
-        "{verb} {} · {what} · {axis_name} · click/{} confirm · right click/{} cancel",
-        op.bone,
-        keymap::menu_keys(Action::Confirm),
-        keymap::menu_keys(Action::Cancel),
+    let verb = crate::tr!(verb);
+    banner.notice = Some(crate::tr!(
+        "view-op-status",
+        verb = verb.as_str(),
+        bone = crate::app::session::names::bone_label(op.bone),
+        what = crate::tr!(what),
+        axis = crate::tr!(axis_name),
+        confirm = keymap::menu_keys(Action::Confirm),
+        cancel = keymap::menu_keys(Action::Cancel),
     ));
     if confirm {
         edits.write(EditRequest(Edit::Gesture(Gesture::End)));
         posing.active = None;
-        banner.notice = Some(format!("{verb} {} done", op.bone));
+        banner.notice = Some(crate::tr!(
+            "view-op-done",
+            verb = verb.as_str(),
+            bone = crate::app::session::names::bone_label(op.bone)
+        ));
     } else {
         posing.active = Some(op);
     }

@@ -25,10 +25,7 @@ pub(super) fn add_default_plugins(app: &mut App, defaults: PluginGroupBuilder) {
     };
     #[cfg(not(feature = "xr"))]
     {
-        status.unavailable = Some(
-            "this build has no VR support: build it with `cargo build --release --features xr`"
-                .into(),
-        );
+        status.unavailable = Some(crate::tr!("vr-unavailable-no-xr-build"));
     }
     app.add_plugins(defaults);
     app.insert_resource(status);
@@ -53,8 +50,6 @@ fn explain_when_unavailable(mut status: ResMut<VrStatus>, mut banner: ResMut<Ban
         && let Some(reason) = status.unavailable.clone()
     {
         status.wanted = false;
-        banner.error(format!(
-            "VR is not available: {reason}. Staying on the desktop."
-        ));
+        banner.error(crate::tr!("vr-unavailable-staying", reason = reason));
     }
 }

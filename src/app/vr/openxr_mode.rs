@@ -57,24 +57,13 @@ fn probe() -> Result<openxr::ExtensionSet, String> {
     let entry = openxr::Entry::linked();
     // SAFETY: loading the system's OpenXR loader library; no other code touches it yet.
     #[cfg(not(windows))]
-    let entry = unsafe { openxr::Entry::load() }.map_err(|e| {
-        format!(
-            "the OpenXR loader (libopenxr_loader.so) is not installed ({e}); on Debian/Ubuntu: \
-             sudo apt-get install libopenxr-loader1 libopenxr-dev"
-        )
-    })?;
+    let entry = unsafe { openxr::Entry::load() }
+        .map_err(|e| crate::tr!("vr-no-loader", error = e.to_string()))?;
     entry.enumerate_extensions().map_err(|e| {
         if cfg!(windows) {
-            format!(
-                "no OpenXR runtime is active ({e}); start Meta Quest Link (in the Meta Quest \
-                 Link app: Settings > General > OpenXR Runtime > Set Meta Quest Link as \
-                 active) or SteamVR, then try again"
-            )
+            crate::tr!("vr-no-runtime-windows", error = e.to_string())
         } else {
-            format!(
-                "no OpenXR runtime is active ({e}); start SteamVR, Meta Quest Link, Monado or \
-                 WiVRn, or point XR_RUNTIME_JSON at a runtime"
-            )
+            crate::tr!("vr-no-runtime", error = e.to_string())
         }
     })
 }
@@ -336,11 +325,7 @@ pub fn plugin(app: &mut App) {
 /// (`OxrInitPlugin` sets the state while the app is built, so Startup can tell.)
 fn check_runtime_started(state: Option<Res<XrState>>, mut status: ResMut<VrStatus>) {
     if status.unavailable.is_none() && state.is_none_or(|s| *s == XrState::Unavailable) {
-        status.unavailable = Some(
-            "the OpenXR runtime is there but did not start (no headset connected, or no \
-             Vulkan device it can use; see the log)"
-                .into(),
-        );
+        status.unavailable = Some(crate::tr!("vr-runtime-did-not-start"));
     }
 }
 
@@ -427,16 +412,17 @@ fn create_actions(
             trigger: per_hand(&set, "trigger")?,
             stick: per_hand(&set, "stick")?,
             stick_click: per_hand(&set, "stick_click")?,
-            a: set.create_action("button_a", "A: add key", &[])?,
-            b: set.create_action("button_b", "B: undo", &[])?,
-            x: set.create_action("button_x", "X: play or stop", &[])?,
-            y: set.create_action("button_y", "Y: redo", &[])?,
+            // The runtime shows these names in its binding settings (SteamVR's, say).
+            a: set.create_action("button_a", &crate::tr!("vr-action-a"), &[])?,
+            b: set.create_action("button_b", &crate::tr!("vr-action-b"), &[])?,
+            x: set.create_action("button_x", &crate::tr!("vr-action-x"), &[])?,
+            y: set.create_action("button_y", &crate::tr!("vr-action-y"), &[])?,
             set,
         })
     })();
     match made {
         Ok(actions) => commands.insert_resource(actions),
-        Err(e) => banner.error(format!("VR controllers cannot be set up: {e}")),
+        Err(e) => banner.error(crate::tr!("vr-controllers-failed", error = e.to_string())),
     }
 }
 
@@ -1132,7 +1118,7 @@ fn draw_radial(
                 if ui
                     .put(
                         rect(radial_slot(slot, presets.len())),
-                        button(&preset.label),
+                        button(&crate::app::session::names::hand_preset_label(preset)),
                     )
                     .clicked()
                 {
@@ -1145,11 +1131,11 @@ fn draw_radial(
                 }
             }
             let side = match input.radial_side {
-                GripSide::Both => "Both hands",
-                GripSide::One(Side::Left) => "Left hand",
-                GripSide::One(Side::Right) => "Right hand",
+                GripSide::Both => crate::tr!("vr-hand-both"),
+                GripSide::One(Side::Left) => crate::tr!("vr-hand-left"),
+                GripSide::One(Side::Right) => crate::tr!("vr-hand-right"),
             };
-            if ui.put(rect(RADIAL_SIDE), button(side)).clicked() {
+            if ui.put(rect(RADIAL_SIDE), button(&side)).clicked() {
                 input.radial_side = match input.radial_side {
                     GripSide::Both => GripSide::One(Side::Left),
                     GripSide::One(Side::Left) => GripSide::One(Side::Right),
@@ -1188,7 +1174,10 @@ fn draw_panel_frame(
                 egui::Rect::from_min_size(rect(HEADER).min, egui::vec2(480.0, 36.0)),
                 egui::Label::new(egui::RichText::new("VRMA Maker").size(20.0).strong()),
             );
-            if ui.put(rect(EXPORT_BUTTON), big("Export VRMA")).clicked() {
+            if ui
+                .put(rect(EXPORT_BUTTON), big(&crate::tr!("vr-panel-export")))
+                .clicked()
+            {
                 let path = export_path(&session);
                 info!("VR: exporting to {}", path.display());
                 files.write(FileRequest::Answer(
@@ -1197,20 +1186,20 @@ fn draw_panel_frame(
                 ));
             }
             let turn = match input.turn_mode {
-                TurnMode::Snap => "Turn: snap 30°",
-                TurnMode::Smooth => "Turn: smooth",
+                TurnMode::Snap => crate::tr!("vr-panel-turn-snap"),
+                TurnMode::Smooth => crate::tr!("vr-panel-turn-smooth"),
             };
-            if ui.put(rect(TURN_BUTTON), big(turn)).clicked() {
+            if ui.put(rect(TURN_BUTTON), big(&turn)).clicked() {
                 input.turn_mode = match input.turn_mode {
                     TurnMode::Snap => TurnMode::Smooth,
                     TurnMode::Smooth => TurnMode::Snap,
                 };
             }
             let pin = match input.panel {
-                PanelMode::Pinned(_) => "Hold in hand",
-                PanelMode::InHand => "Pin here",
+                PanelMode::Pinned(_) => crate::tr!("vr-panel-hold"),
+                PanelMode::InHand => crate::tr!("vr-panel-pin"),
             };
-            if ui.put(rect(PIN_BUTTON), big(pin)).clicked() {
+            if ui.put(rect(PIN_BUTTON), big(&pin)).clicked() {
                 input.panel = match input.panel {
                     PanelMode::Pinned(_) => PanelMode::InHand,
                     PanelMode::InHand => PanelMode::Pinned(input.panel_floor),
@@ -1226,11 +1215,7 @@ fn draw_panel_frame(
                 (Some(error), _, _) => egui::RichText::new(error).color(egui::Color32::LIGHT_RED),
                 (_, Some(progress), _) => egui::RichText::new(progress),
                 (_, _, Some(notice)) => egui::RichText::new(notice),
-                _ => egui::RichText::new(
-                    "Trigger or fingertip: press · drag a pose onto the ruler to key it · A key \
-                     · B undo · Y redo · X play · left stick: turn, walk, hold to recentre · \
-                     both grips: scale · right stick click: hand presets",
-                ),
+                _ => egui::RichText::new(crate::tr!("vr-panel-help")),
             };
             ui.put(rect(HINT), egui::Label::new(text.size(13.0)).truncate());
         });
