@@ -30,6 +30,7 @@ mod vrma_interop;
 mod vrma_roundtrip;
 mod webcam;
 mod window;
+mod window_language;
 mod window_mouse;
 mod window_timeline;
 mod windows;

@@ -15,6 +15,13 @@ pub fn bin() -> Command {
         std::env::temp_dir().join(format!("vrma-maker-tests-{}-data-{n}", std::process::id()));
     let mut command = Command::new(env!("CARGO_BIN_EXE_vrma-maker"));
     command.env("VRMA_MAKER_DATA_DIR", data);
+    // The window speaks the system's language: English here, whatever the machine's
+    // (tests that click by position expect English words; a test may set another).
+    command
+        .env("LANG", "C.UTF-8")
+        .env_remove("LANGUAGE")
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES");
     command
 }
 
