@@ -305,6 +305,32 @@ mod tests {
     }
 
     #[test]
+    fn the_systems_fonts_draw_chinese_and_korean_names() {
+        let found = find_system_fonts();
+        let korean = "한국어 이름";
+        let chinese = "中文名字 简体 繁體";
+        if covers(definitions(&found), korean).len() == korean.chars().filter(|c| *c != ' ').count()
+        {
+            // No Korean font on this machine: CI installs fonts-noto-cjk, so there it fails.
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "no CJK system font found in CI"
+            );
+            eprintln!("SKIPPED: no Korean system font; this test checked nothing");
+            return;
+        }
+        assert_eq!(covers(definitions(&found), korean), Vec::<char>::new());
+        assert_eq!(covers(definitions(&found), chinese), Vec::<char>::new());
+        // The bundled font is Japanese only: Korean needs the system's.
+        assert!(!covers(definitions(&SystemFonts::default()), korean).is_empty());
+        assert!(
+            found.scan_time < Duration::from_secs(5),
+            "{:?}",
+            found.scan_time
+        );
+    }
+
+    #[test]
     fn egui_alone_would_draw_japanese_as_boxes() {
         // The check above means something: egui's own fonts lack kana.
         assert!(!covers(egui::FontDefinitions::default(), "テスト").is_empty());
