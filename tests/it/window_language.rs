@@ -11,11 +11,11 @@ use std::time::{Duration, Instant};
 
 use crate::common::*;
 
-const TITLE: &str = "テスト アバター 日本語";
+pub(crate) const TITLE: &str = "テスト アバター 日本語";
 const EXPRESSION: &str = "ウインク";
 const POSE_NAME: &str = "テスト ポーズ";
 
-fn have_japanese_ocr() -> bool {
+pub(crate) fn have_japanese_ocr() -> bool {
     Command::new("tesseract")
         .arg("--list-langs")
         .output()
@@ -42,7 +42,7 @@ fn ready() -> bool {
 
 /// The mannequin as a Japanese user's avatar, in a folder with a Japanese name: its
 /// title is Japanese and its one expression is a custom one with a Japanese name.
-fn japanese_avatar(dir: &Path) -> PathBuf {
+pub(crate) fn japanese_avatar(dir: &Path) -> PathBuf {
     let folder = dir.join("日本語 フォルダ");
     std::fs::create_dir_all(&folder).unwrap();
     let base = folder.join("base.vrm");
@@ -124,7 +124,7 @@ fn read_lines(
 }
 
 /// Everything read in a region, without spaces (tesseract spaces Japanese at will).
-fn read_text(
+pub(crate) fn read_text(
     shot: &image::RgbaImage,
     region: (u32, u32, u32, u32),
     language: &str,
@@ -191,7 +191,7 @@ fn unvoiced(text: &str) -> String {
 }
 
 /// Waits for `needle` to be read in `region`, taking screenshots; where it was read.
-fn wait_for_text(
+pub(crate) fn wait_for_text(
     display: &str,
     region: (u32, u32, u32, u32),
     language: &str,

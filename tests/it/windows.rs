@@ -509,3 +509,53 @@ fn without_a_graphics_device_the_window_says_so_in_a_message_box() {
         "{said}"
     );
 }
+
+/// The Windows program in Japanese (the language remembered in its settings): the menus
+/// read ファイル, and the avatar's Japanese title is drawn, read back by OCR from Wine's
+/// desktop. Fonts come from the program (bundled) and Windows' font folder (fontdb).
+#[test]
+fn the_windows_program_speaks_japanese_and_draws_a_japanese_avatar_name() {
+    use crate::window_language::{TITLE, have_japanese_ocr, japanese_avatar, wait_for_text};
+    let dir = scratch("windows-japanese");
+    let Some(wine) = wine(&dir) else { return };
+    if !required_or_skip("tesseract with Japanese", have_japanese_ocr()) {
+        return;
+    }
+    let model = japanese_avatar(&dir);
+    std::fs::create_dir_all(&wine.data).unwrap();
+    std::fs::write(wine.data.join("settings.json"), r#"{"language": "ja"}"#).unwrap();
+    let log_path = dir.join("log.txt");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let mut app = wine
+        .command()
+        .arg(windows_path(&model))
+        .args(["--exit-after", "120"])
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    wait_for_window(&wine.display);
+    wait_for_log(&log_path, "model ready to pose", Duration::from_secs(150));
+    // Wine's desktop may put the window below a title bar of its own: a generous region.
+    wait_for_text(&wine.display, (0, 0, 700, 90), "jpn", "ファイル", &dir);
+    wait_for_text(&wine.display, (0, 0, 700, 140), "jpn", TITLE, &dir);
+    // Ctrl+Q quits (a click first: Wine's desktop has no window manager to focus with).
+    let window = wait_for_window(&wine.display);
+    xdotool(
+        &wine.display,
+        &["mousemove", "--window", &window, "640", "120"],
+    );
+    xdotool(&wine.display, &["click", "1"]);
+    std::thread::sleep(Duration::from_millis(500));
+    ctrl_chord(&wine.display, "q");
+    let status = wait_with_timeout(&mut app, Duration::from_secs(60));
+    let said = std::fs::read_to_string(&log_path).unwrap_or_default();
+    assert!(
+        status.is_some_and(|s| s.code() == Some(0)),
+        "Ctrl+Q quit with exit code 0: {status:?}\n{said}"
+    );
+    assert!(
+        said.contains("system fonts in"),
+        "the font scan ran on Windows:\n{said}"
+    );
+}
