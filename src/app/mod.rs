@@ -42,10 +42,11 @@ pub fn run(launch: Launch) -> ExitCode {
         );
         return ExitCode::from(1);
     }
-    // The message box below speaks the window's language (build_app sets it again).
-    session::language::set_current(window_language(&session::Prefs::load()));
     // SAFETY: the window's app starts on the main thread before any other thread.
     if let Err(no_device) = unsafe { graphics::use_first_working_backend() } {
+        // The message box speaks the window's language (build_app sets it otherwise:
+        // the settings are read once on the way that opens the window).
+        session::language::set_current(window_language(&session::Prefs::load()));
         graphics::tell_in_a_message_box(&no_device.line(), &no_device.for_the_user());
         return ExitCode::from(1);
     }

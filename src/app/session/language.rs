@@ -264,8 +264,8 @@ mod tests {
         for id in message_ids(Language::English) {
             // Variables missing: Fluent writes `{$name}` and reports it, which is fine here;
             // what must not happen is a message that has no text at all.
-            let english = bundle_text(Language::English, &id);
-            let japanese = bundle_text(Language::Japanese, &id);
+            let english = lookup(Language::English, &id, None).unwrap();
+            let japanese = lookup(Language::Japanese, &id, None).unwrap();
             assert!(!english.trim().is_empty(), "{id} is empty in English");
             assert!(!japanese.trim().is_empty(), "{id} is empty in Japanese");
             if english == japanese && english.chars().any(|c| c.is_ascii_lowercase()) {
@@ -274,28 +274,13 @@ mod tests {
         }
         // Names (VRMA, PNG, FPS, …) may read the same; a sentence may not.
         assert!(
-            same.iter().all(|id| bundle_text(Language::English, id)
+            same.iter().all(|id| lookup(Language::English, id, None)
+                .unwrap()
                 .split_whitespace()
                 .count()
                 <= 2),
             "left in English in the Japanese files: {same:?}"
         );
-    }
-
-    fn bundle_text(language: Language, id: &str) -> String {
-        let bundle = bundle_of(language);
-        let (message_id, attribute) = match id.split_once('.') {
-            Some((m, a)) => (m, Some(a)),
-            None => (id, None),
-        };
-        let message = bundle.get_message(message_id).unwrap();
-        let pattern = match attribute {
-            Some(a) => message.get_attribute(a).unwrap().value(),
-            None => message.value().unwrap(),
-        };
-        bundle
-            .format_pattern(pattern, None, &mut Vec::new())
-            .into_owned()
     }
 
     #[test]
