@@ -30,12 +30,19 @@ pub(super) struct MenuState<'w> {
     settings: ResMut<'w, FileSettings>,
     prefs: ResMut<'w, Prefs>,
     windows: ResMut<'w, Windows>,
+    view: ViewSwitches<'w>,
+    paste_mask: ResMut<'w, PasteMask>,
+    placing: ResMut<'w, PlacingKeys>,
+}
+
+/// What the View menu switches: VR, the camera following the person, live spring bones
+/// and the onion skin.
+#[derive(bevy::ecs::system::SystemParam)]
+struct ViewSwitches<'w> {
     vr: ResMut<'w, VrStatus>,
     camera: ResMut<'w, CameraFollow>,
     springs: ResMut<'w, SpringBones>,
-    paste_mask: ResMut<'w, PasteMask>,
     onion: ResMut<'w, OnionSkin>,
-    placing: ResMut<'w, PlacingKeys>,
 }
 
 pub(super) fn draw(
@@ -50,11 +57,8 @@ pub(super) fn draw(
         settings,
         prefs,
         windows,
-        vr,
-        camera,
-        springs,
+        view,
         paste_mask,
-        onion,
         placing,
     } = &mut state;
     let ctx = contexts.ctx_mut()?.clone();
@@ -64,7 +68,7 @@ pub(super) fn draw(
                 file_menu(ui, settings, prefs, windows, &mut typed, &mut out);
                 edit_menu(ui, &session, paste_mask, placing, &mut out);
                 pose_menu(ui, &session, paste_mask.0, &mut out);
-                view_menu(ui, windows, prefs, vr, springs, onion, camera, &mut out);
+                view_menu(ui, windows, prefs, view, &mut out);
                 ui.menu_button(tr!("ui-menu-help"), |ui| {
                     if ui
                         .button(menu_label(&tr!("ui-menu-controls"), Action::Help))
@@ -402,17 +406,22 @@ fn camera_items(ui: &mut egui::Ui, camera: &mut CameraFollow, out: &mut Requests
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn view_menu(
     ui: &mut egui::Ui,
     windows: &mut Windows,
     prefs: &mut ResMut<Prefs>,
-    vr: &mut VrStatus,
-    springs: &mut SpringBones,
-    onion: &mut OnionSkin,
-    camera: &mut CameraFollow,
+    view: &mut ViewSwitches,
     out: &mut Requests,
 ) {
+    // Plain `&mut` as before they were grouped: each is marked changed whenever the menu
+    // bar is drawn, not only when the View menu is open.
+    let ViewSwitches {
+        vr,
+        camera,
+        springs,
+        onion,
+    } = view;
+    let (vr, camera, springs, onion) = (&mut **vr, &mut **camera, &mut **springs, &mut **onion);
     ui.menu_button(tr!("ui-menu-view"), |ui| {
         ui.checkbox(&mut windows.library, tr!("ui-menu-pose-library"));
         ui.separator();

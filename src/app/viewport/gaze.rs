@@ -2,6 +2,7 @@
 //! line from the eyes; a left drag moves it in the plane facing the camera (one undo
 //! step when released, Esc or a right click puts it back).
 
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use super::cursor::ViewCursor;
@@ -46,19 +47,37 @@ pub(super) struct GazeDrag {
     grab_offset: Vec3,
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Whether a press may take the handle: not with the pointer over the UI, the markers
+/// hidden or a modal tool running.
+#[derive(SystemParam)]
+pub(super) struct GrabConditions<'w> {
+    over_ui: Res<'w, PointerOverUi>,
+    visible: Res<'w, MarkersVisible>,
+    modal: Res<'w, ModalTool>,
+}
+
+/// What a drag of the handle sends: its gaze edits, and frames while it lasts.
+#[derive(SystemParam)]
+pub(super) struct GazeEdits<'w> {
+    edits: MessageWriter<'w, EditRequest>,
+    awake: ResMut<'w, KeepAwake>,
+}
+
 pub(super) fn drag_gaze_target(
     (buttons, keys): (Res<ButtonInput<MouseButton>>, Res<ButtonInput<KeyCode>>),
-    over_ui: Res<PointerOverUi>,
-    visible: Res<MarkersVisible>,
-    modal: Res<ModalTool>,
+    conditions: GrabConditions,
     view: ViewCursor,
     session: Res<Session>,
     mut posing: ResMut<Posing>,
     mut drag: Local<GazeDrag>,
-    mut edits: MessageWriter<EditRequest>,
-    mut awake: ResMut<KeepAwake>,
+    mut out: GazeEdits,
 ) {
+    let GrabConditions {
+        over_ui,
+        visible,
+        modal,
+    } = &conditions;
+    let GazeEdits { edits, awake } = &mut out;
     let Some(point) = gaze_point(&session) else {
         drag.plane_normal = None;
         return;
