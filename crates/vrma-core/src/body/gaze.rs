@@ -158,10 +158,10 @@ fn sanitize_angle(angle: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::gltf::VrmVersion;
     use crate::model::look_at::{INPUT_MAX_VALUE_MINIMUM, MAX_OUTPUT_SCALE};
     use crate::model::mannequin::MannequinVariant;
     use crate::model::test_avatar::{self, TestAvatarSpec};
-    use crate::model::vrm::VrmVersion;
     use serde_json::json;
 
     /// The generated VRoid-scale avatar of both versions (small textures): bone gazes.

@@ -158,7 +158,7 @@ impl Constraints {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::vrm::RawNode;
+    use crate::model::gltf::RawNode;
     use serde_json::Value;
     use serde_json::json;
 

@@ -11,7 +11,7 @@ use std::path::Path;
 use crate::Refusal;
 use crate::body::pose::Pose;
 use crate::model::humanoid::{ALL_BONES, BONE_COUNT, Bone};
-use crate::model::vrm::{Model, VrmVersion};
+use crate::{model::gltf::VrmVersion, model::vrm::Model};
 
 /// One humanoid bone as the normalized rig sees it.
 #[derive(Clone, Debug)]

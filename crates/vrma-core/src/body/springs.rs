@@ -375,7 +375,7 @@ mod tests {
             "colliders": [{"node": 99, "shape": {"sphere": {"radius": 1}}}],
             "springs": [{"joints": joints, "colliderGroups": [7]}]}}});
         let nodes = vec![
-            crate::model::vrm::RawNode {
+            crate::model::gltf::RawNode {
                 name: "a".into(),
                 parent: None,
                 children: vec![],

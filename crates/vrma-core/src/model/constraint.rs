@@ -57,7 +57,7 @@ impl Constraints {
 
     /// Reads the constraints of a glTF's nodes (VRM 1.0; only when the extension is
     /// declared used, as three-vrm reads them). Bad entries are skipped.
-    pub fn read(root: &Value, nodes: &[crate::model::vrm::RawNode]) -> Constraints {
+    pub fn read(root: &Value, nodes: &[crate::model::gltf::RawNode]) -> Constraints {
         let mut out = Constraints::default();
         let used = root["extensionsUsed"]
             .as_array()
@@ -122,7 +122,7 @@ impl Constraints {
 
     /// Puts the constraints in three-vrm's order: before each, the constraints on any
     /// ancestor-or-self of what it depends on (its source; an aim also its parent).
-    fn order(&mut self, found: Vec<Constraint>, nodes: &[crate::model::vrm::RawNode]) {
+    fn order(&mut self, found: Vec<Constraint>, nodes: &[crate::model::gltf::RawNode]) {
         let mut by_destination: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
         for (i, c) in found.iter().enumerate() {
             by_destination[c.destination].push(i);

@@ -5,7 +5,7 @@
 use glam::Vec3;
 use serde_json::Value;
 
-use crate::model::vrm::VrmVersion;
+use crate::model::gltf::VrmVersion;
 
 /// three-vrm's floor for a range map's input (a smaller one turns the angles into NaN).
 pub(crate) const INPUT_MAX_VALUE_MINIMUM: f32 = 0.01;

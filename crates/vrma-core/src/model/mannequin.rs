@@ -773,7 +773,7 @@ pub(crate) fn vrm0_extension_for(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::vrm::{Model, VrmVersion};
+    use crate::{model::gltf::VrmVersion, model::vrm::Model};
 
     #[test]
     fn both_variants_load_with_all_55_bones_and_14_expressions() {

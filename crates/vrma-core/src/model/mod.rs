@@ -5,6 +5,7 @@
 pub mod constraint;
 pub mod display;
 pub mod expressions;
+pub mod gltf;
 pub mod humanoid;
 pub mod look_at;
 pub mod mannequin;

@@ -99,7 +99,7 @@ fn node_index(v: &Value, nodes: usize) -> Option<usize> {
 
 impl Springs {
     /// Reads a model's springs; entries that do not make sense are skipped.
-    pub fn read(root: &Value, nodes: &[crate::model::vrm::RawNode]) -> Springs {
+    pub fn read(root: &Value, nodes: &[crate::model::gltf::RawNode]) -> Springs {
         let n = nodes.len();
         if root["extensions"]["VRMC_springBone"].is_object() {
             read_v1(&root["extensions"]["VRMC_springBone"], nodes, n)
@@ -115,7 +115,7 @@ impl Springs {
     }
 }
 
-fn read_v1(ext: &Value, nodes: &[crate::model::vrm::RawNode], n: usize) -> Springs {
+fn read_v1(ext: &Value, nodes: &[crate::model::gltf::RawNode], n: usize) -> Springs {
     let mut springs = Springs::default();
     let mut collider_ids = Vec::new();
     for c in ext["colliders"].as_array().into_iter().flatten() {
@@ -223,11 +223,11 @@ fn colliders_of(groups_used: &Value, groups: &[Vec<usize>]) -> Vec<usize> {
 /// Past a leaf: 7 cm along the bone's translation, taken as is in the bone's own space
 /// (three-vrm 3.5.5's virtual tail; UniVRM turns it into the bone's space first, which
 /// differs where the leaf is rotated: we draw as three-vrm does).
-fn leaf_tail(nodes: &[crate::model::vrm::RawNode], node: usize) -> Vec3 {
+fn leaf_tail(nodes: &[crate::model::gltf::RawNode], node: usize) -> Vec3 {
     nodes[node].translation.normalize_or(Vec3::Y) * 0.07
 }
 
-fn read_v0(ext: &Value, nodes: &[crate::model::vrm::RawNode], n: usize) -> Springs {
+fn read_v0(ext: &Value, nodes: &[crate::model::gltf::RawNode], n: usize) -> Springs {
     let mut springs = Springs::default();
     let mut groups = Vec::new();
     for g in ext["colliderGroups"].as_array().into_iter().flatten() {

@@ -1153,7 +1153,7 @@ fn vrm0_extension(bone_node: &dyn Fn(Bone) -> usize, chains: &[Vec<usize>]) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::vrm::{Model, VrmVersion};
+    use crate::{model::gltf::VrmVersion, model::vrm::Model};
 
     fn small(variant: MannequinVariant) -> TestAvatarSpec {
         TestAvatarSpec {

@@ -19,8 +19,8 @@ use crate::body::math::slerp_shortest;
 use crate::body::pose::Pose;
 use crate::files::accessors::GltfData;
 use crate::files::glb;
+use crate::model::gltf::{RawNode, parse_nodes};
 use crate::model::humanoid::{ALL_BONES, Bone};
-use crate::model::vrm::{RawNode, parse_nodes};
 
 /// What kind of file is being imported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
