@@ -7,16 +7,16 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use glam::Quat;
 use serde_json::{Value, json};
-use vrma_core::constraint::MAX_CONSTRAINTS;
-use vrma_core::humanoid::Bone;
-use vrma_core::mannequin::{self, MannequinVariant};
-use vrma_core::pose::Pose;
-use vrma_core::rig::Rig;
-use vrma_core::spring::NodeWorlds;
+use vrma_core::body::nodes::NodeWorlds;
+use vrma_core::body::pose::Pose;
+use vrma_core::body::rig::Rig;
+use vrma_core::model::constraint::MAX_CONSTRAINTS;
+use vrma_core::model::humanoid::Bone;
+use vrma_core::model::mannequin::{self, MannequinVariant};
 
 fn hostile_rig() -> Rig {
     let bytes = mannequin::build(MannequinVariant::Vrm1);
-    let glb = vrma_core::glb::split(&bytes).unwrap();
+    let glb = vrma_core::files::glb::split(&bytes).unwrap();
     let mut root: Value = serde_json::from_slice(glb.json).unwrap();
     let bone = |root: &Value, name: &str| {
         root["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"][name]["node"]
@@ -49,8 +49,11 @@ fn hostile_rig() -> Rig {
         .unwrap()
         .push(json!("VRMC_node_constraint"));
     let json = serde_json::to_vec(&root).unwrap();
-    let model =
-        vrma_core::vrm::Model::from_bytes(&vrma_core::glb::build(&json, glb.bin.unwrap())).unwrap();
+    let model = vrma_core::model::vrm::Model::from_bytes(&vrma_core::files::glb::build(
+        &json,
+        glb.bin.unwrap(),
+    ))
+    .unwrap();
     assert_eq!(model.constraints.ordered.len(), MAX_CONSTRAINTS);
     Rig::new(model).unwrap()
 }

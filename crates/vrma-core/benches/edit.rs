@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use glam::{EulerRot, Quat, Vec3};
-use vrma_core::edit::{Edit, Editor, KeyEdit, PoseEdit};
-use vrma_core::humanoid::{ALL_BONES, Bone};
-use vrma_core::mannequin::{self, MannequinVariant};
-use vrma_core::pose::Pose;
-use vrma_core::timeline::{FPS, Timeline};
+use vrma_core::animation::edit::{Edit, Editor, KeyEdit, PoseEdit};
+use vrma_core::animation::timeline::{FPS, Timeline};
+use vrma_core::body::pose::Pose;
+use vrma_core::model::humanoid::{ALL_BONES, Bone};
+use vrma_core::model::mannequin::{self, MannequinVariant};
 
 /// Counts the bytes alive on the heap, for the history's memory figure.
 struct Counting;
@@ -53,7 +53,8 @@ fn full_pose(seed: f32) -> Pose {
 
 /// An editor on the mannequin with a 2,000-key timeline, the playhead on a key.
 fn long_project() -> Editor {
-    let rig = vrma_core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
+    let rig =
+        vrma_core::body::rig::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
     let mut editor = Editor::new(rig);
     let mut timeline = Timeline::default();
     for i in 0..KEYS {

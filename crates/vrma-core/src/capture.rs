@@ -11,13 +11,13 @@
 
 use glam::{Mat3, Quat, Vec3};
 
-use super::Refusal;
-use super::hand::{Finger, hand_bone};
-use super::humanoid::{Bone, Side};
-use super::ik::{Limb, solve_limb};
-use super::pose::Pose;
-use super::rig::{Rig, WorldPose};
-use super::vr::{OneEuroParams, OneEuroVec3};
+use crate::Refusal;
+use crate::body::hand::{Finger, hand_bone};
+use crate::body::ik::{Limb, solve_limb};
+use crate::body::pose::Pose;
+use crate::body::rig::{Rig, WorldPose};
+use crate::body::smoothing::{OneEuroParams, OneEuroVec3};
+use crate::model::humanoid::{Bone, Side};
 
 pub const BODY_POINTS: usize = 33;
 pub const HAND_POINTS: usize = 21;
@@ -840,10 +840,10 @@ impl CaptureSmoother {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mannequin::{self, MannequinVariant};
+    use crate::model::mannequin::{self, MannequinVariant};
 
     fn rig() -> Rig {
-        crate::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap()
+        crate::body::rig::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap()
     }
 
     fn known_poses() -> Vec<(&'static str, Pose)> {
@@ -919,10 +919,10 @@ mod tests {
         let rig = rig();
         let mut known = Pose::default();
         known.set_rotation(Bone::LeftHand, Quat::from_rotation_x(0.6));
-        let directions = crate::hand::HandDirections::measure(&rig);
-        let fist = crate::hand::preset("fist").unwrap().shape;
+        let directions = crate::body::hand::HandDirections::measure(&rig);
+        let fist = crate::body::hand::preset("fist").unwrap().shape;
         directions.shape_hand(&mut known, Side::Left, &fist, 0.8);
-        let point = crate::hand::preset("point").unwrap().shape;
+        let point = crate::body::hand::preset("point").unwrap().shape;
         directions.shape_hand(&mut known, Side::Right, &point, 1.0);
         let capture = landmarks_of_pose(&rig, &known);
         let posed = pose_from_capture(&rig, &Pose::default(), &capture).unwrap();

@@ -1,41 +1,20 @@
 //! The pure core: no ECS, no window, no Bevy. glam math (the same glam as `bevy::math`), tested directly and fuzzed on its own.
 
-pub mod accessors;
-pub mod budget;
-pub mod capture;
-pub mod constraint;
-pub mod display;
-pub mod edit;
-pub mod export;
-pub mod expressions;
-pub mod framing;
-pub mod glb;
-pub mod gltf_buffer;
-pub mod hand;
-pub mod handle;
-pub mod history;
-pub mod humanoid;
-pub mod ik;
-pub mod library;
-pub mod look_at;
-pub mod mannequin;
-pub mod math;
-pub mod mtoon;
-pub mod plant;
-pub mod pose;
-pub mod prefs;
-pub mod project;
-pub mod recovery;
-pub mod rig;
-pub mod spring;
-pub mod still;
-pub mod test_avatar;
-pub mod timeline;
-pub mod vr;
-pub mod vr_panel;
-pub mod vrm;
-pub mod vrma;
+// The layers, each using only those above it in this list (`tests/it/layout.rs` checks).
+pub mod animation;
+pub mod body;
+pub mod files;
+pub mod formats;
+pub mod model;
 
+// Beside the layers: each may use any layer, none another of these.
+pub mod capture;
+pub mod prefs;
+pub mod recovery;
+pub mod vr;
+
+use glam::Quat;
+use serde_json::Value;
 use std::fmt;
 use std::path::Path;
 
@@ -102,12 +81,6 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, Refusal> {
     Ok(bytes)
 }
 
-/// Reads and parses a VRM file into its normalized rig.
-pub fn load_rig(path: &Path) -> Result<rig::Rig, Refusal> {
-    let bytes = read_bounded(path, MAX_FILE_BYTES)?;
-    rig_from_bytes(&bytes).map_err(|e| e.context(path.display()))
-}
-
 /// Reads a JSON file with a message naming the file.
 pub fn read_json(path: &Path) -> Result<serde_json::Value, Refusal> {
     let bytes = read_bounded(path, MAX_FILE_BYTES)?;
@@ -115,9 +88,42 @@ pub fn read_json(path: &Path) -> Result<serde_json::Value, Refusal> {
         .map_err(|e| Refusal::new(format!("{}: invalid JSON: {e}", path.display())))
 }
 
-/// Parses VRM bytes into the normalized rig.
-pub fn rig_from_bytes(bytes: &[u8]) -> Result<rig::Rig, Refusal> {
-    rig::Rig::new(vrm::Model::from_bytes(bytes)?)
+/// Reads `[x, y, z, w]`, normalizing it; zero length or non-finite is an error.
+pub fn read_quat(value: &Value, what: &str) -> Result<Quat, Refusal> {
+    let q = read_floats::<4>(value, what)?;
+    let q = Quat::from_array(q);
+    let len = q.length();
+    if !(len.is_finite()) || len < 1e-6 {
+        return Err(Refusal::new(format!("{what}: quaternion has zero length")));
+    }
+    // Already unit (our own files): keep the exact bits so save → load is lossless.
+    if (len - 1.0).abs() <= 1e-6 {
+        Ok(q)
+    } else {
+        Ok(q / len)
+    }
+}
+
+/// Reads an array of N finite numbers.
+pub fn read_floats<const N: usize>(value: &Value, what: &str) -> Result<[f32; N], Refusal> {
+    let array = value
+        .as_array()
+        .filter(|a| a.len() == N)
+        .ok_or_else(|| Refusal::new(format!("{what}: expected an array of {N} numbers")))?;
+    let mut out = [0.0f32; N];
+    for (slot, v) in out.iter_mut().zip(array) {
+        let x = v
+            .as_f64()
+            .ok_or_else(|| Refusal::new(format!("{what}: expected numbers, got {v}")))?;
+        let x = x as f32;
+        if !x.is_finite() {
+            return Err(Refusal::new(format!(
+                "{what}: value is not a finite number"
+            )));
+        }
+        *slot = x;
+    }
+    Ok(out)
 }
 
 /// A JSON number that reads back as exactly the same `f32` (its shortest decimal form),

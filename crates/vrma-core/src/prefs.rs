@@ -197,7 +197,7 @@ impl Preferences {
                 .map(|n| n as u32),
             paste_onto: v["paste_onto"]
                 .as_str()
-                .filter(|name| crate::pose::BodyMask::from_name(name).is_some())
+                .filter(|name| crate::body::pose::BodyMask::from_name(name).is_some())
                 .map_or(d.paste_onto, str::to_string),
             import_rate: v["import_rate"]
                 .as_f64()
@@ -211,7 +211,7 @@ impl Preferences {
                 .map_or(d.png_view, str::to_string),
             png_background: png["background"]
                 .as_str()
-                .and_then(|b| crate::still::parse_background(b).ok())
+                .and_then(|b| crate::body::still::parse_background(b).ok())
                 .unwrap_or(d.png_background),
             language: v["language"]
                 .as_str()

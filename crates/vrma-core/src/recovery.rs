@@ -6,19 +6,19 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::Refusal;
-use super::project::Project;
+use crate::Refusal;
+use crate::animation::project::Project;
 
 /// The recovery file of versions that kept one for every window (offered like an
 /// orphan, never written).
 pub fn legacy_recovery_path() -> PathBuf {
-    super::library::default_dir().with_file_name("recovery.json")
+    crate::animation::library::default_dir().with_file_name("recovery.json")
 }
 
 /// Where each running instance keeps its recovery file, beside a lock it holds while it
 /// runs: `$VRMA_MAKER_DATA_DIR/recovery/` or the OS data folder.
 pub fn recovery_dir() -> PathBuf {
-    super::library::default_dir().with_file_name("recovery")
+    crate::animation::library::default_dir().with_file_name("recovery")
 }
 
 /// One instance's recovery file, and the lock that says its owner is running.
@@ -85,7 +85,7 @@ pub fn own_path() -> PathBuf {
 pub fn orphans() -> Vec<(Claim, Recovery)> {
     let own = own_path();
     // An autosave cut short by a crash leaves its temporary file.
-    super::library::remove_stale_temporary_files(&recovery_dir());
+    crate::animation::library::remove_stale_temporary_files(&recovery_dir());
     let mut found = Vec::new();
     if let Ok(Some(r)) = read(&legacy_recovery_path()) {
         found.push((
@@ -156,7 +156,7 @@ pub fn write(path: &Path, project: &Project, project_path: Option<&Path>) -> Res
             .map_err(|e| Refusal::new(format!("cannot create {}: {e}", dir.display())))?;
     }
     let text = serde_json::to_vec(&value).expect("JSON serialises");
-    super::write_atomic(path, &text)
+    crate::write_atomic(path, &text)
         .map_err(|e| Refusal::new(format!("cannot write {}: {e}", path.display())))
 }
 
@@ -192,7 +192,7 @@ pub fn clear(path: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pose::Pose;
+    use crate::body::pose::Pose;
 
     #[test]
     fn a_locked_recovery_file_is_not_an_orphan_and_a_released_one_is() {

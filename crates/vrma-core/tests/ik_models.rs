@@ -2,12 +2,12 @@
 //! each fixture, through the core API.
 
 use glam::{Quat, Vec3};
-use vrma_core::humanoid::Bone;
-use vrma_core::ik::{FootPins, Limb, drag_pole, move_hips, reach};
-use vrma_core::mannequin::{self, MannequinVariant};
-use vrma_core::math::angle_between;
-use vrma_core::pose::Pose;
-use vrma_core::rig::Rig;
+use vrma_core::body::ik::{FootPins, Limb, drag_pole, move_hips, reach};
+use vrma_core::body::math::angle_between;
+use vrma_core::body::pose::Pose;
+use vrma_core::body::rig::Rig;
+use vrma_core::model::humanoid::Bone;
+use vrma_core::model::mannequin::{self, MannequinVariant};
 
 /// The shared fixtures (`../shared/fixtures` beside the repository), when present.
 fn fixture_models() -> Vec<std::path::PathBuf> {
@@ -26,14 +26,14 @@ fn rigs() -> Vec<(String, Rig)> {
     let mut rigs: Vec<(String, Rig)> = [MannequinVariant::Vrm1, MannequinVariant::Vrm0]
         .into_iter()
         .map(|v| {
-            let rig = vrma_core::rig_from_bytes(&mannequin::build(v)).unwrap();
+            let rig = vrma_core::body::rig::rig_from_bytes(&mannequin::build(v)).unwrap();
             (format!("mannequin {v:?}"), rig)
         })
         .collect();
     for path in fixture_models() {
         rigs.push((
             path.display().to_string(),
-            vrma_core::load_rig(&path).unwrap(),
+            vrma_core::body::rig::load_rig(&path).unwrap(),
         ));
     }
     rigs

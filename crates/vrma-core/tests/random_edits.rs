@@ -5,11 +5,11 @@
 use glam::{Quat, Vec3};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use vrma_core::edit::{Edit, Editor, Gesture, GripSide, KeyEdit, PoseEdit};
-use vrma_core::humanoid::{ALL_BONES, Bone, Side};
-use vrma_core::ik::Limb;
-use vrma_core::mannequin::{self, MannequinVariant};
-use vrma_core::timeline::Ease;
+use vrma_core::animation::edit::{Edit, Editor, Gesture, GripSide, KeyEdit, PoseEdit};
+use vrma_core::animation::timeline::Ease;
+use vrma_core::body::ik::Limb;
+use vrma_core::model::humanoid::{ALL_BONES, Bone, Side};
+use vrma_core::model::mannequin::{self, MannequinVariant};
 
 fn arb_vec() -> impl Strategy<Value = Vec3> {
     (-1.5f32..1.5, -0.5f32..2.5, -1.5f32..1.5).prop_map(|(x, y, z)| Vec3::new(x, y, z))
@@ -92,7 +92,9 @@ fn ten_thousand_random_edits_keep_every_invariant() {
     let ops = proptest::collection::vec(arb_edit(), 10_000);
     runner
         .run(&ops, |ops| {
-            let rig = vrma_core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
+            let rig =
+                vrma_core::body::rig::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1))
+                    .unwrap();
             let mut editor = Editor::new(rig);
             for (i, op) in ops.into_iter().enumerate() {
                 let undo = matches!(op, Edit::Undo) && editor.history.can_undo();

@@ -1,0 +1,268 @@
+//! The one table of export formats, behind File ▸ Export and the CLI: each format's
+//! label, file extension and the function that writes it. Adding a format is an entry
+//! here (and, for a rendered one, the renderer's side in the app).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::Refusal;
+use crate::animation::edit::Editor;
+use crate::animation::timeline::Timeline;
+use crate::body::pose::Pose;
+use crate::body::rig::Rig;
+use crate::formats::vrma::export::export_vrma;
+
+/// The formats, by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExportKind {
+    Vrma,
+    Png,
+    Pose,
+}
+
+/// What a format's file is made from: a copy of the work, so it can be written on a
+/// worker thread while editing goes on.
+pub struct ExportWork {
+    pub rig: Rig,
+    pub timeline: Timeline,
+    pub pose: Pose,
+    /// The project's export frame rate.
+    pub fps: f32,
+}
+
+impl ExportWork {
+    pub fn of(editor: &Editor) -> ExportWork {
+        ExportWork {
+            rig: editor.rig.clone(),
+            timeline: editor.timeline.clone(),
+            pose: editor.pose.clone(),
+            fps: editor.settings.fps,
+        }
+    }
+}
+
+/// A file's bytes, the facts the CLI prints, and a short line for the status bar.
+pub struct Written {
+    pub bytes: Vec<u8>,
+    pub facts: Value,
+    pub summary: String,
+}
+
+/// Writes one format's file from the work, reporting progress 0..=1.
+pub type CoreWriter = fn(&ExportWork, &mut dyn FnMut(f32)) -> Result<Written, Refusal>;
+
+/// Who makes a format's file.
+pub enum Writer {
+    /// The core, from the work.
+    Core(CoreWriter),
+    /// The app's renderer: a transparent still of the avatar (size and camera asked).
+    Render,
+}
+
+pub struct ExportFormat {
+    pub kind: ExportKind,
+    /// The File menu entry.
+    pub menu: &'static str,
+    /// The dialog's filter name.
+    pub filter: &'static str,
+    pub extension: &'static str,
+    pub default_name: &'static str,
+    pub writer: Writer,
+}
+
+pub const EXPORT_FORMATS: [ExportFormat; 3] = [
+    ExportFormat {
+        kind: ExportKind::Vrma,
+        menu: "Export VRMA…",
+        filter: "VRM Animation",
+        extension: "vrma",
+        default_name: "animation.vrma",
+        writer: Writer::Core(write_vrma),
+    },
+    ExportFormat {
+        kind: ExportKind::Png,
+        menu: "Export PNG…",
+        filter: "PNG image",
+        extension: "png",
+        default_name: "pose.png",
+        writer: Writer::Render,
+    },
+    ExportFormat {
+        kind: ExportKind::Pose,
+        menu: "Export pose (JSON)…",
+        filter: "Pose",
+        extension: "json",
+        default_name: "pose.json",
+        writer: Writer::Core(write_pose),
+    },
+];
+
+impl ExportKind {
+    pub fn format(self) -> &'static ExportFormat {
+        EXPORT_FORMATS
+            .iter()
+            .find(|f| f.kind == self)
+            .expect("every kind is in the table")
+    }
+}
+
+/// `path` with the format's extension: kept when it is there (any case), else added.
+/// `wanted` when no file is there, else the first free `STEM-2.EXT`, `STEM-3.EXT`… beside
+/// it: an export made without a dialog (in VR) never writes over a file.
+pub fn unused_path(wanted: &Path) -> PathBuf {
+    if !wanted.exists() {
+        return wanted.to_path_buf();
+    }
+    let stem = wanted
+        .file_stem()
+        .map_or_else(|| "export".into(), |s| s.to_string_lossy().into_owned());
+    let named = |n: u64| match wanted.extension() {
+        Some(ext) => wanted.with_file_name(format!("{stem}-{n}.{}", ext.to_string_lossy())),
+        None => wanted.with_file_name(format!("{stem}-{n}")),
+    };
+    (2..u64::MAX)
+        .map(named)
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| named(u64::MAX))
+}
+
+pub fn with_extension(path: &Path, extension: &str) -> PathBuf {
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case(extension))
+    {
+        path.to_path_buf()
+    } else {
+        let mut name = path.as_os_str().to_owned();
+        name.push(".");
+        name.push(extension);
+        PathBuf::from(name)
+    }
+}
+
+/// Writes a core-made format to `path` (its extension forced), atomically. Returns the
+/// path written and the file's facts (with "output" and "bytes").
+pub fn write_file(
+    format: &ExportFormat,
+    work: &ExportWork,
+    path: &Path,
+    progress: &mut dyn FnMut(f32),
+) -> Result<(PathBuf, Written), Refusal> {
+    let Writer::Core(write) = format.writer else {
+        return Err(Refusal::new(format!(
+            "{} is rendered by the app, not written by the core",
+            format.extension
+        )));
+    };
+    let path = with_extension(path, format.extension);
+    let mut written = write(work, progress)?;
+    crate::write_atomic(&path, &written.bytes)
+        .map_err(|e| Refusal::new(format!("cannot write {}: {e}", path.display())))?;
+    if let Value::Object(facts) = &mut written.facts {
+        facts.insert("output".into(), json!(path.display().to_string()));
+        facts.insert("bytes".into(), json!(written.bytes.len()));
+    }
+    Ok((path, written))
+}
+
+fn write_vrma(work: &ExportWork, progress: &mut dyn FnMut(f32)) -> Result<Written, Refusal> {
+    let (bytes, stats) = export_vrma(&work.rig, &work.timeline, &work.pose, work.fps, progress);
+    Ok(Written {
+        bytes,
+        facts: json!({
+            "duration": stats.duration,
+            "frames": stats.frames,
+            "tracks": stats.tracks,
+            "keyframes": stats.written_keys,
+            "naive_keyframes": stats.naive_keys,
+        }),
+        summary: if stats.written_keys < stats.naive_keys {
+            format!(
+                "{:.2} s, {} keyframes instead of {}",
+                stats.duration, stats.written_keys, stats.naive_keys
+            )
+        } else {
+            format!("{:.2} s, {} keyframes", stats.duration, stats.written_keys)
+        },
+    })
+}
+
+fn write_pose(work: &ExportWork, progress: &mut dyn FnMut(f32)) -> Result<Written, Refusal> {
+    let json = work.pose.to_json(&work.rig.model.title);
+    let bytes = serde_json::to_vec_pretty(&json)
+        .map_err(|e| Refusal::new(format!("cannot write the pose: {e}")))?;
+    progress(1.0);
+    Ok(Written {
+        bytes,
+        facts: json!({}),
+        summary: "the pose".into(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_export_without_a_dialog_takes_the_next_free_name() {
+        let dir = std::env::temp_dir().join(format!("vrma-unused-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let wanted = dir.join("walk.vrma");
+        assert_eq!(unused_path(&wanted), wanted);
+        std::fs::write(&wanted, b"x").unwrap();
+        assert_eq!(unused_path(&wanted), dir.join("walk-2.vrma"));
+        std::fs::write(dir.join("walk-2.vrma"), b"x").unwrap();
+        assert_eq!(unused_path(&wanted), dir.join("walk-3.vrma"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_extension_is_forced_once_and_kept_in_any_case() {
+        assert_eq!(
+            with_extension(Path::new("a/walk"), "vrma"),
+            Path::new("a/walk.vrma")
+        );
+        assert_eq!(
+            with_extension(Path::new("walk.VRMA"), "vrma"),
+            Path::new("walk.VRMA")
+        );
+        assert_eq!(
+            with_extension(Path::new("walk.v1"), "vrma"),
+            Path::new("walk.v1.vrma")
+        );
+    }
+
+    #[test]
+    fn every_kind_has_one_entry() {
+        for kind in [ExportKind::Vrma, ExportKind::Png, ExportKind::Pose] {
+            assert_eq!(EXPORT_FORMATS.iter().filter(|f| f.kind == kind).count(), 1);
+            assert_eq!(kind.format().kind, kind);
+        }
+    }
+
+    #[test]
+    fn core_formats_write_their_files_and_rendered_ones_are_refused() {
+        let rig = crate::body::rig::rig_from_bytes(&crate::model::mannequin::build(
+            crate::model::mannequin::MannequinVariant::Vrm1,
+        ))
+        .unwrap();
+        let editor = Editor::new(rig);
+        let work = ExportWork::of(&editor);
+        let dir = std::env::temp_dir().join(format!("vrma-export-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (path, written) = write_file(
+            ExportKind::Pose.format(),
+            &work,
+            &dir.join("p"),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!(path, dir.join("p.json"));
+        let back: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(back, work.pose.to_json(&work.rig.model.title));
+        assert_eq!(written.facts["bytes"], json!(written.bytes.len()));
+        assert!(write_file(ExportKind::Png.format(), &work, &dir.join("x"), &mut |_| {}).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
