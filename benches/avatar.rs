@@ -12,11 +12,11 @@ use bevy::prelude::*;
 use criterion::{Criterion, criterion_group, criterion_main};
 use vrma_maker::app::session::{Avatar, EditRequest, Session};
 use vrma_maker::app::{Launch, build_headless};
-use vrma_maker::core::display::{self, DeviceLimits};
-use vrma_maker::core::edit::{Edit, PoseEdit};
-use vrma_maker::core::humanoid::Bone;
-use vrma_maker::core::mannequin::MannequinVariant;
-use vrma_maker::core::test_avatar::{TestAvatarSpec, build};
+use vrma_maker::core::animation::edit::{Edit, PoseEdit};
+use vrma_maker::core::model::display::{self, DeviceLimits};
+use vrma_maker::core::model::humanoid::Bone;
+use vrma_maker::core::model::mannequin::MannequinVariant;
+use vrma_maker::core::model::test_avatar::{TestAvatarSpec, build};
 
 fn avatar_file() -> (PathBuf, Vec<u8>) {
     let bytes = build(&TestAvatarSpec::vroid(MannequinVariant::Vrm1));
@@ -27,7 +27,7 @@ fn avatar_file() -> (PathBuf, Vec<u8>) {
 
 /// The encoded images a GLB carries in its binary chunk.
 fn embedded_images(bytes: &[u8]) -> Vec<Vec<u8>> {
-    let glb = vrma_maker::core::glb::split(bytes).unwrap();
+    let glb = vrma_maker::core::files::glb::split(bytes).unwrap();
     let root: serde_json::Value = serde_json::from_slice(glb.json).unwrap();
     let bin = glb.bin.unwrap();
     root["images"]
@@ -72,7 +72,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("VRoid-scale avatar (32 MB)");
     group.sample_size(10);
     group.bench_function("read and check (core)", |b| {
-        b.iter(|| black_box(vrma_maker::core::rig_from_bytes(&bytes).unwrap()))
+        b.iter(|| black_box(vrma_maker::core::body::rig::rig_from_bytes(&bytes).unwrap()))
     });
     let report = display::prepare(&bytes, &DeviceLimits::WGPU_DEFAULT, &mut |_, _| {
         Err("no downscale".into())

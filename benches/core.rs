@@ -5,13 +5,13 @@ use std::hint::black_box;
 
 use bevy::math::{Quat, Vec3};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use vrma_maker::core::humanoid::ALL_BONES;
-use vrma_maker::core::mannequin::{self, MannequinVariant};
-use vrma_maker::core::pose::Pose;
-use vrma_maker::core::project::Project;
-use vrma_maker::core::timeline::{Ease, FPS, Timeline};
-use vrma_maker::core::vrma::export::export_vrma;
-use vrma_maker::core::vrma::import::{AnimationKind, import_animation};
+use vrma_maker::core::animation::project::Project;
+use vrma_maker::core::animation::timeline::{Ease, FPS, Timeline};
+use vrma_maker::core::body::pose::Pose;
+use vrma_maker::core::formats::vrma::export::export_vrma;
+use vrma_maker::core::formats::vrma::import::{AnimationKind, import_animation};
+use vrma_maker::core::model::humanoid::ALL_BONES;
+use vrma_maker::core::model::mannequin::{self, MannequinVariant};
 
 /// A pose with every one of the 55 bones rotated, hips moved and two expressions.
 fn full_pose(seed: f32) -> Pose {
@@ -46,7 +46,7 @@ fn timeline(keys: usize, span: f32) -> Timeline {
 
 fn bench(c: &mut Criterion) {
     let bytes = mannequin::build(MannequinVariant::Vrm1);
-    let rig = vrma_maker::core::rig_from_bytes(&bytes).unwrap();
+    let rig = vrma_maker::core::body::rig::rig_from_bytes(&bytes).unwrap();
     let pose = full_pose(0.3);
     c.bench_function("world_pose (55 bones)", |b| {
         b.iter(|| black_box(rig.world_pose(black_box(&pose))))
@@ -55,22 +55,25 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(rig.raw_locals(black_box(&pose))))
     });
     c.bench_function("parse mannequin VRM", |b| {
-        b.iter(|| black_box(vrma_maker::core::rig_from_bytes(&bytes).unwrap()))
+        b.iter(|| black_box(vrma_maker::core::body::rig::rig_from_bytes(&bytes).unwrap()))
     });
 
     // IK: one two-bone solve; one frame of a hips drag with both feet pinned.
     let ik_pose = Pose::default();
     let shoulder = rig
-        .world_position(&ik_pose, vrma_maker::core::humanoid::Bone::LeftUpperArm)
+        .world_position(
+            &ik_pose,
+            vrma_maker::core::model::humanoid::Bone::LeftUpperArm,
+        )
         .unwrap();
     let target = shoulder + Vec3::new(0.25, -0.3, 0.2);
     c.bench_function("IK: one two-bone solve", |b| {
         b.iter(|| {
             let mut p = ik_pose.clone();
-            vrma_maker::core::ik::reach(
+            vrma_maker::core::body::ik::reach(
                 &rig,
                 &mut p,
-                vrma_maker::core::humanoid::Bone::LeftHand,
+                vrma_maker::core::model::humanoid::Bone::LeftHand,
                 black_box(target),
                 true,
             )
@@ -78,12 +81,12 @@ fn bench(c: &mut Criterion) {
             black_box(p)
         })
     });
-    let pins = vrma_maker::core::ik::FootPins::capture(&rig, &ik_pose).unwrap();
+    let pins = vrma_maker::core::body::ik::FootPins::capture(&rig, &ik_pose).unwrap();
     let hips_to = rig.hips_rest() - Vec3::Y * 0.2;
     c.bench_function("IK: hips drag frame, both feet pinned", |b| {
         b.iter(|| {
             let mut p = ik_pose.clone();
-            vrma_maker::core::ik::move_hips(
+            vrma_maker::core::body::ik::move_hips(
                 &rig,
                 &mut p,
                 Some(black_box(hips_to)),
@@ -98,7 +101,7 @@ fn bench(c: &mut Criterion) {
     // VR: one frame of input with both hands dragging a sphere each, through the editor
     // (spheres from the pose, both grabs followed, both IK previews applied).
     {
-        use vrma_maker::core::edit::Editor;
+        use vrma_maker::core::animation::edit::Editor;
         use vrma_maker::core::vr::{Grabber, HandInput, Pointer, spheres};
         let mut editor = Editor::new(rig.clone());
         let settings = editor.settings;
@@ -194,11 +197,11 @@ fn bench(c: &mut Criterion) {
 
 /// Key selections on a 10,000-key take (every 3 frames, 1000 s), and planted feet.
 fn timeline_ops(c: &mut Criterion) {
-    use vrma_maker::core::edit::{Edit, Editor, KeyEdit, SelectMode};
-    use vrma_maker::core::humanoid::Side;
-    use vrma_maker::core::timeline::KeyPick;
+    use vrma_maker::core::animation::edit::{Edit, Editor, KeyEdit, SelectMode};
+    use vrma_maker::core::animation::timeline::KeyPick;
+    use vrma_maker::core::model::humanoid::Side;
     let bytes = mannequin::build(MannequinVariant::Vrm1);
-    let rig = vrma_maker::core::rig_from_bytes(&bytes).unwrap();
+    let rig = vrma_maker::core::body::rig::rig_from_bytes(&bytes).unwrap();
     let mut editor = Editor::new(rig.clone());
     let mut take = Timeline::default();
     for i in 0..10_000 {
@@ -250,7 +253,7 @@ fn timeline_ops(c: &mut Criterion) {
     let still = Pose::default();
     c.bench_function("sample one frame with both feet planted", |b| {
         b.iter(|| {
-            black_box(vrma_maker::core::plant::sample(
+            black_box(vrma_maker::core::animation::plant::sample(
                 &rig,
                 &planted,
                 black_box(25.0),
@@ -267,11 +270,11 @@ fn timeline_ops(c: &mut Criterion) {
 /// eyes put on a point for one frame (what the view and each still do), and an export
 /// whose every key looks somewhere else (the lookAt track and its target node).
 fn hands_and_gaze(c: &mut Criterion) {
-    use vrma_maker::core::edit::{Edit, Editor, GripSide, PoseEdit};
-    use vrma_maker::core::look_at::{Look, LookTarget};
+    use vrma_maker::core::animation::edit::{Edit, Editor, GripSide, PoseEdit};
+    use vrma_maker::core::body::look::{Look, LookTarget};
     let bytes = mannequin::build(MannequinVariant::Vrm1);
-    let rig = vrma_maker::core::rig_from_bytes(&bytes).unwrap();
-    let fist = vrma_maker::core::hand::preset("fist").unwrap().shape;
+    let rig = vrma_maker::core::body::rig::rig_from_bytes(&bytes).unwrap();
+    let fist = vrma_maker::core::body::hand::preset("fist").unwrap().shape;
     let mut editor = Editor::new(rig.clone());
     c.bench_function("hand preset on both hands, then undo (edit path)", |b| {
         b.iter(|| {
@@ -289,7 +292,7 @@ fn hands_and_gaze(c: &mut Criterion) {
         .model
         .look_at
         .clone()
-        .unwrap_or_else(vrma_maker::core::look_at::LookAt::standard);
+        .unwrap_or_else(vrma_maker::core::model::look_at::LookAt::standard);
     let mut looking = full_pose(0.4);
     looking.look = Some(Look::at(LookTarget::Point(Vec3::new(0.4, 1.6, 1.0))));
     c.bench_function("gaze: a pose's eyes on a point (one frame)", |b| {

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vrma_core::edit::{Edit, Editor, parse_script};
+use vrma_core::animation::edit::{Edit, Editor, parse_script};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {

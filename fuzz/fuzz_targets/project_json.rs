@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vrma_core::edit::Editor;
-use vrma_core::project::Project;
+use vrma_core::animation::edit::Editor;
+use vrma_core::animation::project::Project;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {
@@ -30,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
     // Export is bounded by the one-hour limit; keep the fuzzer fast on long timelines.
     if end <= 10.0 {
         let (bytes, _) =
-            vrma_core::vrma::export::export_vrma(rig, &editor.timeline, &editor.pose, editor.settings.fps, &mut |_| {});
+            vrma_core::formats::vrma::export::export_vrma(rig, &editor.timeline, &editor.pose, editor.settings.fps, &mut |_| {});
         assert!(!bytes.is_empty());
     }
 });

@@ -4,11 +4,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vrma_core::pose::{Pose, PoseDirections};
-use vrma_core::{expressions, framing};
+use vrma_core::body::pose::{Pose, PoseDirections};
+use vrma_core::{model::expressions, body::framing};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(rig) = vrma_core::rig_from_bytes(data) else {
+    let Ok(rig) = vrma_core::body::rig::rig_from_bytes(data) else {
         return;
     };
     // What loading a model does next in the window and the CLI.
@@ -28,9 +28,9 @@ fuzz_target!(|data: &[u8]| {
     let weights = names.iter().map(|n| (n.clone(), 1.0)).collect();
     let _ = expressions::morph_weights(&rig.model, &weights);
     // The renderer's copy: refused or made, never a panic; what it makes reads the same.
-    let limits = vrma_core::display::DeviceLimits::WGPU_DEFAULT;
-    if let Ok(display) = vrma_core::display::prepare(data, &limits, &mut |_, _| Err("no".into())) {
-        let again = vrma_core::rig_from_bytes(&display.bytes).expect("the display copy parses");
+    let limits = vrma_core::model::display::DeviceLimits::WGPU_DEFAULT;
+    if let Ok(display) = vrma_core::model::display::prepare(data, &limits, &mut |_, _| Err("no".into())) {
+        let again = vrma_core::body::rig::rig_from_bytes(&display.bytes).expect("the display copy parses");
         assert_eq!(again.model.nodes.len(), rig.model.nodes.len());
     }
 });

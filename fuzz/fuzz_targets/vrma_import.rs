@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vrma_core::timeline::MAX_TIME;
-use vrma_core::vrma::import::{AnimationKind, import_animation};
+use vrma_core::animation::timeline::MAX_TIME;
+use vrma_core::formats::vrma::import::{AnimationKind, import_animation};
 
 fuzz_target!(|data: &[u8]| {
     let rig = vrma_core_fuzz::mannequin_rig();

@@ -3,15 +3,15 @@
 
 use std::sync::OnceLock;
 
-use vrma_core::mannequin::{self, MannequinVariant};
-use vrma_core::pose::Pose;
-use vrma_core::rig::Rig;
+use vrma_core::model::mannequin::{self, MannequinVariant};
+use vrma_core::body::pose::Pose;
+use vrma_core::body::rig::Rig;
 
 /// The VRM 1.0 mannequin's rig, built once per process.
 pub fn mannequin_rig() -> &'static Rig {
     static RIG: OnceLock<Rig> = OnceLock::new();
     RIG.get_or_init(|| {
-        vrma_core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1))
+        vrma_core::body::rig::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1))
             .expect("the mannequin is a valid VRM")
     })
 }

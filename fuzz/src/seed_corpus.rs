@@ -5,11 +5,11 @@
 use std::path::Path;
 
 use serde_json::json;
-use vrma_core::edit::{Edit, Editor, KeyEdit, PoseEdit};
-use vrma_core::humanoid::Side;
-use vrma_core::mannequin::{self, MannequinVariant};
-use vrma_core::pose::PoseDirections;
-use vrma_core::timeline::Ease;
+use vrma_core::animation::edit::{Edit, Editor, KeyEdit, PoseEdit};
+use vrma_core::model::humanoid::Side;
+use vrma_core::model::mannequin::{self, MannequinVariant};
+use vrma_core::body::pose::PoseDirections;
+use vrma_core::animation::timeline::Ease;
 
 fn write(dir: &Path, target: &str, name: &str, bytes: &[u8]) {
     let dir = dir.join(target);
@@ -26,7 +26,7 @@ fn main() {
     write(dir, "vrm_model", "mannequin-0.x.vrm", &vrm0);
 
     // A posed editor with keys, eases, expressions and hips motion.
-    let rig = vrma_core::rig_from_bytes(&vrm1).expect("mannequin");
+    let rig = vrma_core::body::rig::rig_from_bytes(&vrm1).expect("mannequin");
     let directions = PoseDirections::measure(&rig);
     let mut editor = Editor::new(rig.clone());
     let mut pose = editor.pose.clone();
@@ -52,7 +52,7 @@ fn main() {
     write(dir, "project_json", "three-keys.json", &project_json);
 
     let (vrma, _) =
-        vrma_core::vrma::export::export_vrma(&rig, &editor.timeline, &editor.pose, editor.settings.fps, &mut |_| {});
+        vrma_core::formats::vrma::export::export_vrma(&rig, &editor.timeline, &editor.pose, editor.settings.fps, &mut |_| {});
     write(dir, "vrma_import", "three-keys.vrma", &vrma);
 
     let script = json!([

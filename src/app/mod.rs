@@ -1,5 +1,5 @@
 //! The editor window as feature folders on one foundation. [`session`] holds the one
-//! core [`crate::core::edit::Editor`] and the messages features talk through; each
+//! core [`crate::core::animation::edit::Editor`] and the messages features talk through; each
 //! feature folder is one plugin and imports no other feature (ARCHITECTURE.md, checked
 //! by `tests/it/layout.rs`). The app is assembled here only: the window, the headless
 //! app tests drive, and the windowless still renderer differ in the plugins they add.
@@ -27,8 +27,8 @@ use bevy::window::{ExitCondition, WindowResolution};
 use bevy::winit::WinitPlugin;
 use bevy_egui::EguiPlugin;
 
-use crate::core::framing::StillCamera;
-use crate::core::pose::Pose;
+use crate::core::body::framing::StillCamera;
+use crate::core::body::pose::Pose;
 pub use session::Launch;
 use session::{StillRequest, StillView};
 
@@ -174,7 +174,7 @@ pub fn render_still(
     size: UVec2,
     camera: StillCamera,
     background: Option<[u8; 3]>,
-    eyes: crate::core::look_at::StillEyes,
+    eyes: crate::core::body::look::StillEyes,
     output: PathBuf,
 ) -> Result<(), String> {
     let wgpu_settings = graphics::settings_on_first_working_backend()?;

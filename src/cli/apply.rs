@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::core::Refusal;
-use crate::core::edit::parse_script;
+use crate::core::animation::edit::parse_script;
 
 pub fn run(
     model: &Path,
@@ -36,7 +36,7 @@ pub fn run(
         .filter(|k| selected.contains(&k.id))
         .map(|k| json!(k.t))
         .collect();
-    let plants = crate::core::timeline::Plant::list_json(editor.timeline.plants());
+    let plants = crate::core::animation::timeline::Plant::list_json(editor.timeline.plants());
     Ok(
         json!({"pose": editor.pose.to_json(title), "keys": keys, "world": editor.world_json(),
               "selection": selection, "plants": plants}),

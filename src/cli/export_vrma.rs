@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::core::Refusal;
-use crate::core::export::{ExportKind, ExportWork, write_file};
+use crate::core::formats::table::{ExportKind, ExportWork, write_file};
 
 pub fn run(model: &Path, project: &Path, output: &Path) -> Result<Value, Refusal> {
     let editor = super::open_editor(model, Some(project))?;

@@ -19,7 +19,7 @@ pub struct Options<'a> {
     pub mirror: bool,
     pub hands: bool,
     pub fps: f32,
-    pub one_euro: Option<crate::core::vr::OneEuroParams>,
+    pub one_euro: Option<crate::core::body::smoothing::OneEuroParams>,
 }
 
 pub fn run(

@@ -6,12 +6,12 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::core::Refusal;
-use crate::core::edit::Editor;
-use crate::core::project::Project;
-use crate::core::vrma::import::{AnimationKind, import_animation, read_animation_file};
+use crate::core::animation::edit::Editor;
+use crate::core::animation::project::Project;
+use crate::core::formats::vrma::import::{AnimationKind, import_animation, read_animation_file};
 
 pub fn run(model: &Path, anim: &Path, output: &Path, rate: Option<f32>) -> Result<Value, Refusal> {
-    let rig = crate::core::load_rig(model)?;
+    let rig = crate::core::body::rig::load_rig(model)?;
     let (bytes, external) = read_animation_file(anim)?;
     let imported = import_animation(
         &bytes,
@@ -25,9 +25,11 @@ pub fn run(model: &Path, anim: &Path, output: &Path, rate: Option<f32>) -> Resul
     let project = Project {
         model_path: Some(model.to_path_buf()),
         model_title: rig.model.title.clone(),
-        settings: crate::core::project::Settings {
+        settings: crate::core::animation::project::Settings {
             length: imported.duration.max(1.0 / 30.0),
-            fps: imported.fps.unwrap_or(crate::core::timeline::FPS),
+            fps: imported
+                .fps
+                .unwrap_or(crate::core::animation::timeline::FPS),
             ..Default::default()
         },
         timeline: imported.timeline,

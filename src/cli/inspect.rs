@@ -4,9 +4,9 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use crate::core::humanoid::ALL_BONES;
-use crate::core::rig::Rig;
-use crate::core::{Refusal, load_rig, round7};
+use crate::core::body::rig::Rig;
+use crate::core::model::humanoid::ALL_BONES;
+use crate::core::{Refusal, body::rig::load_rig, round7};
 
 pub fn run(path: &Path) -> Result<Value, Refusal> {
     Ok(facts(&load_rig(path)?))

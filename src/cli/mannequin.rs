@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::core::mannequin::{MannequinVariant, build};
+use crate::core::model::mannequin::{MannequinVariant, build};
 use crate::core::{Refusal, write_atomic};
 
 pub fn run(output: &Path, vrm0: bool) -> Result<(), Refusal> {

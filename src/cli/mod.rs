@@ -60,15 +60,15 @@ pub struct Cli {
     /// Hand-tracking smoothing (One Euro filter): MIN_CUTOFF,BETA,D_CUTOFF
     /// [default: 1.2,20,1.0].
     #[arg(long, value_name = "MIN,BETA,DCUTOFF", value_parser = parse_one_euro)]
-    pub one_euro: Option<crate::core::vr::OneEuroParams>,
+    pub one_euro: Option<crate::core::body::smoothing::OneEuroParams>,
     /// A folder of frames (PNG/JPEG, in name order) standing in for a camera in View ▸
     /// Follow camera.
     #[arg(long, value_name = "DIR")]
     pub camera_frames: Option<std::path::PathBuf>,
 }
 
-fn parse_one_euro(text: &str) -> Result<crate::core::vr::OneEuroParams, String> {
-    crate::core::vr::OneEuroParams::parse(text)
+fn parse_one_euro(text: &str) -> Result<crate::core::body::smoothing::OneEuroParams, String> {
+    crate::core::body::smoothing::OneEuroParams::parse(text)
 }
 
 #[derive(Subcommand, Debug)]
@@ -206,7 +206,7 @@ pub enum Command {
         fps: f32,
         /// The landmark filter: MIN_CUTOFF,BETA,D_CUTOFF (default: the live mode's, 0.3,3,2).
         #[arg(long, value_name = "MIN,BETA,DCUTOFF", value_parser = parse_one_euro)]
-        one_euro: Option<crate::core::vr::OneEuroParams>,
+        one_euro: Option<crate::core::body::smoothing::OneEuroParams>,
         /// The folder of the converted MediaPipe models.
         #[arg(long, value_name = "DIR")]
         models: Option<PathBuf>,
@@ -369,14 +369,14 @@ pub use crate::core::read_json;
 pub fn open_editor(
     model: &std::path::Path,
     project: Option<&std::path::Path>,
-) -> Result<crate::core::edit::Editor, Refusal> {
-    let rig = crate::core::load_rig(model)?;
+) -> Result<crate::core::animation::edit::Editor, Refusal> {
+    let rig = crate::core::body::rig::load_rig(model)?;
     let Some(project) = project else {
-        return Ok(crate::core::edit::Editor::new(rig));
+        return Ok(crate::core::animation::edit::Editor::new(rig));
     };
     let mut warnings = Vec::new();
-    let project = crate::core::project::Project::load(project, &mut warnings)?;
-    let editor = crate::core::edit::Editor::with_project(rig, project, &mut warnings);
+    let project = crate::core::animation::project::Project::load(project, &mut warnings)?;
+    let editor = crate::core::animation::edit::Editor::with_project(rig, project, &mut warnings);
     for w in warnings {
         eprintln!("warning: {w}");
     }

@@ -10,9 +10,9 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use crate::core::Refusal;
+use crate::core::animation::edit::{Edit, PoseEdit};
 use crate::core::capture::{Part, pose_from_capture};
-use crate::core::edit::{Edit, PoseEdit};
-use crate::core::export::{ExportKind, ExportWork, write_file};
+use crate::core::formats::table::{ExportKind, ExportWork, write_file};
 use crate::vision::{PoseModels, default_models_dir, read_image};
 
 pub struct Options<'a> {

@@ -9,9 +9,9 @@ use bevy::math::UVec2;
 use serde_json::{Value, json};
 
 use crate::core::Refusal;
-use crate::core::framing::{CameraPreset, StillCamera};
-use crate::core::look_at::StillEyes;
-use crate::core::pose::Pose;
+use crate::core::body::framing::{CameraPreset, StillCamera};
+use crate::core::body::look::StillEyes;
+use crate::core::body::pose::Pose;
 
 /// Parses `1024x1365`: 1 to 8192 pixels each way.
 pub fn parse_size(text: &str) -> Result<UVec2, Refusal> {
@@ -66,7 +66,7 @@ pub fn run(
         ),
         None => None,
     };
-    let background = crate::core::still::parse_background(view.background)
+    let background = crate::core::body::still::parse_background(view.background)
         .map_err(|e| e.context("--background"))?;
     let eyes = StillEyes::from_name(view.eyes)
         .ok_or_else(|| Refusal::new(format!("--eyes: '{}' is not camera or pose", view.eyes)))?;

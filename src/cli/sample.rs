@@ -53,9 +53,9 @@ pub fn parse_times(text: &str) -> Result<Vec<f32>, Refusal> {
 }
 
 /// `{bone: {"position": [x,y,z], "rotation": [x,y,z,w]}}` in model space (VRM 1.0 frame).
-fn world_json(rig: &crate::core::rig::Rig, pose: &crate::core::pose::Pose) -> Value {
+fn world_json(rig: &crate::core::body::rig::Rig, pose: &crate::core::body::pose::Pose) -> Value {
     let world = rig.world_pose(pose);
-    let bones: serde_json::Map<String, Value> = crate::core::humanoid::ALL_BONES
+    let bones: serde_json::Map<String, Value> = crate::core::model::humanoid::ALL_BONES
         .iter()
         .filter_map(|b| {
             world[b.index()].map(|(p, r)| {

@@ -1,10 +1,10 @@
 //! `vrma-maker test-avatar -o OUT.vrm [--vrm0] …`: a generated VRoid-scale avatar (and
-//! crafted variants) for tests and benchmarks; see `core::test_avatar`.
+//! crafted variants) for tests and benchmarks; see `core::model::test_avatar`.
 
 use std::path::Path;
 
-use crate::core::mannequin::MannequinVariant;
-use crate::core::test_avatar::{TestAvatarSpec, build};
+use crate::core::model::mannequin::MannequinVariant;
+use crate::core::model::test_avatar::{TestAvatarSpec, build};
 use crate::core::{Refusal, write_atomic};
 
 pub struct Options {

@@ -12,10 +12,10 @@ use vrma_maker::app::session::{
     Avatar, Banner, DialogPurpose, EditRequest, FileRequest, LoadModel, ModelSource, QuitRequested,
     Session,
 };
-use vrma_maker::core::edit::{Edit, KeyEdit, PoseEdit};
-use vrma_maker::core::export::ExportKind;
-use vrma_maker::core::humanoid::{ALL_BONES, Bone};
-use vrma_maker::core::vrm::VrmVersion;
+use vrma_maker::core::animation::edit::{Edit, KeyEdit, PoseEdit};
+use vrma_maker::core::formats::table::ExportKind;
+use vrma_maker::core::model::gltf::VrmVersion;
+use vrma_maker::core::model::humanoid::{ALL_BONES, Bone};
 
 fn headless_app() -> App {
     vrma_maker::app::build_headless(Launch::default())
@@ -126,7 +126,7 @@ fn the_app_loads_poses_and_drives_the_skeleton_like_the_core() {
         .map(|w| w.weights().to_vec())
         .collect();
     assert_eq!(weights.len(), 1, "one morphing mesh node");
-    let happy = vrma_maker::core::mannequin::EXPRESSIONS
+    let happy = vrma_maker::core::model::mannequin::EXPRESSIONS
         .iter()
         .position(|e| *e == "happy")
         .unwrap();
@@ -464,7 +464,7 @@ fn face_weights_are_routed(vrm0: bool) {
         (avatar.nodes.clone(), avatar.routes.clone())
     };
     let session = world.resource::<Session>();
-    let wanted = vrma_maker::core::expressions::morph_weights(
+    let wanted = vrma_maker::core::model::expressions::morph_weights(
         &session.editor.rig.model,
         &session.editor.pose.expressions,
     );
@@ -545,7 +545,10 @@ fn quitting_during_an_export_waits_for_it_and_leaves_no_temporary_file() {
     });
     assert_eq!(exits(&mut app), 0, "still asking about the unsaved work");
     let bytes = std::fs::read(&out).expect("the export was written");
-    assert!(vrma_maker::core::glb::split(&bytes).is_ok(), "a whole GLB");
+    assert!(
+        vrma_maker::core::files::glb::split(&bytes).is_ok(),
+        "a whole GLB"
+    );
     let left: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .flatten()
@@ -659,7 +662,7 @@ fn the_avatars_morph_weights_are_three_vrms_applied_expressions() {
         });
         let mut held_back = 0;
         for (case, three) in cases.iter().zip(reference["cases"].as_array().unwrap()) {
-            let pose = vrma_maker::core::pose::Pose::from_json(
+            let pose = vrma_maker::core::body::pose::Pose::from_json(
                 &serde_json::json!({"v": 1, "expr": case}),
                 &mut Vec::new(),
             )

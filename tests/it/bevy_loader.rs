@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use crate::common::*;
 use serde_json::{Value, json};
-use vrma_maker::core::display::{DeviceLimits, prepare};
-use vrma_maker::core::glb;
+use vrma_maker::core::files::glb;
+use vrma_maker::core::model::display::{DeviceLimits, prepare};
 
 /// A small deterministic generator (xorshift64*), so a failure can be replayed by seed.
 struct Rng(u64);
@@ -137,7 +137,7 @@ fn accepted_copies(
         let mut root: Value = serde_json::from_slice(split.json).ok()?;
         mutate(&mut root, &mut rng);
         let bytes = glb::replace_json(model, root.to_string().as_bytes()).ok()?;
-        vrma_maker::core::rig_from_bytes(&bytes).ok()?;
+        vrma_maker::core::body::rig::rig_from_bytes(&bytes).ok()?;
         let display = prepare(
             &bytes,
             &DeviceLimits::WGPU_DEFAULT,

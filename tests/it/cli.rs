@@ -158,7 +158,7 @@ fn bad_models_exit_1_with_one_clear_line() {
         br#"{"asset":{"version":"2.0"},"nodes":[{"name":"a"}]}"#,
     );
     let json_of = |bytes: &[u8]| -> serde_json::Value {
-        let glb = vrma_maker::core::glb::split(bytes).unwrap();
+        let glb = vrma_maker::core::files::glb::split(bytes).unwrap();
         serde_json::from_slice(glb.json).unwrap()
     };
     let mut no_hips = json_of(&good);
@@ -168,14 +168,14 @@ fn bad_models_exit_1_with_one_clear_line() {
         .remove("hips");
     let no_hips = write(
         "nohips.vrm",
-        &vrma_maker::core::glb::replace_json(&good, no_hips.to_string().as_bytes()).unwrap(),
+        &vrma_maker::core::files::glb::replace_json(&good, no_hips.to_string().as_bytes()).unwrap(),
     );
     let nan = String::from_utf8(json_of(&good).to_string().into_bytes())
         .unwrap()
         .replacen("\"translation\":[", "\"translation\":[NaN,", 1);
     let nan = write(
         "nan.vrm",
-        &vrma_maker::core::glb::replace_json(&good, nan.as_bytes()).unwrap(),
+        &vrma_maker::core::files::glb::replace_json(&good, nan.as_bytes()).unwrap(),
     );
     let missing = dir.join("does-not-exist.vrm");
     for (path, needle) in [
@@ -254,13 +254,13 @@ fn huge_numbers_in_a_model_are_refused() {
     let dir = scratch("huge-node");
     let (v1, _) = mannequins(&dir);
     let good = std::fs::read(&v1).unwrap();
-    let glb = vrma_maker::core::glb::split(&good).unwrap();
+    let glb = vrma_maker::core::files::glb::split(&good).unwrap();
     let mut json: serde_json::Value = serde_json::from_slice(glb.json).unwrap();
     json["nodes"][3]["translation"] = json!([1e39, 0.0, 0.0]);
     let bad = dir.join("huge.vrm");
     std::fs::write(
         &bad,
-        vrma_maker::core::glb::replace_json(&good, json.to_string().as_bytes()).unwrap(),
+        vrma_maker::core::files::glb::replace_json(&good, json.to_string().as_bytes()).unwrap(),
     )
     .unwrap();
     assert_one_line_error(
@@ -309,13 +309,14 @@ fn project_model_paths_are_relative_to_the_project_and_survive_a_move() {
     let moved = dir.join("moved");
     std::fs::rename(&work, &moved).unwrap();
     let file = moved.join("out/deep/p.json");
-    let opened = vrma_maker::core::project::Project::load(&file, &mut Vec::new()).unwrap();
+    let opened =
+        vrma_maker::core::animation::project::Project::load(&file, &mut Vec::new()).unwrap();
     let model = opened.resolved_model_path(&file).unwrap();
     assert_eq!(model, moved.join("models/a.vrm"));
-    assert!(vrma_maker::core::load_rig(&model).is_ok());
+    assert!(vrma_maker::core::body::rig::load_rig(&model).is_ok());
     // Saved again from there, it still points at the model beside it.
     let again = moved.join("again.json");
-    vrma_maker::core::project::Project {
+    vrma_maker::core::animation::project::Project {
         model_path: Some(model),
         ..opened
     }

@@ -5,10 +5,10 @@
 use crate::common::*;
 use bevy::prelude::*;
 use bevy::transform::TransformPlugin;
-use vrma_maker::core::humanoid::ALL_BONES;
-use vrma_maker::core::mannequin::{self, MannequinVariant};
-use vrma_maker::core::pose::Pose;
-use vrma_maker::core::rig::Rig;
+use vrma_maker::core::body::pose::Pose;
+use vrma_maker::core::body::rig::Rig;
+use vrma_maker::core::model::humanoid::ALL_BONES;
+use vrma_maker::core::model::mannequin::{self, MannequinVariant};
 
 fn test_pose() -> Pose {
     let mut pose = Pose::default();
@@ -80,7 +80,7 @@ fn check(rig: &Rig, what: &str) {
 #[test]
 fn core_fk_matches_bevy_propagation_on_the_mannequin() {
     for variant in [MannequinVariant::Vrm1, MannequinVariant::Vrm0] {
-        let rig = vrma_maker::core::rig_from_bytes(&mannequin::build(variant)).unwrap();
+        let rig = vrma_maker::core::body::rig::rig_from_bytes(&mannequin::build(variant)).unwrap();
         check(&rig, &format!("mannequin {variant:?}"));
     }
 }
@@ -92,7 +92,7 @@ fn core_fk_matches_bevy_propagation_on_the_fixtures() {
         return;
     }
     for path in models {
-        let rig = vrma_maker::core::load_rig(&path).unwrap();
+        let rig = vrma_maker::core::body::rig::load_rig(&path).unwrap();
         check(&rig, &path.display().to_string());
     }
 }

@@ -7,15 +7,15 @@ use std::path::{Path, PathBuf};
 
 use bevy::math::Vec3;
 use serde_json::{Value, json};
-use vrma_maker::core::edit::{Editor, Gesture, GripSide, PoseEdit};
-use vrma_maker::core::hand::{
+use vrma_maker::core::animation::edit::{Editor, Gesture, GripSide, PoseEdit};
+use vrma_maker::core::body::gaze::export_viewer;
+use vrma_maker::core::body::hand::{
     self, Finger, copy_hand_to_other_side, fingertip, in_palm, mean_tip_distance,
 };
-use vrma_maker::core::humanoid::{Side, finger_bones};
-use vrma_maker::core::look_at::export_viewer;
-use vrma_maker::core::pose::Pose;
-use vrma_maker::core::rig::Rig;
-use vrma_maker::core::vrm::Model;
+use vrma_maker::core::body::pose::Pose;
+use vrma_maker::core::body::rig::Rig;
+use vrma_maker::core::model::humanoid::{Side, finger_bones};
+use vrma_maker::core::model::vrm::Model;
 
 use crate::common::*;
 
@@ -38,7 +38,7 @@ fn models_with_fingers(dir: &Path) -> Vec<PathBuf> {
 
 /// Runs edit-script steps through the editor's one edit path.
 fn run_script(editor: &mut Editor, steps: Value) {
-    for edit in vrma_maker::core::edit::parse_script(&steps).unwrap() {
+    for edit in vrma_maker::core::animation::edit::parse_script(&steps).unwrap() {
         editor.apply(edit).unwrap();
     }
 }
@@ -253,13 +253,16 @@ fn degrees_apart(a: &Value, b: &Value) -> f64 {
 /// turned; returns the targets (model space; `None`: ahead) at the key times 0..3 s.
 /// The mannequin's custom expression (the fixtures lack it; the edit drops it there),
 /// keyed at 1 s with this weight and 0 elsewhere.
-const CUSTOM: &str = vrma_maker::core::mannequin::CUSTOM_EXPRESSIONS[0];
+const CUSTOM: &str = vrma_maker::core::model::mannequin::CUSTOM_EXPRESSIONS[0];
 const SMIRK: f64 = 0.8;
 
 fn gaze_project(model: &Path, project: &Path, dir: &Path) -> Vec<Option<Vec3>> {
     let rig = rig_of(model);
     let eyes = rig
-        .world_position(&Pose::default(), vrma_maker::core::humanoid::Bone::Head)
+        .world_position(
+            &Pose::default(),
+            vrma_maker::core::model::humanoid::Bone::Head,
+        )
         .unwrap();
     let (p1, p3) = (
         eyes + Vec3::new(0.6, 0.3, 1.0),
@@ -467,7 +470,9 @@ fn is_binary_and_overrides_apply_as_three_vrm_applies_them_on_both_fixtures() {
         let mut differed = false;
         for (case, three) in cases.iter().zip(reference["cases"].as_array().unwrap()) {
             let weights = weights_of(case);
-            for (i, applied) in vrma_maker::core::expressions::applied_weights(&model, &weights) {
+            for (i, applied) in
+                vrma_maker::core::model::expressions::applied_weights(&model, &weights)
+            {
                 let name = &model.expressions[i].name;
                 let theirs = three["applied"][name].as_f64().unwrap() as f32;
                 assert!(
@@ -476,7 +481,8 @@ fn is_binary_and_overrides_apply_as_three_vrm_applies_them_on_both_fixtures() {
                 );
                 differed |= (applied - weights.get(name).copied().unwrap_or(0.0)).abs() > 0.05;
             }
-            let transforms = vrma_maker::core::expressions::texture_transforms(&model, &weights);
+            let transforms =
+                vrma_maker::core::model::expressions::texture_transforms(&model, &weights);
             assert!(!transforms.is_empty(), "the fixture moves textures");
             for (material, uv) in transforms {
                 let theirs = &three["textures"][material.to_string()];

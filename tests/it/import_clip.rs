@@ -7,7 +7,7 @@
 use crate::common::*;
 use bevy::math::{EulerRot, Quat, Vec3};
 use serde_json::{Value, json};
-use vrma_maker::core::gltf_buffer::BufferBuilder;
+use vrma_maker::core::files::gltf_buffer::BufferBuilder;
 
 /// (Mixamo name, VRM bone name, parent index, rest world position in metres at a 1.0 m hips height).
 const SKELETON: &[(&str, &str, Option<usize>, [f32; 3])] = &[
@@ -164,7 +164,7 @@ fn build_clip() -> Vec<u8> {
         "animations": [{"name": "mixamo.com", "samplers": samplers, "channels": channels}],
         "accessors": accessors, "bufferViews": views, "buffers": buffers,
     });
-    vrma_maker::core::glb::build(root.to_string().as_bytes(), &bin)
+    vrma_maker::core::files::glb::build(root.to_string().as_bytes(), &bin)
 }
 
 #[test]
@@ -216,11 +216,14 @@ fn a_mixamo_clip_in_centimetres_with_odd_rest_rotations_retargets_exactly() {
             (0, t / 0.5)
         };
         for (i, (_, bone, _, _)) in SKELETON.iter().enumerate() {
-            let expected =
-                vrma_maker::core::math::slerp_shortest(wanted(i, k), wanted(i, (k + 1).min(2)), w);
+            let expected = vrma_maker::core::body::math::slerp_shortest(
+                wanted(i, k),
+                wanted(i, (k + 1).min(2)),
+                w,
+            );
             let got: &Value = &sample["pose"]["bones"][*bone];
             let got = Quat::from_array([0, 1, 2, 3].map(|c| got[c].as_f64().unwrap() as f32));
-            let d = vrma_maker::core::math::angle_between(got, expected).to_degrees();
+            let d = vrma_maker::core::body::math::angle_between(got, expected).to_degrees();
             assert!(d < 0.01, "t={t} {bone}: {d}° off");
         }
         let expected_hips = hips_path(k).lerp(hips_path((k + 1).min(2)), w) * ratio;

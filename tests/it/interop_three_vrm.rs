@@ -265,15 +265,15 @@ fn node_constraints_follow_the_pose_as_three_vrm_evaluates_them() {
         .expect("three-vrm's constraints");
     assert_eq!(constrained.len(), 4);
 
-    let rig = vrma_maker::core::load_rig(&model).unwrap();
+    let rig = vrma_maker::core::body::rig::load_rig(&model).unwrap();
     assert_eq!(
         rig.model.constraints.ordered.len(),
         4,
         "{:?}",
         rig.model.constraints.warnings
     );
-    let pose = vrma_maker::core::pose::Pose::from_json(&pose, &mut Vec::new()).unwrap();
-    let mut worlds = vrma_maker::core::spring::NodeWorlds::new(&rig);
+    let pose = vrma_maker::core::body::pose::Pose::from_json(&pose, &mut Vec::new()).unwrap();
+    let mut worlds = vrma_maker::core::body::nodes::NodeWorlds::new(&rig);
     worlds.pose(&rig, &pose);
     let mut moved = 0.0f32;
     for (name, facts) in constrained {
@@ -343,7 +343,7 @@ fn the_eyes_look_at_a_target_as_three_vrm_aims_them() {
     if !required_or_skip("Node harness (tests/node/node_modules)", node_ready()) {
         return;
     }
-    use vrma_maker::core::humanoid::Bone;
+    use vrma_maker::core::model::humanoid::Bone;
     let dir = scratch("three-vrm-look-at");
     let v1 = test_avatar(&dir, "v1.vrm", false, &["--texture-size", "16"]);
     let v0 = test_avatar(&dir, "v0.vrm", true, &["--texture-size", "16"]);
@@ -366,9 +366,9 @@ fn the_eyes_look_at_a_target_as_three_vrm_aims_them() {
         let theirs = json_stdout(&node("vrm_facts.mjs", &[model, &pose_path]));
         let facts = &theirs["look_at"];
         assert!(facts.is_object(), "three-vrm has a gaze: {theirs}");
-        let rig = vrma_maker::core::load_rig(model).unwrap();
+        let rig = vrma_maker::core::body::rig::load_rig(model).unwrap();
         let look = rig.model.look_at.clone().expect("our gaze");
-        let pose = vrma_maker::core::pose::Pose::from_json(&pose, &mut Vec::new()).unwrap();
+        let pose = vrma_maker::core::body::pose::Pose::from_json(&pose, &mut Vec::new()).unwrap();
         let gaze = look.gaze_toward(&rig, &pose, bevy::math::Vec3::from(target));
         let number = |v: &Value| v.as_f64().unwrap() as f32;
         let name = model.file_name().unwrap().to_string_lossy();
@@ -379,7 +379,7 @@ fn the_eyes_look_at_a_target_as_three_vrm_aims_them() {
         );
         assert!(gaze.yaw.abs() > 5.0 && gaze.pitch.abs() > 5.0, "{gaze:?}");
         let looking = look.apply(gaze, &pose);
-        let mut worlds = vrma_maker::core::spring::NodeWorlds::new(&rig);
+        let mut worlds = vrma_maker::core::body::nodes::NodeWorlds::new(&rig);
         worlds.pose(&rig, &looking);
         for (bone, eye) in [(Bone::LeftEye, "leftEye"), (Bone::RightEye, "rightEye")] {
             let Some(theirs) = facts["eyes"].get(eye) else {

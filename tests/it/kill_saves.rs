@@ -112,7 +112,7 @@ fn a_killed_save_leaves_the_old_or_the_new_file_never_a_broken_one() {
 #[test]
 #[ignore = "a child process of the kill tests; they run it"]
 fn writer_child() {
-    use vrma_maker::core::library::Library;
+    use vrma_maker::core::animation::library::Library;
     let (Some(mode), Some(path)) = (
         std::env::var_os("VRMA_KILL_WRITER"),
         std::env::var_os("VRMA_KILL_PATH"),
@@ -140,10 +140,13 @@ fn writer_child() {
 }
 
 /// Two poses that differ in every rotated bone, the hips and an expression.
-fn two_poses() -> (vrma_maker::core::pose::Pose, vrma_maker::core::pose::Pose) {
+fn two_poses() -> (
+    vrma_maker::core::body::pose::Pose,
+    vrma_maker::core::body::pose::Pose,
+) {
     use bevy::math::{Quat, Vec3};
-    use vrma_maker::core::humanoid::ALL_BONES;
-    use vrma_maker::core::pose::Pose;
+    use vrma_maker::core::body::pose::Pose;
+    use vrma_maker::core::model::humanoid::ALL_BONES;
     let make = |angle: f32| {
         let mut pose = Pose::default();
         for (i, bone) in ALL_BONES.iter().enumerate() {
@@ -160,9 +163,9 @@ fn two_poses() -> (vrma_maker::core::pose::Pose, vrma_maker::core::pose::Pose) {
 
 /// Two projects with 200 keys each, different everywhere (large enough that a write
 /// takes a while).
-fn two_projects() -> [vrma_maker::core::project::Project; 2] {
-    use vrma_maker::core::project::Project;
-    use vrma_maker::core::timeline::Timeline;
+fn two_projects() -> [vrma_maker::core::animation::project::Project; 2] {
+    use vrma_maker::core::animation::project::Project;
+    use vrma_maker::core::animation::timeline::Timeline;
     let (a, b) = two_poses();
     [(&a, &b), (&b, &a)].map(|(first, second)| {
         let mut project = Project::default();
@@ -222,7 +225,7 @@ fn kill_writer_200_times(mode: &str, path: &std::path::Path, check: impl Fn(usiz
 
 #[test]
 fn a_project_saved_in_a_loop_and_killed_is_always_old_or_new() {
-    use vrma_maker::core::project::Project;
+    use vrma_maker::core::animation::project::Project;
     let dir = scratch("kill-project-loop");
     let path = dir.join("project.json");
     let versions = two_projects().map(|p| p.to_json());
@@ -241,7 +244,7 @@ fn a_project_saved_in_a_loop_and_killed_is_always_old_or_new() {
 
 #[test]
 fn a_library_written_in_a_loop_and_killed_always_loads_whole() {
-    use vrma_maker::core::library::Library;
+    use vrma_maker::core::animation::library::Library;
     let dir = scratch("kill-library-loop");
     let (a, b) = two_poses();
     let mut library = Library::open(&dir).unwrap();

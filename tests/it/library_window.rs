@@ -57,7 +57,8 @@ fn saved_poses_get_rendered_thumbnails_and_survive_a_restart() {
         &dir,
     );
 
-    let library = vrma_maker::core::library::Library::open(&data.join("library")).unwrap();
+    let library =
+        vrma_maker::core::animation::library::Library::open(&data.join("library")).unwrap();
     let names: Vec<&str> = library.entries.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(
         names,
@@ -69,7 +70,7 @@ fn saved_poses_get_rendered_thumbnails_and_survive_a_restart() {
     assert!(
         hooray
             .pose
-            .rotation(vrma_maker::core::humanoid::Bone::LeftUpperArm)
+            .rotation(vrma_maker::core::model::humanoid::Bone::LeftUpperArm)
             .z
             > 0.4
     );
@@ -109,15 +110,15 @@ struct LibraryWindow {
     window: String,
     child: std::process::Child,
     out: std::path::PathBuf,
-    library: vrma_maker::core::library::Library,
+    library: vrma_maker::core::animation::library::Library,
 }
 
 fn open_with_library(
     name: &str,
     entries: &[(
         &str,
-        vrma_maker::core::pose::Pose,
-        vrma_maker::core::pose::BodyMask,
+        vrma_maker::core::body::pose::Pose,
+        vrma_maker::core::body::pose::BodyMask,
     )],
     seconds: u32,
 ) -> Option<LibraryWindow> {
@@ -130,7 +131,8 @@ fn open_with_library(
     let dir = scratch(name);
     let data = dir.join("data");
     let (model, _) = mannequins(&dir);
-    let mut library = vrma_maker::core::library::Library::open(&data.join("library")).unwrap();
+    let mut library =
+        vrma_maker::core::animation::library::Library::open(&data.join("library")).unwrap();
     for (name, pose, mask) in entries {
         library.add_part(name, pose, *mask).unwrap();
     }
@@ -181,7 +183,12 @@ impl LibraryWindow {
     }
 
     /// Waits for the timed exit and reads the project saved then.
-    fn finish(mut self) -> (serde_json::Value, vrma_maker::core::library::Library) {
+    fn finish(
+        mut self,
+    ) -> (
+        serde_json::Value,
+        vrma_maker::core::animation::library::Library,
+    ) {
         let status = wait_with_timeout(&mut self.child, Duration::from_secs(90));
         assert!(status.is_some_and(|s| s.success()));
         let saved = serde_json::from_slice(&std::fs::read(&self.out).unwrap()).unwrap();
@@ -195,10 +202,10 @@ const FIRST_THUMBNAIL: (i32, i32) = (333, 560);
 
 #[test]
 fn dragging_a_library_pose_onto_the_timeline_makes_a_key_there() {
-    use vrma_maker::core::pose::{BodyMask, Pose};
+    use vrma_maker::core::body::pose::{BodyMask, Pose};
     let mut pose = Pose::default();
     pose.set_rotation(
-        vrma_maker::core::humanoid::Bone::Neck,
+        vrma_maker::core::model::humanoid::Bone::Neck,
         bevy::math::Quat::from_rotation_x(0.4),
     );
     let Some(w) = open_with_library("library-drag", &[("Nod", pose, BodyMask::WholeBody)], 30)
@@ -238,17 +245,17 @@ fn dragging_a_library_pose_onto_the_timeline_makes_a_key_there() {
 /// nothing.
 #[test]
 fn a_click_on_a_library_hand_applies_it_to_that_hand_only() {
-    use vrma_maker::core::edit::{Editor, GripSide, PoseEdit};
-    use vrma_maker::core::humanoid::{Side, finger_bones};
-    use vrma_maker::core::pose::{BodyMask, Pose};
+    use vrma_maker::core::animation::edit::{Editor, GripSide, PoseEdit};
+    use vrma_maker::core::body::pose::{BodyMask, Pose};
+    use vrma_maker::core::model::humanoid::{Side, finger_bones};
     let dir = scratch("library-hand-rig");
     let (model, _) = mannequins(&dir);
-    let rig = vrma_maker::core::rig::Rig::new(
-        vrma_maker::core::vrm::Model::from_bytes(&std::fs::read(&model).unwrap()).unwrap(),
+    let rig = vrma_maker::core::body::rig::Rig::new(
+        vrma_maker::core::model::vrm::Model::from_bytes(&std::fs::read(&model).unwrap()).unwrap(),
     )
     .unwrap();
     let mut editor = Editor::new(rig);
-    let fist = vrma_maker::core::hand::preset("fist").unwrap().shape;
+    let fist = vrma_maker::core::body::hand::preset("fist").unwrap().shape;
     editor
         .apply(
             PoseEdit::Hand {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::*;
 use serde_json::{Value, json};
-use vrma_maker::core::glb;
+use vrma_maker::core::files::glb;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Kind {
@@ -751,18 +751,18 @@ fn cli_args<'a>(case: &Case, path: &'a str, model: &'a str, out: &'a str) -> Vec
 
 fn refused_by_the_library_api(case: &Case, dir: &Path) -> bool {
     match case.kind {
-        Kind::Model => vrma_maker::core::rig_from_bytes(&case.bytes).is_err(),
+        Kind::Model => vrma_maker::core::body::rig::rig_from_bytes(&case.bytes).is_err(),
         Kind::Pose => serde_json::from_slice::<Value>(&case.bytes).map_or(true, |v| {
-            vrma_maker::core::pose::Pose::from_json(&v, &mut Vec::new()).is_err()
+            vrma_maker::core::body::pose::Pose::from_json(&v, &mut Vec::new()).is_err()
         }),
         Kind::Project => {
             let path: PathBuf = dir.join(&case.name);
-            vrma_maker::core::project::Project::load(&path, &mut Vec::new()).is_err()
+            vrma_maker::core::animation::project::Project::load(&path, &mut Vec::new()).is_err()
         }
-        Kind::Animation => vrma_maker::core::vrma::import::import_animation(
+        Kind::Animation => vrma_maker::core::formats::vrma::import::import_animation(
             &case.bytes,
             &[],
-            vrma_maker::core::vrma::import::AnimationKind::Vrma,
+            vrma_maker::core::formats::vrma::import::AnimationKind::Vrma,
             bevy::math::Vec3::Y,
             None,
         )

@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use bevy::math::Vec3;
-use vrma_maker::core::humanoid::Bone;
-use vrma_maker::core::pose::Pose;
+use vrma_maker::core::body::pose::Pose;
+use vrma_maker::core::model::humanoid::Bone;
 
 use crate::common::*;
 
@@ -66,7 +66,7 @@ fn vision_command(
 
 /// The model-space direction of each upper arm (shoulder → elbow) in a written pose.
 fn upper_arms(model: &Path, pose_file: &Path) -> [Vec3; 2] {
-    let rig = vrma_maker::core::load_rig(model).unwrap();
+    let rig = vrma_maker::core::body::rig::load_rig(model).unwrap();
     let pose = Pose::from_json(
         &vrma_maker::core::read_json(pose_file).unwrap(),
         &mut Vec::new(),
@@ -260,7 +260,7 @@ pub fn in_webcam_frame(picture: &image::RgbImage) -> image::RgbImage {
 
 /// The right upper arm's model-space direction in each frame's pose.
 fn right_upper_arm_per_frame(model: &Path, poses: &Path) -> Vec<Vec3> {
-    let rig = vrma_maker::core::load_rig(model).unwrap();
+    let rig = vrma_maker::core::body::rig::load_rig(model).unwrap();
     let written = vrma_maker::core::read_json(poses).unwrap();
     written["frames"]
         .as_array()
@@ -335,7 +335,7 @@ fn a_folder_of_shaking_frames_is_followed_and_the_filter_steadies_it() {
 /// What a half-length view (the photograph, no legs in it) must give: the hips and legs
 /// as they were (rest), and the head upright as the person holds theirs. `what` names the
 /// frame or key in a failure.
-pub fn assert_half_length_pose(rig: &vrma_maker::core::rig::Rig, pose: &Pose, what: &str) {
+pub fn assert_half_length_pose(rig: &vrma_maker::core::body::rig::Rig, pose: &Pose, what: &str) {
     for bone in [
         Bone::Hips,
         Bone::LeftUpperLeg,
@@ -380,7 +380,7 @@ fn a_half_length_webcam_view_keeps_the_legs_and_hips_and_the_head_upright_throug
         let stretched = image::imageops::resize(&photo, WIDTH, HEIGHT, image::imageops::Triangle);
         vrma_maker::vision::webcam::yuyv_to_rgb(WIDTH, HEIGHT, &to_yuyv(&stretched)).unwrap()
     };
-    let rig = vrma_maker::core::load_rig(&model).unwrap();
+    let rig = vrma_maker::core::body::rig::load_rig(&model).unwrap();
     for (framing, framed) in [("framed", in_webcam_frame(&photo)), ("filling", filling)] {
         let frames = dir.join(framing);
         std::fs::create_dir_all(&frames).unwrap();
@@ -483,7 +483,7 @@ fn errors_from_known(
     yaw: f32,
 ) -> (Vec<(Bone, f32)>, f32) {
     use vrma_maker::core::capture::limb_directions;
-    let rig = vrma_maker::core::load_rig(model).unwrap();
+    let rig = vrma_maker::core::body::rig::load_rig(model).unwrap();
     let known = Pose::from_json(known, &mut Vec::new()).unwrap();
     let found = Pose::from_json(
         &vrma_maker::core::read_json(found).unwrap(),
@@ -606,7 +606,7 @@ fn shaken(
 
 /// Each arm bone's model-space direction in each frame of a `follow-frames` file.
 fn arm_directions_per_frame(model: &Path, poses: &Path) -> Vec<Vec<(Bone, Vec3)>> {
-    let rig = vrma_maker::core::load_rig(model).unwrap();
+    let rig = vrma_maker::core::body::rig::load_rig(model).unwrap();
     let written = vrma_maker::core::read_json(poses).unwrap();
     written["frames"]
         .as_array()

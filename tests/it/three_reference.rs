@@ -13,7 +13,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 use vrma_maker::app::session::{AMBIENT_FRACTION, KEY_LIGHT_FROM};
-use vrma_maker::core::still::downsample;
+use vrma_maker::core::body::still::downsample;
 
 use crate::common::*;
 
@@ -314,7 +314,8 @@ fn springs_settle_where_three_vrm_settles_them_on_both_vrm_versions() {
     let _turn = RenderTurn::take();
     let dir = scratch("three-reference-springs");
     let (pose_path, camera) = pose_and_camera_files(&dir);
-    let pose = vrma_maker::core::pose::Pose::from_json(&tilted_pose(), &mut Vec::new()).unwrap();
+    let pose =
+        vrma_maker::core::body::pose::Pose::from_json(&tilted_pose(), &mut Vec::new()).unwrap();
     for vrm0 in [false, true] {
         let stiff = test_avatar(
             &dir,
@@ -324,7 +325,7 @@ fn springs_settle_where_three_vrm_settles_them_on_both_vrm_versions() {
         );
         let model = soft_hair(&stiff, vrm0);
         let reference = three_vrm(&model, &pose_path, &camera, &dir.join("three.png"));
-        let rig = vrma_maker::core::load_rig(&model).unwrap();
+        let rig = vrma_maker::core::body::rig::load_rig(&model).unwrap();
         // The file frame → the VRM 1.0 frame three-vrm reports in.
         let frame = |v: bevy::math::Vec3| {
             if vrm0 {
@@ -333,7 +334,7 @@ fn springs_settle_where_three_vrm_settles_them_on_both_vrm_versions() {
                 v
             }
         };
-        let settled = vrma_maker::core::spring::settled_positions(
+        let settled = vrma_maker::core::body::springs::settled_positions(
             &rig.model.springs,
             &rig,
             &pose,
@@ -351,8 +352,12 @@ fn springs_settle_where_three_vrm_settles_them_on_both_vrm_versions() {
             bevy::math::Vec3::new(a[0], a[1], a[2])
         };
         // At rest in the pose (no time to swing): the tilted head moved the hair.
-        let unsettled =
-            vrma_maker::core::spring::settled_positions(&rig.model.springs, &rig, &pose, 0.0);
+        let unsettled = vrma_maker::core::body::springs::settled_positions(
+            &rig.model.springs,
+            &rig,
+            &pose,
+            0.0,
+        );
         let swing = settled
             .iter()
             .zip(&unsettled)
@@ -398,7 +403,7 @@ fn a_close_up_looks_at_the_camera_as_three_vrm_draws_it_and_holds_uv_animation_a
     if !can_compare() {
         return;
     }
-    use vrma_maker::core::humanoid::Bone;
+    use vrma_maker::core::model::humanoid::Bone;
     // Chromium's software WebGL beside our software Vulkan: nothing else heavy at once.
     let _turn = RenderTurn::take();
     let dir = scratch("three-reference-gaze");
@@ -407,8 +412,8 @@ fn a_close_up_looks_at_the_camera_as_three_vrm_draws_it_and_holds_uv_animation_a
     for vrm0 in [false, true] {
         let (tag, model) = avatar_of(&dir, vrm0);
         // The face from above and to the model's left: the eyes turn up and left.
-        let rig = vrma_maker::core::load_rig(&model).unwrap();
-        let rest = vrma_maker::core::pose::Pose::default();
+        let rig = vrma_maker::core::body::rig::load_rig(&model).unwrap();
+        let rest = vrma_maker::core::body::pose::Pose::default();
         let head = rig.world_position(&rest, Bone::Head).unwrap();
         let eyes = head + bevy::math::Vec3::new(0.0, 0.06, 0.0);
         let from = eyes + bevy::math::Vec3::new(0.3, 0.15, 0.5);
@@ -482,7 +487,7 @@ fn ridged_normal_map() -> Vec<u8> {
 fn normal_mapped(model: &Path, vrm0: bool) -> PathBuf {
     let out = model.with_file_name(if vrm0 { "bumpy0.vrm" } else { "bumpy1.vrm" });
     let bytes = std::fs::read(model).unwrap();
-    let glb = vrma_maker::core::glb::split(&bytes).unwrap();
+    let glb = vrma_maker::core::files::glb::split(&bytes).unwrap();
     let mut root: Value = serde_json::from_slice(glb.json).unwrap();
     let mut bin = glb.bin.unwrap().to_vec();
     while !bin.len().is_multiple_of(4) {
@@ -518,7 +523,7 @@ fn normal_mapped(model: &Path, vrm0: bool) -> PathBuf {
         m["normalTexture"] = json!({"index": texture, "scale": 1.0});
     }
     let json = serde_json::to_vec(&root).unwrap();
-    std::fs::write(&out, vrma_maker::core::glb::build(&json, &bin)).unwrap();
+    std::fs::write(&out, vrma_maker::core::files::glb::build(&json, &bin)).unwrap();
     out
 }
 

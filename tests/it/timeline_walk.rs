@@ -18,7 +18,7 @@ fn quat(v: &Value) -> Quat {
 }
 
 fn degrees(a: Quat, b: Quat) -> f32 {
-    vrma_maker::core::math::angle_between(a, b).to_degrees()
+    vrma_maker::core::body::math::angle_between(a, b).to_degrees()
 }
 
 fn q(axis: Vec3, angle: f32) -> Value {

@@ -558,18 +558,18 @@ fn floor_space(world: Vec3) -> Vec3 {
 
 fn saved_pose_world(
     project: &Path,
-    rig: &vrma_maker::core::rig::Rig,
-) -> vrma_maker::core::rig::WorldPose {
-    let project =
-        vrma_maker::core::project::Project::load(project, &mut Vec::new()).expect("saved project");
+    rig: &vrma_maker::core::body::rig::Rig,
+) -> vrma_maker::core::body::rig::WorldPose {
+    let project = vrma_maker::core::animation::project::Project::load(project, &mut Vec::new())
+        .expect("saved project");
     rig.world_pose(&project.pose)
 }
 
 #[test]
 fn controllers_grab_the_hips_and_a_hand_and_the_saved_project_shows_it() {
-    use vrma_maker::core::edit::{Edit, Editor, Gesture, PoseEdit};
-    use vrma_maker::core::humanoid::Bone;
-    use vrma_maker::core::mannequin::{self, MannequinVariant};
+    use vrma_maker::core::animation::edit::{Edit, Editor, Gesture, PoseEdit};
+    use vrma_maker::core::model::humanoid::Bone;
+    use vrma_maker::core::model::mannequin::{self, MannequinVariant};
 
     let Some(manifest) = vr_ready() else {
         return;
@@ -580,10 +580,13 @@ fn controllers_grab_the_hips_and_a_hand_and_the_saved_project_shows_it() {
     let saved = dir.join("saved.json");
 
     // Where things are: the built-in mannequin at rest (what the editor opens).
-    let rig = vrma_maker::core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
+    let rig =
+        vrma_maker::core::body::rig::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1))
+            .unwrap();
     let mut expected = Editor::new(rig.clone());
     let rest = rig.world_pose(&expected.pose);
-    let at = |world: &vrma_maker::core::rig::WorldPose, bone: Bone| world[bone.index()].unwrap().0;
+    let at =
+        |world: &vrma_maker::core::body::rig::WorldPose, bone: Bone| world[bone.index()].unwrap().0;
     let hips = at(&rest, Bone::Hips);
     // The hand, after the hips went down 0.2 m.
     let lowered = hips - Vec3::Y * 0.2;
@@ -684,8 +687,8 @@ fn controllers_grab_the_hips_and_a_hand_and_the_saved_project_shows_it() {
         "hand at {hand_after}, controller took it to {hand_target}"
     );
     // A added a key holding that pose.
-    let project =
-        vrma_maker::core::project::Project::load(&saved, &mut Vec::new()).expect("saved project");
+    let project = vrma_maker::core::animation::project::Project::load(&saved, &mut Vec::new())
+        .expect("saved project");
     assert_eq!(project.timeline.keys().len(), 1, "{seen:#?}");
     let key_world = rig.world_pose(&project.timeline.keys()[0].pose);
     assert!(at(&key_world, Bone::LeftHand).distance(hand_after) < 1e-4);
@@ -738,8 +741,8 @@ fn remote_config(dir: &Path, port: u16) -> PathBuf {
 
 #[test]
 fn a_pinch_lifts_a_foot_and_a_laser_lowers_the_hips_and_the_saved_project_shows_it() {
-    use vrma_maker::core::humanoid::Bone;
-    use vrma_maker::core::mannequin::{self, MannequinVariant};
+    use vrma_maker::core::model::humanoid::Bone;
+    use vrma_maker::core::model::mannequin::{self, MannequinVariant};
 
     let Some(manifest) = vr_ready() else {
         return;
@@ -748,9 +751,12 @@ fn a_pinch_lifts_a_foot_and_a_laser_lowers_the_hips_and_the_saved_project_shows_
     let port = 4800 + (std::process::id() % 500) as u16;
     let config = remote_config(&dir, port);
     let saved = dir.join("saved.json");
-    let rig = vrma_maker::core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
-    let rest = rig.world_pose(&vrma_maker::core::pose::Pose::default());
-    let at = |world: &vrma_maker::core::rig::WorldPose, bone: Bone| world[bone.index()].unwrap().0;
+    let rig =
+        vrma_maker::core::body::rig::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1))
+            .unwrap();
+    let rest = rig.world_pose(&vrma_maker::core::body::pose::Pose::default());
+    let at =
+        |world: &vrma_maker::core::body::rig::WorldPose, bone: Bone| world[bone.index()].unwrap().0;
     let foot = at(&rest, Bone::LeftFoot);
     let hips = at(&rest, Bone::Hips);
     // Forward and up: the knee bends.
@@ -834,9 +840,9 @@ fn a_pinch_lifts_a_foot_and_a_laser_lowers_the_hips_and_the_saved_project_shows_
 /// inwards an eighth of a turn: that finger half curls, the others stay straight.
 #[test]
 fn twisting_a_controller_turns_the_head_only_and_the_neck_and_a_finger_their_own() {
-    use vrma_maker::core::hand::{Finger, HandDirections};
-    use vrma_maker::core::humanoid::{Bone, Side};
-    use vrma_maker::core::mannequin::{self, MannequinVariant};
+    use vrma_maker::core::body::hand::{Finger, HandDirections};
+    use vrma_maker::core::model::humanoid::{Bone, Side};
+    use vrma_maker::core::model::mannequin::{self, MannequinVariant};
     use vrma_maker::core::vr::{PoseHandle, spheres};
 
     let Some(manifest) = vr_ready() else {
@@ -846,8 +852,10 @@ fn twisting_a_controller_turns_the_head_only_and_the_neck_and_a_finger_their_own
     let port = 5300 + (std::process::id() % 500) as u16;
     let config = remote_config(&dir, port);
     let saved = dir.join("saved.json");
-    let rig = vrma_maker::core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
-    let rest_pose = vrma_maker::core::pose::Pose::default();
+    let rig =
+        vrma_maker::core::body::rig::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1))
+            .unwrap();
+    let rest_pose = vrma_maker::core::body::pose::Pose::default();
     let rest = rig.world_pose(&rest_pose);
     let handle_at = |handle: PoseHandle| {
         spheres(&rig, &HandDirections::measure(&rig), &rest_pose)
@@ -917,8 +925,8 @@ fn twisting_a_controller_turns_the_head_only_and_the_neck_and_a_finger_their_own
     run.finish(Duration::from_secs(120));
     drop(feeder);
 
-    let project =
-        vrma_maker::core::project::Project::load(&saved, &mut Vec::new()).expect("saved project");
+    let project = vrma_maker::core::animation::project::Project::load(&saved, &mut Vec::new())
+        .expect("saved project");
     let world = rig.world_pose(&project.pose);
     let pose = &project.pose;
     // The head's own turn, as it was made (its parents were at rest then): 30° about the
@@ -983,8 +991,8 @@ fn twisting_a_controller_turns_the_head_only_and_the_neck_and_a_finger_their_own
 /// stick moves the playhead while playback is off, and it stays there.
 #[test]
 fn b_and_y_bring_back_the_saved_states_and_the_right_stick_scrubs_while_stopped() {
-    use vrma_maker::core::humanoid::Bone;
-    use vrma_maker::core::mannequin::{self, MannequinVariant};
+    use vrma_maker::core::model::humanoid::Bone;
+    use vrma_maker::core::model::mannequin::{self, MannequinVariant};
 
     let Some(manifest) = vr_ready() else {
         return;
@@ -997,8 +1005,10 @@ fn b_and_y_bring_back_the_saved_states_and_the_right_stick_scrubs_while_stopped(
             {"id": 2, "t": 2, "pose": {"bones": {"spine": [0, 0.3, 0, 0.95]}}}]}),
     );
     let at_exit = dir.join("at-exit.json");
-    let rig = vrma_maker::core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
-    let hips = rig.world_pose(&vrma_maker::core::pose::Pose::default())[Bone::Hips.index()]
+    let rig =
+        vrma_maker::core::body::rig::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1))
+            .unwrap();
+    let hips = rig.world_pose(&vrma_maker::core::body::pose::Pose::default())[Bone::Hips.index()]
         .unwrap()
         .0;
     let feeder = Feeder::start(
@@ -1078,9 +1088,9 @@ fn b_and_y_bring_back_the_saved_states_and_the_right_stick_scrubs_while_stopped(
 }
 
 /// Where the panel stands when VR starts, in the world (the player as VR starts).
-fn panel_at_start() -> vrma_maker::core::vr_panel::PanelPlace {
+fn panel_at_start() -> vrma_maker::core::vr::panel::PanelPlace {
     use vrma_maker::core::vr::Place;
-    vrma_maker::core::vr_panel::pinned_at_start().in_world(&Place::at_start())
+    vrma_maker::core::vr::panel::pinned_at_start().in_world(&Place::at_start())
 }
 
 /// The right controller, 0.35 m in front of the panel, aiming its laser (its −Z) straight
@@ -1110,14 +1120,14 @@ fn pull_trigger(feeder: &Feeder) {
 /// left controller shapes both hands.
 #[test]
 fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_shapes_the_hands() {
-    use vrma_maker::core::edit::{GripSide, PoseEdit};
-    use vrma_maker::core::humanoid::Bone;
-    use vrma_maker::core::pose::{BodyMask, Pose};
-    use vrma_maker::core::vr::{Place, Pointer};
-    use vrma_maker::core::vr_panel::{
+    use vrma_maker::core::animation::edit::{GripSide, PoseEdit};
+    use vrma_maker::core::body::pose::{BodyMask, Pose};
+    use vrma_maker::core::model::humanoid::Bone;
+    use vrma_maker::core::vr::panel::{
         ADD_KEY_BUTTON, DELETE_KEY_BUTTON, EASE_BUTTON, EXPORT_BUTTON, PLAY_BUTTON, RULER,
         library_slot, radial_at, radial_slot,
     };
+    use vrma_maker::core::vr::{Place, Pointer};
 
     let Some(manifest) = vr_ready() else {
         return;
@@ -1135,8 +1145,8 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
     let mut arm_up = Pose::default();
     let raised = Quat::from_rotation_z(1.1);
     arm_up.set_rotation(Bone::LeftUpperArm, raised);
-    let mut library =
-        vrma_maker::core::library::Library::open(&data.join("library")).expect("library");
+    let mut library = vrma_maker::core::animation::library::Library::open(&data.join("library"))
+        .expect("library");
     library
         .add_part("arm up", &arm_up, BodyMask::WholeBody)
         .expect("saved");
@@ -1340,7 +1350,7 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
     feeder.set(|_, r| r.stick_click = false);
     pause(0.8);
     let menu = radial_at(&Pointer::new(left_grip, Quat::IDENTITY)).in_world(&Place::at_start());
-    let presets = vrma_maker::core::hand::presets();
+    let presets = vrma_maker::core::body::hand::presets();
     let fist = presets
         .iter()
         .position(|p| p.name == "fist")
@@ -1352,15 +1362,17 @@ fn the_panels_laser_applies_a_library_pose_moves_a_key_plays_and_the_hand_menu_s
     });
     pause(0.8);
     pull_trigger(&feeder);
-    let rig = vrma_maker::core::rig_from_bytes(&std::fs::read(&model).unwrap()).unwrap();
-    let mut editor = vrma_maker::core::edit::Editor::new(rig);
+    let rig = vrma_maker::core::body::rig::rig_from_bytes(&std::fs::read(&model).unwrap()).unwrap();
+    let mut editor = vrma_maker::core::animation::edit::Editor::new(rig);
     editor.pose = Pose::from_json(&stopped["pose"], &mut Vec::new()).unwrap();
     editor
-        .apply(vrma_maker::core::edit::Edit::Pose(PoseEdit::Hand {
-            side: GripSide::Both,
-            shape: Box::new(presets[fist].shape),
-            amount: 1.0,
-        }))
+        .apply(vrma_maker::core::animation::edit::Edit::Pose(
+            PoseEdit::Hand {
+                side: GripSide::Both,
+                shape: Box::new(presets[fist].shape),
+                amount: 1.0,
+            },
+        ))
         .unwrap();
     let fist_in = |p: &serde_json::Value| {
         Pose::from_json(&p["pose"], &mut Vec::new()).is_ok_and(|pose| {
@@ -1440,8 +1452,8 @@ fn panel_coloured(img: &image::RgbaImage) -> f32 {
 /// headset: the panel, seen only by the headset's cameras, shows in it.
 #[test]
 fn a_snap_turn_a_recentre_and_a_two_handed_pull_change_where_the_hands_reach() {
-    use vrma_maker::core::humanoid::Bone;
-    use vrma_maker::core::mannequin::{self, MannequinVariant};
+    use vrma_maker::core::model::humanoid::Bone;
+    use vrma_maker::core::model::mannequin::{self, MannequinVariant};
     use vrma_maker::core::vr::{Place, SNAP_TURN};
 
     let Some(manifest) = vr_ready() else {
@@ -1452,10 +1464,12 @@ fn a_snap_turn_a_recentre_and_a_two_handed_pull_change_where_the_hands_reach() {
         6800,
         serde_json::json!({"v": 1, "fps": 30, "keys": []}),
     );
-    let rig = vrma_maker::core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1)).unwrap();
+    let rig =
+        vrma_maker::core::body::rig::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1))
+            .unwrap();
     let hips_in = |p: &serde_json::Value| {
-        let pose =
-            vrma_maker::core::pose::Pose::from_json(&p["pose"], &mut Vec::new()).expect("pose");
+        let pose = vrma_maker::core::body::pose::Pose::from_json(&p["pose"], &mut Vec::new())
+            .expect("pose");
         rig.world_pose(&pose)[Bone::Hips.index()].unwrap().0
     };
     let park_left = Vec3::new(-0.8, 0.6, 1.9);

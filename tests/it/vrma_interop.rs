@@ -15,7 +15,7 @@ fn quat(v: &Value) -> Quat {
 }
 
 fn angle_deg(a: Quat, b: Quat) -> f64 {
-    (vrma_maker::core::math::angle_between(a.normalize(), b.normalize()) as f64).to_degrees()
+    (vrma_maker::core::body::math::angle_between(a.normalize(), b.normalize()) as f64).to_degrees()
 }
 
 /// Compares three-vrm's playback with our samples at the same times.
@@ -113,7 +113,8 @@ fn exported_vrma_plays_in_three_vrm_as_authored() {
             .map(|k| k["t"].as_f64().unwrap())
             .collect();
         // The reduction's own tolerance, as three-vrm plays the file.
-        let tolerance = (vrma_maker::core::vrma::reduce::ROTATION_TOLERANCE as f64).to_degrees();
+        let tolerance =
+            (vrma_maker::core::formats::vrma::reduce::ROTATION_TOLERANCE as f64).to_degrees();
         compare(
             &name,
             &played,

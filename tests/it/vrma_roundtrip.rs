@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 fn angle(a: &Value, b: &Value) -> f64 {
     let qa = Quat::from_array([0, 1, 2, 3].map(|i| a[i].as_f64().unwrap() as f32));
     let qb = Quat::from_array([0, 1, 2, 3].map(|i| b[i].as_f64().unwrap() as f32));
-    vrma_maker::core::math::angle_between(qa, qb) as f64
+    vrma_maker::core::body::math::angle_between(qa, qb) as f64
 }
 
 fn bone_or_identity(pose: &Value, bone: &str) -> Value {
@@ -63,7 +63,7 @@ fn exporting_then_importing_gives_the_same_animation() {
         ]));
         for (sa, sb) in a.as_array().unwrap().iter().zip(b.as_array().unwrap()) {
             let t = &sa["t"];
-            for bone in vrma_maker::core::humanoid::ALL_BONES
+            for bone in vrma_maker::core::model::humanoid::ALL_BONES
                 .iter()
                 .filter(|b| !b.is_eye())
             {
@@ -102,12 +102,12 @@ fn malformed_animations_are_refused_and_nothing_is_written() {
     export_rich_animation(&v1, &project, &good_path);
     let good = std::fs::read(&good_path).unwrap();
     let json_of = |bytes: &[u8]| -> Value {
-        serde_json::from_slice(vrma_maker::core::glb::split(bytes).unwrap().json).unwrap()
+        serde_json::from_slice(vrma_maker::core::files::glb::split(bytes).unwrap().json).unwrap()
     };
     let with = |edit: &dyn Fn(&mut Value)| {
         let mut j = json_of(&good);
         edit(&mut j);
-        vrma_maker::core::glb::replace_json(&good, j.to_string().as_bytes()).unwrap()
+        vrma_maker::core::files::glb::replace_json(&good, j.to_string().as_bytes()).unwrap()
     };
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
         (

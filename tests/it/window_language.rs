@@ -364,7 +364,7 @@ fn view_language_switches_at_once_and_japanese_names_and_folders_work() {
     let library_dir = data.join("library");
     let start = Instant::now();
     let saved = loop {
-        let entries = vrma_maker::core::library::Library::open(&library_dir)
+        let entries = vrma_maker::core::animation::library::Library::open(&library_dir)
             .map(|l| l.entries)
             .unwrap_or_default();
         if !entries.is_empty() || start.elapsed() > Duration::from_secs(30) {

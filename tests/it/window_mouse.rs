@@ -1204,7 +1204,7 @@ fn quitting_during_an_export_asks_then_waits_for_it_and_leaves_no_temporary_file
     );
     assert!(log.contains("Exported") || out.exists(), "{log}");
     let bytes = std::fs::read(&out).expect("the export was written whole before quitting");
-    let glb = vrma_maker::core::glb::split(&bytes).expect("a whole GLB");
+    let glb = vrma_maker::core::files::glb::split(&bytes).expect("a whole GLB");
     let gltf: Value = serde_json::from_slice(glb.json).unwrap();
     let end = gltf["accessors"]
         .as_array()
@@ -1576,8 +1576,8 @@ fn gaze_handle_at(img: &image::RgbaImage) -> Option<(i32, i32)> {
 
 #[test]
 fn a_hand_preset_is_one_click_and_the_eye_target_handle_drags_where_the_eyes_look() {
-    use vrma_maker::core::edit::{Editor, GripSide, PoseEdit};
-    use vrma_maker::core::humanoid::{Side, finger_bones};
+    use vrma_maker::core::animation::edit::{Editor, GripSide, PoseEdit};
+    use vrma_maker::core::model::humanoid::{Side, finger_bones};
     let Some((dir, model)) = prepare("window-hands-gaze") else {
         return;
     };
@@ -1596,8 +1596,8 @@ fn a_hand_preset_is_one_click_and_the_eye_target_handle_drags_where_the_eyes_loo
     // One click makes both fists, written to the key, one undo step.
     s.click(FIST_BUTTON);
     let fist = s.save(&project);
-    let rig = vrma_maker::core::rig::Rig::new(
-        vrma_maker::core::vrm::Model::from_bytes(&std::fs::read(&model).unwrap()).unwrap(),
+    let rig = vrma_maker::core::body::rig::Rig::new(
+        vrma_maker::core::model::vrm::Model::from_bytes(&std::fs::read(&model).unwrap()).unwrap(),
     )
     .unwrap();
     let mut editor = Editor::new(rig);
@@ -1605,14 +1605,15 @@ fn a_hand_preset_is_one_click_and_the_eye_target_handle_drags_where_the_eyes_loo
         .apply(
             PoseEdit::Hand {
                 side: GripSide::Both,
-                shape: Box::new(vrma_maker::core::hand::preset("fist").unwrap().shape),
+                shape: Box::new(vrma_maker::core::body::hand::preset("fist").unwrap().shape),
                 amount: 1.0,
             }
             .into(),
         )
         .unwrap();
     let key_pose = |p: &Value| {
-        vrma_maker::core::pose::Pose::from_json(&p["keys"][0]["pose"], &mut Vec::new()).unwrap()
+        vrma_maker::core::body::pose::Pose::from_json(&p["keys"][0]["pose"], &mut Vec::new())
+            .unwrap()
     };
     let clicked = key_pose(&fist);
     for side in Side::BOTH {
@@ -1795,9 +1796,10 @@ fn following_a_camera_and_pressing_space_captures_the_followed_pose_as_keys() {
 /// photo. The head faces the camera upright, as in the photo (mirroring keeps the face's
 /// sides with the body's); the legs, out of the picture, and the hips stay as they were.
 fn assert_followed_pose(model: &Path, key: &Value) {
-    use vrma_maker::core::humanoid::Bone;
-    let rig = vrma_maker::core::load_rig(model).unwrap();
-    let pose = vrma_maker::core::pose::Pose::from_json(&key["pose"], &mut Vec::new()).unwrap();
+    use vrma_maker::core::model::humanoid::Bone;
+    let rig = vrma_maker::core::body::rig::load_rig(model).unwrap();
+    let pose =
+        vrma_maker::core::body::pose::Pose::from_json(&key["pose"], &mut Vec::new()).unwrap();
     let world = rig.world_pose(&pose);
     let at = |b: Bone| world[b.index()].unwrap().0;
     let left = (at(Bone::LeftLowerArm) - at(Bone::LeftUpperArm)).normalize();

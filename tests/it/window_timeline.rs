@@ -223,7 +223,7 @@ fn g_moves_the_hand_by_ik_and_a_cancelled_r_changes_nothing() {
             })
     };
     let hand_world = q("leftShoulder") * q("leftUpperArm") * q("leftLowerArm") * q("leftHand");
-    let angle =
-        vrma_maker::core::math::angle_between(hand_world, bevy::math::Quat::IDENTITY).to_degrees();
+    let angle = vrma_maker::core::body::math::angle_between(hand_world, bevy::math::Quat::IDENTITY)
+        .to_degrees();
     assert!(angle < 0.01, "the hand turned by {angle}°");
 }

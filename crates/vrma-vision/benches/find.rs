@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use vrma_core::body::pose::Pose;
 use vrma_core::capture::pose_from_capture;
-use vrma_core::mannequin::{MannequinVariant, build};
-use vrma_core::pose::Pose;
+use vrma_core::model::mannequin::{MannequinVariant, build};
 use vrma_vision::{PoseModels, default_models_dir, read_image};
 
 fn photo() -> PathBuf {
@@ -29,7 +29,7 @@ fn pose_from_image(c: &mut Criterion) {
         return;
     };
     let body_only = PoseModels::load(&dir, false).unwrap();
-    let rig = vrma_core::rig_from_bytes(&build(MannequinVariant::Vrm1)).unwrap();
+    let rig = vrma_core::body::rig::rig_from_bytes(&build(MannequinVariant::Vrm1)).unwrap();
     c.bench_function("load the models (detector, body, hands)", |b| {
         b.iter(|| PoseModels::load(&dir, true).unwrap())
     });

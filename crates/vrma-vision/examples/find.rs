@@ -5,9 +5,9 @@
 
 use std::path::PathBuf;
 
+use vrma_core::body::pose::Pose;
 use vrma_core::capture::limb_directions;
-use vrma_core::humanoid::Bone;
-use vrma_core::pose::Pose;
+use vrma_core::model::humanoid::Bone;
 
 fn main() {
     let mut args = std::env::args_os().skip(1);
@@ -49,7 +49,7 @@ fn main() {
         );
     }
     let Some((model, known)) = check else { return };
-    let rig = vrma_core::load_rig(&model).unwrap();
+    let rig = vrma_core::body::rig::load_rig(&model).unwrap();
     let known = vrma_core::read_json(&known).unwrap();
     let known = Pose::from_json(&known, &mut Vec::new()).unwrap();
     let posed =

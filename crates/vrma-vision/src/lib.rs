@@ -17,12 +17,12 @@ use glam::{Vec2, Vec3};
 use image::RgbImage;
 use tract_onnx::prelude::*;
 use vrma_core::Refusal;
+use vrma_core::body::smoothing::OneEuroParams;
 use vrma_core::capture::{
     BODY_POINTS, BodyLandmarks, CAMERA_SMOOTHING, Capture, CaptureSmoother, HAND_POINTS,
     HandLandmarks, align_limbs_to_picture, body,
 };
-use vrma_core::humanoid::Side;
-use vrma_core::vr::OneEuroParams;
+use vrma_core::model::humanoid::Side;
 
 pub use crop::Roi;
 
@@ -64,7 +64,7 @@ pub fn default_models_dir() -> PathBuf {
     if let Some(dir) = shipped.filter(|dir| dir.join(DETECTOR_FILE).is_file()) {
         return dir;
     }
-    vrma_core::library::data_dir()
+    vrma_core::animation::library::data_dir()
         .join("models")
         .join("mediapipe")
 }

@@ -57,7 +57,7 @@ pub(super) fn drive_skeleton(
                 if !live.swung {
                     continue;
                 }
-                crate::core::spring::rest_rotations(rig)
+                crate::core::body::springs::rest_rotations(rig)
             }
         };
         set_node_rotations(&avatar.nodes, &rotations, &mut transforms);
@@ -69,8 +69,8 @@ pub(super) fn drive_skeleton(
 #[derive(Resource, Default)]
 pub(super) struct LiveSprings {
     running: Option<(
-        crate::core::spring::NodeWorlds,
-        crate::core::spring::SpringState,
+        crate::core::body::nodes::NodeWorlds,
+        crate::core::body::springs::SpringState,
     )>,
     /// The last step's largest tail movement (metres).
     moved: f32,
@@ -90,11 +90,11 @@ impl LiveSprings {
     /// One step with the pose as it is; whether anything still moves visibly.
     fn step(
         &mut self,
-        rig: &crate::core::rig::Rig,
-        pose: &crate::core::pose::Pose,
+        rig: &crate::core::body::rig::Rig,
+        pose: &crate::core::body::pose::Pose,
         dt: f32,
     ) -> bool {
-        use crate::core::spring::{NodeWorlds, SpringState};
+        use crate::core::{body::nodes::NodeWorlds, body::springs::SpringState};
         let springs = &rig.model.springs;
         if springs.chains.is_empty() {
             return false;
@@ -129,10 +129,12 @@ impl LiveSprings {
         self.moved > 1e-4
     }
 
-    fn rotations(&self, rig: &crate::core::rig::Rig) -> Vec<(usize, Quat)> {
+    fn rotations(&self, rig: &crate::core::body::rig::Rig) -> Vec<(usize, Quat)> {
         self.running
             .as_ref()
-            .map(|(worlds, _)| crate::core::spring::joint_rotations(&rig.model.springs, worlds))
+            .map(|(worlds, _)| {
+                crate::core::body::springs::joint_rotations(&rig.model.springs, worlds)
+            })
             .unwrap_or_default()
     }
 }

@@ -12,10 +12,10 @@ use bevy::prelude::*;
 use bevy::render::renderer::RenderDevice;
 
 use crate::app::session::{Banner, Job, Launch, LoadModel, ModelSource};
-use crate::core::display::{self, DeviceLimits, DisplayModel};
-use crate::core::edit::Editor;
-use crate::core::mannequin::{self, MannequinVariant};
-use crate::core::project::{Project, is_project_file};
+use crate::core::animation::edit::Editor;
+use crate::core::animation::project::{Project, is_project_file};
+use crate::core::model::display::{self, DeviceLimits, DisplayModel};
+use crate::core::model::mannequin::{self, MannequinVariant};
 use crate::tr;
 
 /// Registers the `mem://` asset source; must run before the AssetPlugin is added.
@@ -80,7 +80,7 @@ pub fn read_model(path: &Path) -> Result<(Vec<u8>, Editor), String> {
     };
     let bytes =
         crate::core::read_bounded(path, crate::core::MAX_FILE_BYTES).map_err(cannot_open)?;
-    let rig = crate::core::rig_from_bytes(&bytes).map_err(cannot_open)?;
+    let rig = crate::core::body::rig::rig_from_bytes(&bytes).map_err(cannot_open)?;
     Ok((bytes, Editor::new(rig)))
 }
 
@@ -96,7 +96,7 @@ pub(super) struct Prepared {
 
 fn mannequin_editor() -> (Vec<u8>, Editor) {
     let bytes = mannequin::build(MannequinVariant::Vrm1);
-    let rig = crate::core::rig_from_bytes(&bytes).expect("the mannequin is valid");
+    let rig = crate::core::body::rig::rig_from_bytes(&bytes).expect("the mannequin is valid");
     (bytes, Editor::new(rig))
 }
 

@@ -120,7 +120,9 @@ pub(super) fn attach_registry(
             .mtoon
             .iter()
             .flatten()
-            .flat_map(|m| crate::core::mtoon::TEXTURES.map(|field| m[field]["index"].as_u64()))
+            .flat_map(|m| {
+                crate::core::model::mtoon::TEXTURES.map(|field| m[field]["index"].as_u64())
+            })
             .flatten()
             .max()
             .map_or(0, |max| max as usize + 1);
@@ -152,7 +154,9 @@ pub(super) fn attach_registry(
             match serde_json::from_value(m.clone()) {
                 Ok(parsed) => {
                     materials.insert(standard.id(), parsed);
-                    let scale = m[crate::core::mtoon::NORMAL_SCALE].as_f64().unwrap_or(1.0);
+                    let scale = m[crate::core::model::mtoon::NORMAL_SCALE]
+                        .as_f64()
+                        .unwrap_or(1.0);
                     if let Some(scales) = normal_scales.as_mut() {
                         scales.0.insert(standard.id(), scale as f32);
                     }

@@ -21,9 +21,9 @@ use crate::app::session::{
     Avatar, AvatarShown, Banner, GltfNodeIndex, KeepAwake, LoadModel, ModelSource, OpenFailed,
     SaveRecoveryNow, Selection, Session, node_entities,
 };
-use crate::core::display::{DeviceLimits, MorphRoutes};
-use crate::core::edit::Editor;
-use crate::core::vrm::VrmVersion;
+use crate::core::animation::edit::Editor;
+use crate::core::model::display::{DeviceLimits, MorphRoutes};
+use crate::core::model::gltf::VrmVersion;
 use crate::tr;
 
 /// A model being spawned; it replaces the current one when ready.

@@ -1,6 +1,6 @@
 //! Expressions that move textures (VRM 1.0 `textureTransformBinds`: a face atlas, a
 //! meter): each frame the shown pose's expressions set the UV offset and scale of the
-//! materials they bind, as three-vrm's binds set them (`core::expressions`).
+//! materials they bind, as three-vrm's binds set them (`core::model::expressions`).
 
 use bevy::math::Affine2;
 use bevy::prelude::*;
@@ -61,7 +61,7 @@ pub(super) fn apply_texture_binds(
         return;
     }
     let pose = still_pose.0.as_ref().unwrap_or(&session.editor.pose);
-    let transforms = crate::core::expressions::texture_transforms(model, &pose.expressions);
+    let transforms = crate::core::model::expressions::texture_transforms(model, &pose.expressions);
     for root in &avatars {
         for entity in children.iter_descendants(root) {
             let Ok((slot, std_material, mtoon_material)) = meshes.get(entity) else {

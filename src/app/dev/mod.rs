@@ -13,8 +13,8 @@ use super::session::{
     Avatar, AvatarShown, EditorSet, ExitGate, KeepAwake, Launch, RenderStill, Selection, Session,
     StillEyes, StillRequest, StillView, captured_rgba, save_png,
 };
-use crate::core::framing::CameraPreset;
-use crate::core::humanoid::Bone;
+use crate::core::body::framing::CameraPreset;
+use crate::core::model::humanoid::Bone;
 
 /// Frames to wait after the avatar appears, so skinning and egui have settled.
 const SETTLE_FRAMES: u32 = 20;

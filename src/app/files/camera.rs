@@ -21,9 +21,9 @@ use crate::app::session::{
     CameraFollow, CaptureKey, EditRequest, EditorSet, KeepAwake, Launch, Session,
 };
 use crate::core::Refusal;
+use crate::core::animation::edit::{Edit, Gesture, KeyEdit, PoseEdit};
+use crate::core::body::pose::BodyMask;
 use crate::core::capture::{Capture, pose_from_capture};
-use crate::core::edit::{Edit, Gesture, KeyEdit, PoseEdit};
-use crate::core::pose::BodyMask;
 use crate::tr;
 use crate::vision::webcam::{Webcam, camera_devices};
 use crate::vision::{LiveCapture, PoseModels, frame_files, read_image};
@@ -52,7 +52,7 @@ struct Following {
     /// A preview gesture is open (let go by a capture or a stop).
     previewing: bool,
     /// The pose last followed: what a capture keeps.
-    last_pose: Option<Box<crate::core::pose::Pose>>,
+    last_pose: Option<Box<crate::core::body::pose::Pose>>,
 }
 
 pub(super) fn plugin(app: &mut App) {

@@ -1,4 +1,4 @@
-//! File ▸ Export: every entry of the export table (`core::export`) as a job with a
+//! File ▸ Export: every entry of the export table (`core::formats::table`) as a job with a
 //! progress bar: core-made files on a worker thread, stills through the renderer; and
 //! File ▸ Import animation… (keys replace the timeline as one undoable edit).
 
@@ -12,11 +12,13 @@ use crate::app::session::{
     StillEyes, StillRequest, StillView,
 };
 use crate::core::Refusal;
-use crate::core::edit::{Edit, KeyEdit};
-use crate::core::export::{ExportKind, ExportWork, Writer, with_extension, write_file};
-use crate::core::framing::{STILL_FOV_DEGREES, StillCamera};
-use crate::core::project::Settings;
-use crate::core::vrma::import::{AnimationKind, Imported, import_animation, read_animation_file};
+use crate::core::animation::edit::{Edit, KeyEdit};
+use crate::core::animation::project::Settings;
+use crate::core::body::framing::{STILL_FOV_DEGREES, StillCamera};
+use crate::core::formats::table::{ExportKind, ExportWork, Writer, with_extension, write_file};
+use crate::core::formats::vrma::import::{
+    AnimationKind, Imported, import_animation, read_animation_file,
+};
 use crate::tr;
 
 /// The running export: what it is, how far it got, and its result.
@@ -145,7 +147,7 @@ impl Exports<'_> {
             // The view as it is, for every key (nothing moves it while they render).
             other => other,
         };
-        let paths = crate::core::still::sequence_paths(chosen, keys.len());
+        let paths = crate::core::body::still::sequence_paths(chosen, keys.len());
         for (key, output) in keys.iter().zip(paths) {
             self.stills.write(RenderStill(StillRequest {
                 size: png.size,

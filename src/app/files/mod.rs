@@ -19,11 +19,11 @@ use super::session::{
     Banner, DialogPurpose, EditRequest, EditorSet, FileRequest, FileSettings, Job, KeepAwake,
     LoadModel, ModelSource, Prefs, Session,
 };
-use crate::core::edit::PoseEdit;
-use crate::core::export::{ExportKind, with_extension};
-use crate::core::pose::Pose;
+use crate::core::animation::edit::PoseEdit;
+use crate::core::animation::project::is_project_file;
+use crate::core::body::pose::Pose;
+use crate::core::formats::table::{ExportKind, with_extension};
 use crate::core::prefs::RecentKind;
-use crate::core::project::is_project_file;
 use crate::tr;
 
 pub use close_guard::{CloseGuard, Question, Then};

@@ -11,7 +11,7 @@ use bevy_egui::{EguiContexts, egui};
 
 use super::FileDialogs;
 use crate::app::session::{DialogPurpose, Session};
-use crate::core::export::with_extension;
+use crate::core::formats::table::with_extension;
 use crate::tr;
 
 /// The built-in dialog showing now.
@@ -231,7 +231,7 @@ pub(super) fn show(mut contexts: EguiContexts, mut dialogs: ResMut<FileDialogs>)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::export::ExportKind;
+    use crate::core::formats::table::ExportKind;
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!(

@@ -12,8 +12,8 @@ use bevy_egui::{EguiContexts, egui};
 
 use crate::app::session::{Banner, EditRequest, Job, KeepAwake, Session};
 use crate::core::Refusal;
+use crate::core::animation::edit::PoseEdit;
 use crate::core::capture::{BODY_POINTS, Part, pose_from_capture};
-use crate::core::edit::PoseEdit;
 use crate::tr;
 use crate::vision::{Found, PoseModels, default_models_dir, read_image};
 

@@ -14,8 +14,8 @@ use super::session::{
     RenderPoseThumbnail, Session, THUMBNAIL, UiLayout, UpdatedThumbnails, ViewRect, VrPanel,
     VrPanelPass, Windows, panel_button, panel_rect,
 };
-use crate::core::library::{Library, default_dir};
-use crate::core::pose::{BodyMask, Pose};
+use crate::core::animation::library::{Library, default_dir};
+use crate::core::body::pose::{BodyMask, Pose};
 use crate::tr;
 
 /// A folder chosen in a dialog: (export?, folder).
@@ -59,7 +59,7 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(VrPanelPass, draw_vr_panel);
 }
 
-/// The library on the VR panel: a page of thumbnails in the places `core::vr_panel`
+/// The library on the VR panel: a page of thumbnails in the places `core::vr::panel`
 /// gives them, and buttons to turn the pages. A press applies a pose (one undo step, as
 /// on the desktop); a drag takes it to the timeline's ruler below.
 fn draw_vr_panel(
@@ -68,7 +68,7 @@ fn draw_vr_panel(
     mut edits: MessageWriter<EditRequest>,
     mask: Res<PasteMask>,
 ) {
-    use crate::core::vr_panel::{
+    use crate::core::vr::panel::{
         LIBRARY, LIBRARY_NEXT, LIBRARY_PAGE, LIBRARY_PREVIOUS, library_slot,
     };
     let rect = panel_rect;
@@ -215,7 +215,7 @@ fn pose_picture(
     size: egui::Vec2,
     at: Option<egui::Rect>,
     texture: Option<&egui::TextureHandle>,
-    entry: &crate::core::library::LibraryEntry,
+    entry: &crate::core::animation::library::LibraryEntry,
 ) -> egui::Response {
     let sense = egui::Sense::click_and_drag();
     let picture = match (texture, at) {

@@ -11,8 +11,8 @@ use super::StillQueue;
 use crate::app::session::{
     AvatarShown, Banner, Session, StillRequest, StillView, render_target, spawn_lights,
 };
-use crate::core::edit::PoseEdit;
-use crate::core::pose::Pose;
+use crate::core::animation::edit::PoseEdit;
+use crate::core::body::pose::Pose;
 
 /// Where the outcome of the one still lands (`App::run` keeps the world).
 pub type StillOutcome = Arc<Mutex<Option<Result<PathBuf, String>>>>;

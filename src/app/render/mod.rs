@@ -18,7 +18,7 @@ use bevy::render::render_resource::PipelineCache;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
 use bevy::render::{Render, RenderApp, RenderSystems};
 
-use crate::core::edit::Edit;
+use crate::core::animation::edit::Edit;
 use crate::tr;
 
 use super::session::{
@@ -33,7 +33,7 @@ pub(super) use headless::{StillOutcome, one_still_plugin};
 const MAX_SETTLE_FRAMES: u32 = 240;
 
 /// Vertical field of view of still cameras.
-const STILL_FOV: f32 = crate::core::framing::STILL_FOV_DEGREES;
+const STILL_FOV: f32 = crate::core::body::framing::STILL_FOV_DEGREES;
 
 /// Samples per pixel each way for stills: 3 × 3 gives 10 levels of edge coverage,
 /// enough that no stair step shows on a silhouette.
@@ -170,7 +170,7 @@ fn queue_stills(
 }
 
 /// Where a fixed camera (`--camera-json`, a sequence's one camera) stands and looks.
-fn fixed_transform(camera: &crate::core::framing::StillCamera) -> Transform {
+fn fixed_transform(camera: &crate::core::body::framing::StillCamera) -> Transform {
     Transform::from_translation(camera.position).looking_at(camera.target, Vec3::Y)
 }
 
@@ -253,7 +253,7 @@ fn start_still(
     };
     // Hair and skirts as they hang after holding this pose, whatever moved before: the
     // same pose gives the same still.
-    springs.held = Some(crate::core::spring::settle(
+    springs.held = Some(crate::core::body::springs::settle(
         &editor.rig.model.springs,
         &editor.rig,
         &pose,
@@ -272,7 +272,7 @@ fn start_still(
             },
             RenderTarget::Image(target.clone().into()),
             still_projection(fov),
-            // Supersampled instead (reduced in `core::still`): MSAA would resolve the
+            // Supersampled instead (reduced in `core::body::still`): MSAA would resolve the
             // edges in the renderer's premultiplied colour and leave fringes.
             Msaa::Off,
             transform,
@@ -405,9 +405,9 @@ fn finish_still(
     let result = image
         .and_then(|img| {
             let (w, h) = img.dimensions();
-            let mut pixels = crate::core::still::downsample(img.as_raw(), w, h, factor);
+            let mut pixels = crate::core::body::still::downsample(img.as_raw(), w, h, factor);
             if let Some(background) = request.background {
-                crate::core::still::over_background(&mut pixels, background);
+                crate::core::body::still::over_background(&mut pixels, background);
             }
             image::RgbaImage::from_raw(w / factor, h / factor, pixels)
                 .ok_or_else(|| tr!("app-still-not-reduced"))

@@ -11,7 +11,7 @@ use crate::app::session::{
     Avatar, AvatarShown, EditorSet, GltfNodeIndex, ONION_LAYER, OnionSkin, Session, adopt_instance,
     pose_instance,
 };
-use crate::core::pose::Pose;
+use crate::core::body::pose::Pose;
 
 /// Which neighbour a ghost shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,7 +25,7 @@ struct Ghost {
     neighbour: Neighbour,
     nodes: Vec<Option<Entity>>,
     node_count: usize,
-    routes: std::sync::Arc<crate::core::display::MorphRoutes>,
+    routes: std::sync::Arc<crate::core::model::display::MorphRoutes>,
     material: Handle<StandardMaterial>,
     ready: bool,
     /// The pose it shows now.
@@ -129,26 +129,26 @@ fn finish_ghosts(
 fn neighbour_pose(session: &Session, neighbour: Neighbour, frames: Option<u32>) -> Option<Pose> {
     let editor = &session.editor;
     let keys = editor.timeline.keys();
-    let frame = crate::core::timeline::frame_of(editor.playhead);
+    let frame = crate::core::animation::timeline::frame_of(editor.playhead);
     if let Some(n) = frames {
         let at = match neighbour {
             Neighbour::Previous => frame - n as i64,
             Neighbour::Next => frame + n as i64,
         };
-        let end = crate::core::timeline::frame_of(editor.timeline.end());
+        let end = crate::core::animation::timeline::frame_of(editor.timeline.end());
         if at < 0 || at > end {
             return None;
         }
-        return editor.sample(at as f32 / crate::core::timeline::FPS);
+        return editor.sample(at as f32 / crate::core::animation::timeline::FPS);
     }
     let key = match neighbour {
         Neighbour::Previous => keys
             .iter()
             .rev()
-            .find(|k| crate::core::timeline::frame_of(k.t) < frame),
+            .find(|k| crate::core::animation::timeline::frame_of(k.t) < frame),
         Neighbour::Next => keys
             .iter()
-            .find(|k| crate::core::timeline::frame_of(k.t) > frame),
+            .find(|k| crate::core::animation::timeline::frame_of(k.t) > frame),
     }?;
     editor.sample(key.t)
 }

@@ -18,8 +18,8 @@ use crate::app::session::{
     adopt_instance, captured_rgba, framed_view, gazed_pose, pose_instance, render_target, save_png,
     set_node_rotations,
 };
-use crate::core::framing::CameraPreset;
-use crate::core::pose::Pose;
+use crate::core::body::framing::CameraPreset;
+use crate::core::body::pose::Pose;
 
 const BACKGROUND: Color = Color::srgb(0.22, 0.24, 0.28);
 
@@ -29,7 +29,7 @@ struct ThumbnailAvatar {
     nodes: Vec<Option<Entity>>,
     /// The on-screen avatar's node count and morph routes (the same display copy).
     node_count: usize,
-    routes: std::sync::Arc<crate::core::display::MorphRoutes>,
+    routes: std::sync::Arc<crate::core::model::display::MorphRoutes>,
     /// Frames since its meshes were put on the thumbnail layer; renders wait until the
     /// new instance has been through the pipeline (as stills wait before capturing).
     settled: u8,
@@ -197,7 +197,7 @@ fn sync_thumbs(
     }
     // Only the keys the timeline has room to show get an image and a camera.
     let wanted_ids: std::collections::HashSet<u64> = shared.wanted.iter().copied().collect();
-    let wanted: Vec<&crate::core::timeline::Key> = session
+    let wanted: Vec<&crate::core::animation::timeline::Key> = session
         .editor
         .timeline
         .keys()
@@ -315,8 +315,8 @@ fn render_one(
 /// A key's pose as the timeline shows it: with a foot planted across it, its leg as
 /// the plant holds it.
 fn shown_pose<'a>(
-    editor: &crate::core::edit::Editor,
-    key: &'a crate::core::timeline::Key,
+    editor: &crate::core::animation::edit::Editor,
+    key: &'a crate::core::animation::timeline::Key,
 ) -> std::borrow::Cow<'a, Pose> {
     let planted = editor.timeline.plants().iter().any(|p| p.covers(key.t));
     match planted.then(|| editor.sample(key.t)).flatten() {
@@ -357,7 +357,8 @@ fn drive_hidden_avatar(
     };
     let rig = &session.editor.rig;
     // The springs as they hang after holding the pose (as a still shows them).
-    let springs = crate::core::spring::settle(&rig.model.springs, rig, pose, SPRING_SETTLE_SECONDS);
+    let springs =
+        crate::core::body::springs::settle(&rig.model.springs, rig, pose, SPRING_SETTLE_SECONDS);
     for avatar in hidden.iter().filter(|a| a.ready) {
         pose_instance(
             rig,

@@ -3,9 +3,9 @@
 use bevy::prelude::*;
 use bevy::render::render_resource::TextureFormat;
 
-use crate::core::framing::{CameraPreset, figure_points, fit};
-use crate::core::pose::Pose;
-use crate::core::rig::Rig;
+use crate::core::body::framing::{CameraPreset, figure_points, fit};
+use crate::core::body::pose::Pose;
+use crate::core::body::rig::Rig;
 
 /// A camera transform that fits a posed figure into an image of `size`, seen from a
 /// preset with a vertical field of view of `fov_degrees`.

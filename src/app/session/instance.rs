@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use bevy::prelude::*;
 
-use crate::core::display::MorphRoutes;
-use crate::core::expressions::morph_weights;
-use crate::core::pose::Pose;
-use crate::core::rig::Rig;
+use crate::core::body::pose::Pose;
+use crate::core::body::rig::Rig;
+use crate::core::model::display::MorphRoutes;
+use crate::core::model::expressions::morph_weights;
 
 /// The glTF node index of a spawned node entity (set by a glTF loader hook).
 #[derive(Component, Reflect, Clone, Copy, Debug)]

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use bevy::prelude::*;
 
-use crate::core::export::ExportKind;
-use crate::core::framing::CameraPreset;
-use crate::core::pose::Pose;
+use crate::core::body::framing::CameraPreset;
+use crate::core::body::pose::Pose;
+use crate::core::formats::table::ExportKind;
 
 /// What the window was started with (the command line).
 #[derive(Resource, Clone, Debug, Default)]
@@ -34,7 +34,7 @@ pub struct Launch {
     /// Start in VR (`--vr`).
     pub vr: bool,
     /// One Euro filter settings for hand tracking (`--one-euro`).
-    pub one_euro: Option<crate::core::vr::OneEuroParams>,
+    pub one_euro: Option<crate::core::body::smoothing::OneEuroParams>,
     /// A folder of frames standing in for a camera (`--camera-frames`).
     pub camera_frames: Option<PathBuf>,
 }
@@ -82,7 +82,7 @@ pub enum DialogPurpose {
     ImportAnimation,
     /// A photo (PNG or JPEG) whose person's pose goes onto the model.
     PoseFromImage,
-    /// An entry of the export table (`core::export`).
+    /// An entry of the export table (`core::formats::table`).
     Export(ExportKind),
 }
 
@@ -134,7 +134,7 @@ pub enum StillView {
     CurrentCamera,
     /// A camera given in model space (`render-png --camera-json`): the same for every
     /// pose, so stills of several keys line up.
-    Fixed(crate::core::framing::StillCamera),
+    Fixed(crate::core::body::framing::StillCamera),
 }
 
 impl Default for StillView {
@@ -180,12 +180,12 @@ pub struct StillRequest {
     pub eyes: StillEyes,
 }
 
-pub use crate::core::look_at::StillEyes;
+pub use crate::core::body::look::StillEyes;
 
 /// The pose a still renders while it renders (the editor's, its eyes on the still's
 /// camera); `None`: the editor's pose.
 #[derive(Resource, Debug, Clone, Default)]
-pub struct StillPose(pub Option<crate::core::pose::Pose>);
+pub struct StillPose(pub Option<crate::core::body::pose::Pose>);
 
 /// Ask the renderer for a still.
 #[derive(Message, Clone, Debug)]
@@ -214,7 +214,7 @@ pub struct Thumbnails {
 
 /// A library pose being dragged (onto the timeline).
 #[derive(Clone, Debug)]
-pub struct LibraryPoseDrag(pub Pose, pub crate::core::pose::BodyMask);
+pub struct LibraryPoseDrag(pub Pose, pub crate::core::body::pose::BodyMask);
 
 /// Work that must end before the app quits (a VR session ending cleanly).
 #[derive(Resource, Default, Debug)]
@@ -263,7 +263,7 @@ pub struct VrStatus {
 /// Which part of the body a pasted pose (Ctrl+V) or an applied library pose goes onto
 /// (Edit ▸ Paste onto).
 #[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PasteMask(pub crate::core::pose::BodyMask);
+pub struct PasteMask(pub crate::core::body::pose::BodyMask);
 
 /// Ctrl+D's placing: the duplicated keys (selected) follow the pointer along the ruler
 /// until a click puts them down (Esc or a right click leaves them where they landed).
@@ -319,12 +319,12 @@ pub struct EditorCamera;
 /// The VR panel's egui pass. One context holds the library and the timeline (so a pose
 /// dragged from the library can be dropped on the ruler); `app::vr` renders it into the
 /// panel's texture, and each feature draws its part in this schedule, in its rectangle
-/// of `core::vr_panel`.
+/// of `core::vr::panel`.
 #[derive(bevy::ecs::schedule::ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct VrPanelPass;
 
-/// A VR panel rectangle (`core::vr_panel`, egui points) as egui's.
-pub fn panel_rect(r: crate::core::vr_panel::PanelRect) -> bevy_egui::egui::Rect {
+/// A VR panel rectangle (`core::vr::panel`, egui points) as egui's.
+pub fn panel_rect(r: crate::core::vr::panel::PanelRect) -> bevy_egui::egui::Rect {
     use bevy_egui::egui;
     egui::Rect::from_min_size(egui::pos2(r.min.x, r.min.y), egui::vec2(r.size.x, r.size.y))
 }

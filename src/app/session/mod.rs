@@ -19,9 +19,9 @@ use std::path::PathBuf;
 use bevy::prelude::*;
 use bevy_egui::egui;
 
-use crate::core::edit::{Edit, Editor};
-use crate::core::humanoid::Bone;
-use crate::core::mannequin::{self, MannequinVariant};
+use crate::core::animation::edit::{Edit, Editor};
+use crate::core::model::humanoid::Bone;
+use crate::core::model::mannequin::{self, MannequinVariant};
 use crate::tr;
 
 pub use fonts::fonts_plugin;
@@ -105,7 +105,7 @@ pub struct Session {
 impl Session {
     /// A session on the built-in mannequin.
     pub fn mannequin() -> Session {
-        let rig = crate::core::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1))
+        let rig = crate::core::body::rig::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1))
             .expect("the built-in mannequin is a valid VRM");
         Session {
             editor: Editor::new(rig),

@@ -4,12 +4,12 @@
 //! looked up when the name is drawn. Every feature uses these (the foundation's).
 
 use crate::app::session::language::tr_args;
-use crate::core::export::ExportFormat;
-use crate::core::framing::CameraPreset;
-use crate::core::hand::{Finger, HandPreset};
-use crate::core::humanoid::Bone;
-use crate::core::pose::BodyMask;
-use crate::core::vrm::PRESET_EXPRESSIONS;
+use crate::core::body::framing::CameraPreset;
+use crate::core::body::hand::{Finger, HandPreset};
+use crate::core::body::pose::BodyMask;
+use crate::core::formats::table::ExportFormat;
+use crate::core::model::humanoid::Bone;
+use crate::core::model::vrm::PRESET_EXPRESSIONS;
 
 /// `leftUpperArm` → `left-upper-arm`, `thumbs_up` → `thumbs-up`.
 fn kebab(name: &str) -> String {
@@ -107,8 +107,8 @@ pub fn export_menu_label(format: &ExportFormat) -> String {
 mod tests {
     use super::*;
     use crate::app::session::language::{Language, lookup};
-    use crate::core::export::EXPORT_FORMATS;
-    use crate::core::humanoid::ALL_BONES;
+    use crate::core::formats::table::EXPORT_FORMATS;
+    use crate::core::model::humanoid::ALL_BONES;
 
     /// The message exists in every language, with a text other than its id.
     fn named(id: &str) -> String {
@@ -150,7 +150,7 @@ mod tests {
         for finger in Finger::ALL {
             assert_eq!(named(&finger_id(finger)), finger.label());
         }
-        for preset in crate::core::hand::presets() {
+        for preset in crate::core::body::hand::presets() {
             assert_eq!(named(&hand_preset_id(&preset.name)), preset.label);
         }
         for name in PRESET_EXPRESSIONS {

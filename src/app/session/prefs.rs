@@ -12,8 +12,8 @@ use bevy::window::PrimaryWindow;
 use super::{
     Banner, FileSettings, KeepAwake, MarkersVisible, OnionSkin, PasteMask, StillView, Windows,
 };
-use crate::core::framing::CameraPreset;
-use crate::core::pose::BodyMask;
+use crate::core::body::framing::CameraPreset;
+use crate::core::body::pose::BodyMask;
 use crate::core::prefs::Preferences;
 
 /// How long settings wait after a change before they are written (a panel being

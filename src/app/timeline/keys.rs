@@ -8,9 +8,9 @@ use super::TimelineUi;
 use super::ruler::{Ruler, RulerDrag, Scale};
 use super::toolbar::ease_short_label;
 use crate::app::session::{PlacingKeys, Thumbnails};
-use crate::core::edit::{Edit, Editor, KeyEdit, SelectMode};
-use crate::core::humanoid::Side;
-use crate::core::timeline::{Ease, KeyPick, snap};
+use crate::core::animation::edit::{Edit, Editor, KeyEdit, SelectMode};
+use crate::core::animation::timeline::{Ease, KeyPick, snap};
+use crate::core::model::humanoid::Side;
 
 const KEY_HIT_PX: f32 = 7.0;
 /// Key thumbnails on the ruler (96×128 shown at this size).
@@ -35,7 +35,7 @@ const FEET: [Side; 2] = [Side::Left, Side::Right];
 /// selected key's: a thumbnail covered by its neighbour's would cost an image and a
 /// render for nothing, and a take of 50,000 keys would cost gigabytes.
 fn keys_with_thumbnails(
-    keys: &[std::sync::Arc<crate::core::timeline::Key>],
+    keys: &[std::sync::Arc<crate::core::animation::timeline::Key>],
     scale: Scale,
     selected: Option<u64>,
 ) -> Vec<u64> {
@@ -346,15 +346,15 @@ fn toggle_plant(editor: &Editor, foot: Side, t: f32, send: &mut impl FnMut(Edit)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::timeline::FPS;
+    use crate::core::animation::timeline::FPS;
 
     fn keys_at(
         times: impl Iterator<Item = f32>,
-    ) -> Vec<std::sync::Arc<crate::core::timeline::Key>> {
+    ) -> Vec<std::sync::Arc<crate::core::animation::timeline::Key>> {
         times
             .enumerate()
             .map(|(i, t)| {
-                std::sync::Arc::new(crate::core::timeline::Key {
+                std::sync::Arc::new(crate::core::animation::timeline::Key {
                     id: i as u64 + 1,
                     file_id: None,
                     t,

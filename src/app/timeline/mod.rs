@@ -8,7 +8,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use super::session::{
     EditRequest, PlacingKeys, Session, Thumbnails, UiLayout, UiSpace, VrPanelPass,
 };
-use crate::core::edit::Edit;
+use crate::core::animation::edit::Edit;
 
 mod keys;
 mod ruler;

@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use super::TimelineUi;
 use super::keys::{self, KEY_ROW, SELECTED_FILL};
 use crate::app::session::{LibraryPoseDrag, PlacingKeys, Session, Thumbnails};
-use crate::core::edit::{Edit, Editor, KeyEdit, SelectMode};
-use crate::core::timeline::{FPS, KeyPick, snap};
+use crate::core::animation::edit::{Edit, Editor, KeyEdit, SelectMode};
+use crate::core::animation::timeline::{FPS, KeyPick, snap};
 use crate::tr;
 
 const RULER_HEIGHT: f32 = 96.0;

@@ -6,9 +6,9 @@ use bevy_egui::egui;
 use std::collections::HashSet;
 
 use super::TimelineUi;
-use crate::core::edit::{Edit, Editor, KeyEdit};
-use crate::core::project::{EXPORT_FPS, SPEED_RANGE, Settings};
-use crate::core::timeline::{Ease, FPS, snap};
+use crate::core::animation::edit::{Edit, Editor, KeyEdit};
+use crate::core::animation::project::{EXPORT_FPS, SPEED_RANGE, Settings};
+use crate::core::animation::timeline::{Ease, FPS, snap};
 use crate::tr;
 
 /// The play button's text: Stop while playing.
@@ -121,7 +121,7 @@ fn key_controls(
         .key_at(editor.playhead)
         .filter(|_| !editor.playing);
     let selection: HashSet<u64> = editor.selection.iter().copied().collect();
-    let selected: Vec<&crate::core::timeline::Key> = editor
+    let selected: Vec<&crate::core::animation::timeline::Key> = editor
         .timeline
         .keys()
         .iter()

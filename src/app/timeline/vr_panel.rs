@@ -1,5 +1,5 @@
 //! The timeline on the VR panel: big buttons for the laser and the desktop's ruler, in
-//! `core::vr_panel`'s rectangles.
+//! `core::vr::panel`'s rectangles.
 
 use bevy::prelude::*;
 use bevy_egui::{EguiContext, egui};
@@ -10,13 +10,13 @@ use super::toolbar::{ease_label, play_label};
 use crate::app::session::{
     EditRequest, PlacingKeys, Session, Thumbnails, VrPanel, panel_button, panel_rect,
 };
-use crate::core::edit::{Edit, KeyEdit};
-use crate::core::timeline::{Ease, FPS};
+use crate::core::animation::edit::{Edit, KeyEdit};
+use crate::core::animation::timeline::{Ease, FPS};
 use crate::tr;
 
 /// The timeline on the VR panel: big buttons for the laser (play, add and delete a key,
 /// the ease, undo, redo) and the desktop's ruler, each in its place of
-/// `core::vr_panel`. Its own drag state: the desktop's ruler is drawn meanwhile too.
+/// `core::vr::panel`. Its own drag state: the desktop's ruler is drawn meanwhile too.
 pub(super) fn draw_vr_panel(
     mut panel: Single<&mut EguiContext, With<VrPanel>>,
     session: Res<Session>,
@@ -24,7 +24,7 @@ pub(super) fn draw_vr_panel(
     mut edits: MessageWriter<EditRequest>,
     (mut thumbs, mut placing): (ResMut<Thumbnails>, ResMut<PlacingKeys>),
 ) {
-    use crate::core::vr_panel::{
+    use crate::core::vr::panel::{
         ADD_KEY_BUTTON, DELETE_KEY_BUTTON, EASE_BUTTON, PLAY_BUTTON, REDO_BUTTON, RULER,
         TIME_LABEL, UNDO_BUTTON,
     };
@@ -50,7 +50,7 @@ pub(super) fn draw_vr_panel(
                 send(Edit::Keys(KeyEdit::Add));
             }
             let key = editor.timeline.key_at(editor.playhead).filter(|_| !playing);
-            let selected: Vec<&crate::core::timeline::Key> = editor
+            let selected: Vec<&crate::core::animation::timeline::Key> = editor
                 .timeline
                 .keys()
                 .iter()

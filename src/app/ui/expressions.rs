@@ -7,7 +7,7 @@ use bevy_egui::{EguiContexts, egui};
 use super::slider_edit;
 use crate::app::session::names::expression_label;
 use crate::app::session::{EditRequest, Prefs, Session, UiSpace};
-use crate::core::edit::PoseEdit;
+use crate::core::animation::edit::PoseEdit;
 use crate::tr;
 
 pub(super) fn draw(

@@ -7,10 +7,10 @@ use bevy_egui::egui;
 use super::slider_edit;
 use crate::app::session::EditRequest;
 use crate::app::session::names::{finger_label, hand_preset_label};
-use crate::core::edit::{Editor, GripSide, PoseEdit};
-use crate::core::hand::{self, Finger, FingerShape};
-use crate::core::humanoid::Side;
-use crate::core::look_at::LookTarget;
+use crate::core::animation::edit::{Editor, GripSide, PoseEdit};
+use crate::core::body::hand::{self, Finger, FingerShape};
+use crate::core::body::look::LookTarget;
+use crate::core::model::humanoid::Side;
 use crate::tr;
 use bevy::prelude::{MessageWriter, Vec3};
 
@@ -154,7 +154,7 @@ pub(super) fn draw_gaze(
             .model
             .look_at
             .clone()
-            .unwrap_or_else(crate::core::look_at::LookAt::standard)
+            .unwrap_or_else(crate::core::model::look_at::LookAt::standard)
             .eyes(&editor.rig, &editor.pose)
             .0;
         let next = match chosen {
@@ -189,7 +189,7 @@ pub(super) fn draw_gaze(
                 slider_edit(&response, edit, edits);
             }
         }
-        Some(LookTarget::Angles(g)) if g != crate::core::look_at::Gaze::default() => {
+        Some(LookTarget::Angles(g)) if g != crate::core::body::look::Gaze::default() => {
             ui.label(tr!(
                 "ui-gaze-turned",
                 yaw = format!("{:.0}", g.yaw),

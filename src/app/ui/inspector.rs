@@ -8,9 +8,9 @@ use super::menu::POSE_ACTIONS;
 use super::slider_edit;
 use crate::app::session::names::bone_label;
 use crate::app::session::{EditRequest, Prefs, Selection, Session, UiSpace};
-use crate::core::edit::{Edit, GripSide, PoseEdit};
-use crate::core::humanoid::{ALL_BONES, Bone, Side};
-use crate::core::pose::is_identity;
+use crate::core::animation::edit::{Edit, GripSide, PoseEdit};
+use crate::core::body::pose::is_identity;
+use crate::core::model::humanoid::{ALL_BONES, Bone, Side};
 use crate::tr;
 
 /// How far the Grip buttons curl the fingers.

@@ -13,11 +13,11 @@ use crate::app::session::{
     ModelSource, OnionSkin, PasteMask, PlacingKeys, Prefs, QuitRequested, Session, SpringBones,
     UiSpace, VrStatus, Windows,
 };
-use crate::core::edit::{Edit, KeyEdit, PoseEdit, SelectMode};
-use crate::core::export::{EXPORT_FORMATS, Writer};
-use crate::core::pose::BodyMask;
+use crate::core::animation::edit::{Edit, KeyEdit, PoseEdit, SelectMode};
+use crate::core::animation::timeline::KeyPick;
+use crate::core::body::pose::BodyMask;
+use crate::core::formats::table::{EXPORT_FORMATS, Writer};
 use crate::core::prefs::RecentKind;
-use crate::core::timeline::KeyPick;
 use crate::tr;
 
 /// A path typed into the File menu, for machines without a native file dialog.

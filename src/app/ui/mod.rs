@@ -20,7 +20,7 @@ use super::session::{
     EditRequest, EditorSet, FileRequest, KeepAwake, LoadModel, PointerOverUi, QuitRequested,
     Session, UiLayout, UiSpace, ViewRect,
 };
-use crate::core::edit::{Edit, Gesture, PoseEdit};
+use crate::core::animation::edit::{Edit, Gesture, PoseEdit};
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(

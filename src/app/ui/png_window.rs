@@ -4,8 +4,8 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, egui};
 
 use crate::app::session::{DialogPurpose, FileRequest, FileSettings, StillView, Windows};
-use crate::core::export::ExportKind;
-use crate::core::framing::CameraPreset;
+use crate::core::body::framing::CameraPreset;
+use crate::core::formats::table::ExportKind;
 use crate::tr;
 
 pub(super) fn draw(

@@ -13,8 +13,8 @@ use crate::app::session::{
     DialogPurpose, EditRequest, FileRequest, ModalTool, PasteMask, PlacingKeys, QuitRequested,
     Session, Windows,
 };
-use crate::core::edit::{Edit, KeyEdit, SelectMode};
-use crate::core::timeline::{FPS, KeyPick};
+use crate::core::animation::edit::{Edit, KeyEdit, SelectMode};
+use crate::core::animation::timeline::{FPS, KeyPick};
 
 pub(super) fn shortcuts(
     mut presses: MessageReader<KeyboardInput>,

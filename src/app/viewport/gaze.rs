@@ -11,9 +11,9 @@ use super::posing::Posing;
 use crate::app::session::{
     EditRequest, EditorSet, KeepAwake, MarkersVisible, ModalTool, PointerOverUi, Session,
 };
-use crate::core::edit::{Edit, Gesture, PoseEdit};
-use crate::core::look_at::{LookAt, LookTarget};
-use crate::core::math::ray_plane;
+use crate::core::animation::edit::{Edit, Gesture, PoseEdit};
+use crate::core::body::math::ray_plane;
+use crate::core::{body::look::LookTarget, model::look_at::LookAt};
 
 /// How close (logical pixels) a press must be to the handle to take it.
 const GRAB_RADIUS_PX: f32 = 14.0;

@@ -6,8 +6,8 @@ use bevy::prelude::*;
 use super::cursor::ViewCursor;
 use super::posing::Posing;
 use crate::app::session::{EditorSet, MarkersVisible, PointerOverUi, Selection, Session};
-use crate::core::handle::PoseHandle;
-use crate::core::humanoid::{ALL_BONES, Bone};
+use crate::core::animation::handle::PoseHandle;
+use crate::core::model::humanoid::{ALL_BONES, Bone};
 
 /// Gizmos drawn on top of the model.
 #[derive(Default, Reflect, GizmoConfigGroup)]

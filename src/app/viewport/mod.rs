@@ -22,8 +22,8 @@ use super::session::{
     Avatar, AvatarShown, EditorCamera, EditorSet, KeepAwake, ModalTool, ONION_LAYER, OVERLAY_LAYER,
     PointerOverUi, SCENE_LAYER, Selection, Session, UI_LAYER, ViewRect, spawn_lights,
 };
-use crate::core::humanoid::Bone;
-use crate::core::pose::Pose;
+use crate::core::body::pose::Pose;
+use crate::core::model::humanoid::Bone;
 
 /// Orbit camera state: looks at `focus` from `distance`, turned by `yaw` / `pitch`.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]

@@ -14,10 +14,10 @@ use crate::app::session::keymap::{self, Action};
 use crate::app::session::{
     Banner, EditRequest, EditorSet, MarkersVisible, ModalTool, PointerOverUi, Selection, Session,
 };
-use crate::core::edit::{Edit, Gesture};
-use crate::core::handle::PoseHandle;
-use crate::core::humanoid::Bone;
-use crate::core::math::{ray_axis, ray_plane, screen_angle};
+use crate::core::animation::edit::{Edit, Gesture};
+use crate::core::animation::handle::PoseHandle;
+use crate::core::body::math::{ray_axis, ray_plane, screen_angle};
+use crate::core::model::humanoid::Bone;
 
 /// Move or rotate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

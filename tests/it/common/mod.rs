@@ -624,7 +624,7 @@ pub fn world_of(
 /// The glTF JSON of a GLB file (a model or an animation).
 pub fn glb_json(path: &Path) -> serde_json::Value {
     let bytes = std::fs::read(path).unwrap();
-    serde_json::from_slice(vrma_maker::core::glb::split(&bytes).unwrap().json).unwrap()
+    serde_json::from_slice(vrma_maker::core::files::glb::split(&bytes).unwrap().json).unwrap()
 }
 
 pub fn edited_glb(
@@ -633,13 +633,13 @@ pub fn edited_glb(
     change: impl FnOnce(&mut serde_json::Value),
 ) -> PathBuf {
     let bytes = std::fs::read(model).unwrap();
-    let glb = vrma_maker::core::glb::split(&bytes).unwrap();
+    let glb = vrma_maker::core::files::glb::split(&bytes).unwrap();
     let mut root: serde_json::Value = serde_json::from_slice(glb.json).unwrap();
     change(&mut root);
     let json = serde_json::to_vec(&root).unwrap();
     std::fs::write(
         &out,
-        vrma_maker::core::glb::build(&json, glb.bin.unwrap_or(&[])),
+        vrma_maker::core::files::glb::build(&json, glb.bin.unwrap_or(&[])),
     )
     .unwrap();
     out

@@ -1,11 +1,13 @@
 //! VR posing without a headset (SPEC §10): the spheres, grabbing them with controllers or
-//! bare hands, following the grab point, the buttons and sticks, and the One Euro filter
-//! for hand-tracking joints. Everything here is pure: the app feeds it poses read from
+//! bare hands, following the grab point, the buttons and sticks (hand-tracking joints
+//! are steadied by `body::smoothing`); the panel's layout in `panel`. Everything here is pure: the app feeds it poses read from
 //! OpenXR once per frame and sends the edits it returns through the one edit path.
 //!
 //! Coordinates are the model space of the rig (the desktop editor's world). The app puts
 //! the player 2 m in front of the avatar by moving the tracking root, not the avatar, so
 //! controller poses only need the root's transform to land here.
+
+pub mod panel;
 
 use glam::{Quat, Vec2, Vec3};
 

@@ -4,8 +4,8 @@
 use bevy::prelude::*;
 
 use super::{PanelMode, VrInput};
+use crate::core::vr::panel::pinned_at_start;
 use crate::core::vr::{HandInput, PRESS_AT, Place, Pointer, walk_step};
-use crate::core::vr_panel::pinned_at_start;
 
 /// The tracking root's transform for a place of the player.
 pub(super) fn root_transform(place: &Place) -> Transform {

@@ -13,11 +13,12 @@ use super::comfort::{recentre_player, root_transform, scale_player, turn_and_wal
 use super::panels::PanelInput;
 use super::{ControllerSpace, PanelMode, SphereMesh, VrActions, VrGizmos, VrInput};
 use crate::app::session::{EditRequest, Session, VrStatus};
-use crate::core::edit::Edit;
-use crate::core::vr::{
-    Buttons, HandInput, OneEuroVec3, Pointer, button_commands, scrub_step, spheres,
+use crate::core::animation::edit::Edit;
+use crate::core::vr::panel::{PanelReach, on_plane, palette_at, radial_at};
+use crate::core::{
+    body::smoothing::OneEuroVec3, vr::Buttons, vr::HandInput, vr::Pointer, vr::button_commands,
+    vr::scrub_step, vr::spheres,
 };
-use crate::core::vr_panel::{PanelReach, on_plane, palette_at, radial_at};
 
 type LeftJoints = (With<LeftHand>, Without<XrTrackingRoot>);
 type RightJoints = (With<RightHand>, Without<XrTrackingRoot>);

@@ -32,11 +32,12 @@ use bevy_mod_openxr::{add_xr_plugins, openxr_session_running};
 use bevy_mod_xr::session::{XrPreDestroySession, XrSessionCreated, XrSessionPlugin, XrState};
 
 use crate::app::session::{EditorSet, Launch, VR_LAYER, VrPanelPass, VrStatus};
-use crate::core::edit::GripSide;
-use crate::core::vr::{
-    Buttons, Grabber, Hold, OneEuroParams, OneEuroVec3, Place, ScaleGesture, TurnMode, Turner,
+use crate::core::animation::edit::GripSide;
+use crate::core::vr::panel::{PanelPlace, PanelPointer, pinned_at_start};
+use crate::core::{
+    body::smoothing::OneEuroParams, body::smoothing::OneEuroVec3, vr::Buttons, vr::Grabber,
+    vr::Hold, vr::Place, vr::ScaleGesture, vr::TurnMode, vr::Turner,
 };
-use crate::core::vr_panel::{PanelPlace, PanelPointer, pinned_at_start};
 
 use input::{place_spheres, vr_input};
 use panels::{VrRadialPass, draw_panel_frame, draw_radial, place_panel};
@@ -150,7 +151,7 @@ struct ControllerSpace {
 
 /// A sphere's mesh (one per movable handle of the handle table).
 #[derive(Component)]
-struct SphereMesh(crate::core::handle::PoseHandle);
+struct SphereMesh(crate::core::animation::handle::PoseHandle);
 
 /// Lasers and held-sphere outlines.
 #[derive(Default, Reflect, GizmoConfigGroup)]

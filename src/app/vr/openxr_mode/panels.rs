@@ -12,11 +12,11 @@ use crate::app::session::{
     Banner, DialogPurpose, EditRequest, FileRequest, Session, VR_LAYER, VrPanel, VrPanelPass,
     panel_button, panel_rect,
 };
-use crate::core::edit::{GripSide, PoseEdit};
-use crate::core::export::ExportKind;
-use crate::core::humanoid::Side;
+use crate::core::animation::edit::{GripSide, PoseEdit};
+use crate::core::formats::table::ExportKind;
+use crate::core::model::humanoid::Side;
 use crate::core::vr::TurnMode;
-use crate::core::vr_panel::{
+use crate::core::vr::panel::{
     PANEL_POINTS, PANEL_ZOOM, PanelEvent, PanelPlace, RADIAL_POINTS, panel_pixels,
 };
 
@@ -201,8 +201,8 @@ fn made_for_lasers(ctx: &egui::Context) {
     if ctx.zoom_factor() != PANEL_ZOOM {
         ctx.set_zoom_factor(PANEL_ZOOM);
         ctx.options_mut(|o| {
-            o.input_options.max_click_duration = crate::core::vr_panel::CLICK_SECONDS;
-            o.input_options.max_click_dist = crate::core::vr_panel::CLICK_TRAVEL;
+            o.input_options.max_click_duration = crate::core::vr::panel::CLICK_SECONDS;
+            o.input_options.max_click_dist = crate::core::vr::panel::CLICK_TRAVEL;
         });
     }
 }
@@ -214,7 +214,7 @@ pub(super) fn draw_radial(
     mut input: ResMut<VrInput>,
     mut edits: MessageWriter<EditRequest>,
 ) {
-    use crate::core::vr_panel::{RADIAL_SIDE, radial_slot};
+    use crate::core::vr::panel::{RADIAL_SIDE, radial_slot};
     let ctx = menu.get_mut().clone();
     made_for_lasers(&ctx);
     let rect = panel_rect;
@@ -225,7 +225,7 @@ pub(super) fn draw_radial(
             RADIAL_POINTS.x * 0.5 - 1.0,
             egui::Color32::from_rgb(PANEL_FILL[0], PANEL_FILL[1], PANEL_FILL[2]),
         );
-    let presets = crate::core::hand::presets();
+    let presets = crate::core::body::hand::presets();
     egui::Area::new(egui::Id::new("vr-hand-menu"))
         .fixed_pos(egui::Pos2::ZERO)
         .movable(false)
@@ -271,7 +271,7 @@ pub(super) fn draw_panel_frame(
     banner: Res<Banner>,
     mut files: MessageWriter<FileRequest>,
 ) {
-    use crate::core::vr_panel::{EXPORT_BUTTON, HEADER, HINT, PIN_BUTTON, TURN_BUTTON};
+    use crate::core::vr::panel::{EXPORT_BUTTON, HEADER, HINT, PIN_BUTTON, TURN_BUTTON};
     let ctx = panel.get_mut().clone();
     made_for_lasers(&ctx);
     let rect = panel_rect;
@@ -341,12 +341,14 @@ pub(super) fn draw_panel_frame(
 /// Where the panel's Export VRMA writes: beside the project (or the model) under its
 /// name, else in the user's data folder; never over an existing file.
 fn export_path(session: &Session) -> std::path::PathBuf {
-    use crate::core::export::unused_path;
+    use crate::core::formats::table::unused_path;
     let base = session
         .project_path
         .clone()
         .or_else(|| session.model_path.clone())
-        .unwrap_or_else(|| crate::core::library::default_dir().with_file_name("animation"));
+        .unwrap_or_else(|| {
+            crate::core::animation::library::default_dir().with_file_name("animation")
+        });
     if let Some(dir) = base.parent() {
         let _ = std::fs::create_dir_all(dir);
     }

@@ -22,7 +22,7 @@ use super::{ControllerSpace, SphereMesh, VrActions, VrInput};
 use crate::app::session::{
     EditRequest, EditorCamera, ExitGate, MarkersVisible, VR_LAYER, VrPanel, VrStatus,
 };
-use crate::core::edit::{Edit, Gesture};
+use crate::core::animation::edit::{Edit, Gesture};
 use crate::core::vr::{Grabber, Place, vr_handles};
 
 /// The window's view while it mirrors the headset (vertical field of view).
