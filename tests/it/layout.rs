@@ -398,10 +398,7 @@ fn core_unit(path: &[String]) -> Option<String> {
 }
 
 /// The edges between units (`from`, `to`, the import), top-level and within layers.
-fn core_edges(
-    references: &[CoreFile],
-    src: &Path,
-) -> Vec<(String, String, String)> {
+fn core_edges(references: &[CoreFile], src: &Path) -> Vec<(String, String, String)> {
     let mut edges = Vec::new();
     for (file, module, targets) in references {
         for target in targets {
