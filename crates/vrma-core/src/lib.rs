@@ -1,6 +1,6 @@
 //! The pure core: no ECS, no window, no Bevy. glam math (the same glam as `bevy::math`), tested directly and fuzzed on its own.
 
-// The layers, each using only those above it in this list (`tests/it/layout.rs` checks).
+// The layers, lowest first: each may use only the ones before it (`tests/it/layout.rs` checks).
 pub mod animation;
 pub mod body;
 pub mod files;

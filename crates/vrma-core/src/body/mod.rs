@@ -1,6 +1,5 @@
-//! The body: a model posed — the normalized rig, poses, IK, hands, the gaze aimed, node
-//! constraints and springs evaluated, framing a camera, a still's pixels. A new IK solver
-//! goes here. Uses `model` and `files`.
+//! The body: a model posed (rig, pose, IK, hands, gaze, constraints and springs, framing, stills);
+//! a new IK solver goes here. Uses `model` and `files`.
 
 pub mod framing;
 pub mod gaze;

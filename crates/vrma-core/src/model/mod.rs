@@ -1,6 +1,5 @@
-//! The model: a VRM as its file describes it — humanoid bones, nodes, expressions, MToon,
-//! and the gaze, spring and constraint set-ups as data — plus the renderer's copy and the
-//! generated avatars (the mannequin, the VRoid-scale test avatar). Uses `files`.
+//! The model: a VRM as its file describes it (bones, nodes, expressions, MToon, gaze, springs,
+//! constraints), the renderer's copy, the generated avatars. Uses `files`.
 
 pub mod constraint;
 pub mod display;
