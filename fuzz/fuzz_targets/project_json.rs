@@ -29,8 +29,13 @@ fuzz_target!(|data: &[u8]| {
     editor.advance(1.0 / 30.0);
     // Export is bounded by the one-hour limit; keep the fuzzer fast on long timelines.
     if end <= 10.0 {
-        let (bytes, _) =
-            vrma_core::formats::vrma::export::export_vrma(rig, &editor.timeline, &editor.pose, editor.settings.fps, &mut |_| {});
+        let (bytes, _) = vrma_core::formats::vrma::export::export_vrma(
+            rig,
+            &editor.timeline,
+            &editor.pose,
+            editor.settings.fps,
+            &mut |_| {},
+        );
         assert!(!bytes.is_empty());
     }
 });

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use vrma_core::body::pose::{Pose, PoseDirections};
-use vrma_core::{model::expressions, body::framing};
+use vrma_core::{body::framing, model::expressions};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(rig) = vrma_core::body::rig::rig_from_bytes(data) else {
@@ -29,8 +29,11 @@ fuzz_target!(|data: &[u8]| {
     let _ = expressions::morph_weights(&rig.model, &weights);
     // The renderer's copy: refused or made, never a panic; what it makes reads the same.
     let limits = vrma_core::model::display::DeviceLimits::WGPU_DEFAULT;
-    if let Ok(display) = vrma_core::model::display::prepare(data, &limits, &mut |_, _| Err("no".into())) {
-        let again = vrma_core::body::rig::rig_from_bytes(&display.bytes).expect("the display copy parses");
+    if let Ok(display) =
+        vrma_core::model::display::prepare(data, &limits, &mut |_, _| Err("no".into()))
+    {
+        let again =
+            vrma_core::body::rig::rig_from_bytes(&display.bytes).expect("the display copy parses");
         assert_eq!(again.model.nodes.len(), rig.model.nodes.len());
     }
 });

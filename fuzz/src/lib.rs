@@ -3,9 +3,9 @@
 
 use std::sync::OnceLock;
 
-use vrma_core::model::mannequin::{self, MannequinVariant};
 use vrma_core::body::pose::Pose;
 use vrma_core::body::rig::Rig;
+use vrma_core::model::mannequin::{self, MannequinVariant};
 
 /// The VRM 1.0 mannequin's rig, built once per process.
 pub fn mannequin_rig() -> &'static Rig {

@@ -6,10 +6,10 @@ use std::path::Path;
 
 use serde_json::json;
 use vrma_core::animation::edit::{Edit, Editor, KeyEdit, PoseEdit};
+use vrma_core::animation::timeline::Ease;
+use vrma_core::body::pose::PoseDirections;
 use vrma_core::model::humanoid::Side;
 use vrma_core::model::mannequin::{self, MannequinVariant};
-use vrma_core::body::pose::PoseDirections;
-use vrma_core::animation::timeline::Ease;
 
 fn write(dir: &Path, target: &str, name: &str, bytes: &[u8]) {
     let dir = dir.join(target);
@@ -51,9 +51,18 @@ fn main() {
     let project_json = serde_json::to_vec_pretty(&project.to_json()).unwrap();
     write(dir, "project_json", "three-keys.json", &project_json);
 
-    let (vrma, _) =
-        vrma_core::formats::vrma::export::export_vrma(&rig, &editor.timeline, &editor.pose, editor.settings.fps, &mut |_| {});
+    let (vrma, _) = vrma_core::formats::vrma::export::export_vrma(
+        &rig,
+        &editor.timeline,
+        &editor.pose,
+        editor.settings.fps,
+        &mut |_| {},
+    );
     write(dir, "vrma_import", "three-keys.vrma", &vrma);
+
+    // A BVH of two joints and two frames, Mixamo-named.
+    let bvh = "HIERARCHY\nROOT mixamorig:Hips\n{\n  OFFSET 0 90 0\n  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n  JOINT mixamorig:Spine\n  {\n    OFFSET 0 10 0\n    CHANNELS 3 Zrotation Xrotation Yrotation\n    End Site\n    {\n      OFFSET 0 20 0\n    }\n  }\n}\nMOTION\nFrames: 2\nFrame Time: 0.0333333\n0 90 0 0 0 0 0 0 0\n1 91 0 5 0 0 10 0 0\n";
+    write(dir, "bvh", "two-joints.bvh", bvh.as_bytes());
 
     let script = json!([
         {"op": "rotate", "bone": "spine", "quat": [0.05, 0.2, 0.0, 0.98]},

@@ -1,5 +1,6 @@
 //! Formats: one folder per animation format (`vrma`) and the one table of exports (`table`); a new
 //! import or export format is a folder here. Uses `animation`, `body`, `model`, `files`.
 
+pub mod bvh;
 pub mod table;
 pub mod vrma;
