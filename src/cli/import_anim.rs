@@ -1,5 +1,6 @@
-//! `vrma-maker import-anim --model M --anim A.vrma|A.glb -o PROJECT.json [--rate N]`:
-//! an animation as editable keys, retargeted onto the model (SPEC §11).
+//! `vrma-maker import-anim --model M --anim A.vrma|A.glb|A.bvh -o PROJECT.json
+//! [--keys reduced|every-frame] [--tolerance DEG[,MM]] [--map MAP.json] [--from S --to S]
+//! [--rate N]`: an animation as editable keys, retargeted onto the model (SPEC §11).
 
 use std::path::Path;
 
@@ -8,19 +9,16 @@ use serde_json::{Value, json};
 use crate::core::Refusal;
 use crate::core::animation::edit::Editor;
 use crate::core::animation::project::Project;
-use crate::core::formats::vrma::import::{AnimationKind, import_animation, read_animation_file};
+use crate::core::formats::table::{ImportOptions, import_file};
 
-pub fn run(model: &Path, anim: &Path, output: &Path, rate: Option<f32>) -> Result<Value, Refusal> {
+pub fn run(
+    model: &Path,
+    anim: &Path,
+    output: &Path,
+    options: &ImportOptions,
+) -> Result<Value, Refusal> {
     let rig = crate::core::body::rig::load_rig(model)?;
-    let (bytes, external) = read_animation_file(anim)?;
-    let imported = import_animation(
-        &bytes,
-        &external,
-        AnimationKind::from_path(anim),
-        rig.hips_rest(),
-        rate,
-    )
-    .map_err(|e| e.context(anim.display()))?;
+    let imported = import_file(anim, &rig, options)?;
     let mut warnings = imported.warnings.clone();
     let project = Project {
         model_path: Some(model.to_path_buf()),
@@ -42,7 +40,7 @@ pub fn run(model: &Path, anim: &Path, output: &Path, rate: Option<f32>) -> Resul
     for w in &warnings {
         eprintln!("warning: {w}");
     }
-    Ok(json!({
+    let mut facts = json!({
         "output": output.display().to_string(),
         "keys": project.timeline.keys().len(),
         "source_keyframe_times": imported.source_times,
@@ -50,5 +48,34 @@ pub fn run(model: &Path, anim: &Path, output: &Path, rate: Option<f32>) -> Resul
         "restored": imported.fps.is_some(),
         "plants": project.timeline.plants().len(),
         "warnings": warnings,
-    }))
+    });
+    if let Some(report) = &imported.mapping {
+        facts["mapping"] = json!({
+            "mapped": report.mapped.iter().map(|(b, j)| json!({"bone": b, "joint": j})).collect::<Vec<_>>(),
+            "unused_joints": report.unused,
+            "missing_bones": report.missing,
+        });
+    }
+    Ok(facts)
+}
+
+/// `--tolerance 1` (degrees) or `--tolerance 1,5` (degrees, millimetres).
+pub fn parse_tolerance(text: &str) -> Result<(f32, f32), String> {
+    let mut parts = text.split(',');
+    let number = |part: Option<&str>, what: &str, default: f32| -> Result<f32, String> {
+        match part.map(str::trim) {
+            None => Ok(default),
+            Some(p) => p
+                .parse::<f32>()
+                .ok()
+                .filter(|v| v.is_finite() && *v > 0.0 && *v <= 90.0)
+                .ok_or_else(|| format!("'{p}' is not a {what} from 0 to 90")),
+        }
+    };
+    let degrees = number(parts.next(), "number of degrees", 1.0)?;
+    let millimetres = number(parts.next(), "number of millimetres", 5.0)?;
+    if parts.next().is_some() {
+        return Err("expected DEGREES or DEGREES,MILLIMETRES".into());
+    }
+    Ok((degrees, millimetres))
 }

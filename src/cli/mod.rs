@@ -114,7 +114,8 @@ pub enum Command {
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
     },
-    /// Import a .vrma or a humanoid glTF clip (.glb/.gltf) as a project with keys.
+    /// Import an animation (.vrma, a humanoid glTF clip .glb/.gltf, or BVH motion capture
+    /// .bvh) as a project with keys, retargeted onto the model.
     ImportAnim {
         #[arg(long)]
         model: PathBuf,
@@ -122,9 +123,25 @@ pub enum Command {
         anim: PathBuf,
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
-        /// Thin dense clips to at most this many keys per second.
+        /// Thin dense VRMA/glTF clips to at most this many keys per second.
         #[arg(long)]
         rate: Option<f32>,
+        /// Motion capture: whole-pose keys only where needed (reduced), or one per frame.
+        #[arg(long, value_parser = ["reduced", "every-frame"], default_value = "reduced")]
+        keys: String,
+        /// How far reduced keys may stray: degrees, or degrees,millimetres (default 1,5).
+        #[arg(long, value_name = "DEG[,MM]", value_parser = import_anim::parse_tolerance)]
+        tolerance: Option<(f32, f32)>,
+        /// A bone mapping: {"leftUpperArm": "L_Arm", …} (VRM bone → source joint; null
+        /// leaves a bone out), over the detected one.
+        #[arg(long, value_name = "MAP.json")]
+        map: Option<PathBuf>,
+        /// The first second of the source to take.
+        #[arg(long, value_name = "SECONDS")]
+        from: Option<f32>,
+        /// The last second of the source to take.
+        #[arg(long, value_name = "SECONDS")]
+        to: Option<f32>,
     },
     /// Render a pose as a transparent PNG, without a window.
     RenderPng {
@@ -268,7 +285,32 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, Refusal> {
             anim,
             output,
             rate,
-        } => import_anim::run(&model, &anim, &output, rate).map(Some),
+            keys,
+            tolerance,
+            map,
+            from,
+            to,
+        } => {
+            let (degrees, millimetres) = tolerance.unwrap_or((1.0, 5.0));
+            let options = crate::core::formats::table::ImportOptions {
+                keys: if keys == "every-frame" {
+                    crate::core::formats::motion::KeyPolicy::EveryFrame
+                } else {
+                    crate::core::formats::motion::KeyPolicy::Reduced {
+                        degrees,
+                        metres: millimetres / 1000.0,
+                    }
+                },
+                map: map
+                    .as_deref()
+                    .map(crate::core::formats::motion::UserMap::read)
+                    .transpose()?,
+                range: (from.is_some() || to.is_some())
+                    .then(|| (from.unwrap_or(0.0), to.unwrap_or(f32::MAX))),
+                rate,
+            };
+            import_anim::run(&model, &anim, &output, &options).map(Some)
+        }
         Command::RenderPng {
             model,
             pose,

@@ -15,10 +15,10 @@ use crate::core::Refusal;
 use crate::core::animation::edit::{Edit, KeyEdit};
 use crate::core::animation::project::Settings;
 use crate::core::body::framing::{STILL_FOV_DEGREES, StillCamera};
-use crate::core::formats::table::{ExportKind, ExportWork, Writer, with_extension, write_file};
-use crate::core::formats::vrma::import::{
-    AnimationKind, Imported, import_animation, read_animation_file,
+use crate::core::formats::table::{
+    ExportKind, ExportWork, ImportOptions, Writer, import_file, with_extension, write_file,
 };
+use crate::core::formats::vrma::import::Imported;
 use crate::tr;
 
 /// The running export: what it is, how far it got, and its result.
@@ -196,20 +196,13 @@ impl ImportJob {
             banner.error(tr!("files-import-running"));
             return;
         }
-        let hips = session.editor.rig.hips_rest();
+        let rig = session.editor.rig.clone();
         let file = path.clone();
-        let job = Job::spawn("import", move || {
-            read_animation_file(&file).and_then(|(bytes, external)| {
-                import_animation(
-                    &bytes,
-                    &external,
-                    AnimationKind::from_path(&file),
-                    hips,
-                    rate,
-                )
-                .map_err(|e| e.context(file.display()))
-            })
-        });
+        let options = ImportOptions {
+            rate,
+            ..Default::default()
+        };
+        let job = Job::spawn("import", move || import_file(&file, &rig, &options));
         banner.notice = Some(tr!("files-importing", path = path.display().to_string()));
         self.0 = Some((path, job));
     }

@@ -104,7 +104,10 @@ fn native_dialog(purpose: DialogPurpose, folder: &Path) -> Option<PathBuf> {
             .add_filter(tr!("files-filter-project"), &["json"])
             .pick_file(),
         DialogPurpose::ImportAnimation => dialog
-            .add_filter(tr!("files-filter-animation"), &["vrma", "glb", "gltf"])
+            .add_filter(
+                tr!("files-filter-animation"),
+                &crate::core::formats::table::import_extensions(),
+            )
             .pick_file(),
         DialogPurpose::PoseFromImage => dialog
             .add_filter(tr!("files-filter-photo"), &IMAGE_EXTENSIONS)
@@ -148,6 +151,13 @@ fn purpose_of(path: &Path) -> DialogPurpose {
         DialogPurpose::PoseFromImage
     } else if is_project_file(path) {
         DialogPurpose::OpenProject
+    } else if crate::core::formats::table::import_format(path).is_some()
+        && !["glb", "gltf"]
+            .iter()
+            .any(|e| e.eq_ignore_ascii_case(extension))
+    {
+        // Motion (.vrma, .bvh); a dropped .glb is an avatar first.
+        DialogPurpose::ImportAnimation
     } else if path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"))

@@ -1,6 +1,8 @@
-//! Formats: one folder per animation format (`vrma`) and the one table of exports (`table`); a new
+//! Formats: one folder per animation format (`vrma`, `bvh`; `motion` is what every
+//! skeleton-based import shares: names, retargeting, keys) and the one table of exports (`table`); a new
 //! import or export format is a folder here. Uses `animation`, `body`, `model`, `files`.
 
 pub mod bvh;
+pub mod motion;
 pub mod table;
 pub mod vrma;

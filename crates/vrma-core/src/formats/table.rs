@@ -1,6 +1,7 @@
-//! The one table of export formats, behind File ▸ Export and the CLI: each format's
-//! label, file extension and the function that writes it. Adding a format is an entry
-//! here (and, for a rendered one, the renderer's side in the app).
+//! The one table of formats, behind File ▸ Import/Export and the CLI: each export
+//! format's label, file extension and the function that writes it, and each import
+//! format's extensions and the function that reads it. Adding a format is an entry here
+//! (and, for a rendered one, the renderer's side in the app).
 
 use std::path::{Path, PathBuf};
 
@@ -11,7 +12,11 @@ use crate::animation::edit::Editor;
 use crate::animation::timeline::Timeline;
 use crate::body::pose::Pose;
 use crate::body::rig::Rig;
+use crate::formats::motion::{KeyPolicy, MotionOptions, UserMap};
 use crate::formats::vrma::export::export_vrma;
+use crate::formats::vrma::import::{
+    AnimationKind, Imported, import_animation, read_animation_file,
+};
 
 /// The formats, by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -265,4 +270,97 @@ mod tests {
         assert!(write_file(ExportKind::Png.format(), &work, &dir.join("x"), &mut |_| {}).is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// How an import lays out its keys (the options a format does not use are ignored).
+#[derive(Clone, Debug, Default)]
+pub struct ImportOptions {
+    /// Reduced keys (and their tolerance) or every frame, for motion from a skeleton.
+    pub keys: KeyPolicy,
+    /// The user's bone mapping (`--map`).
+    pub map: Option<UserMap>,
+    /// The seconds of the source to take (in, out).
+    pub range: Option<(f32, f32)>,
+    /// For VRMA and glTF clips: at most this many keys per second.
+    pub rate: Option<f32>,
+}
+
+/// Reads one format's file (and, for `.gltf`, the buffers beside it) as keys for `rig`.
+pub type CoreReader = fn(&Path, &Rig, &ImportOptions) -> Result<Imported, Refusal>;
+
+pub struct ImportFormat {
+    /// The dialog's filter name and what messages call it.
+    pub name: &'static str,
+    /// Lower-case extensions without the dot.
+    pub extensions: &'static [&'static str],
+    pub reader: CoreReader,
+}
+
+pub const IMPORT_FORMATS: [ImportFormat; 3] = [
+    ImportFormat {
+        name: "VRM Animation",
+        extensions: &["vrma"],
+        reader: read_vrma_or_clip,
+    },
+    ImportFormat {
+        name: "glTF animation",
+        extensions: &["glb", "gltf"],
+        reader: read_vrma_or_clip,
+    },
+    ImportFormat {
+        name: "BVH motion capture",
+        extensions: &["bvh"],
+        reader: read_bvh,
+    },
+];
+
+/// Every extension an import takes, for file dialogs and dropped files.
+pub fn import_extensions() -> Vec<&'static str> {
+    IMPORT_FORMATS
+        .iter()
+        .flat_map(|f| f.extensions.iter().copied())
+        .collect()
+}
+
+/// The import format a path's extension names.
+pub fn import_format(path: &Path) -> Option<&'static ImportFormat> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    IMPORT_FORMATS
+        .iter()
+        .find(|f| f.extensions.contains(&ext.as_str()))
+}
+
+/// Imports an animation file as keys for `rig`, by its extension.
+pub fn import_file(path: &Path, rig: &Rig, options: &ImportOptions) -> Result<Imported, Refusal> {
+    let format = import_format(path).ok_or_else(|| {
+        Refusal::new(format!(
+            "{}: not an animation this app reads (it reads .{})",
+            path.display(),
+            import_extensions().join(", .")
+        ))
+    })?;
+    (format.reader)(path, rig, options)
+}
+
+fn read_vrma_or_clip(path: &Path, rig: &Rig, options: &ImportOptions) -> Result<Imported, Refusal> {
+    let (bytes, external) = read_animation_file(path)?;
+    import_animation(
+        &bytes,
+        &external,
+        AnimationKind::from_path(path),
+        rig.hips_rest(),
+        options.rate,
+    )
+    .map_err(|e| e.context(path.display()))
+}
+
+fn read_bvh(path: &Path, rig: &Rig, options: &ImportOptions) -> Result<Imported, Refusal> {
+    let bytes = crate::read_bounded(path, crate::formats::bvh::read::MAX_BYTES as u64)?;
+    let motion = MotionOptions {
+        keys: options.keys,
+        map: options.map.clone(),
+        range: options.range,
+    };
+    crate::formats::bvh::import::import_bvh(&bytes, rig, &motion)
+        .map_err(|e| e.context(path.display()))
 }

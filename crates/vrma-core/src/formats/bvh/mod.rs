@@ -1,5 +1,5 @@
-//! BVH motion capture (Biovision Hierarchy): the skeleton with its offsets and channels,
-//! and the frames. Reading is bounded and refuses hostile files in one line; retargeting
-//! onto a rig comes with the import (issue 42).
+//! BVH motion capture (Biovision Hierarchy): reading the skeleton and frames (`read`),
+//! importing them as a motion source (`import`), and writing a rig's motion (`export`).
 
+pub mod import;
 pub mod read;

@@ -56,6 +56,8 @@ pub struct Imported {
     /// extras (not baked).
     pub fps: Option<f32>,
     pub warnings: Vec<String>,
+    /// Which source joint drives which bone, for imports from another skeleton.
+    pub mapping: Option<crate::formats::motion::MappingReport>,
 }
 
 /// Mixamo bone names (after the `mixamorig:` prefix) → VRM bones.
@@ -523,6 +525,7 @@ pub fn import_animation(
                 source_times,
                 fps: Some(fps),
                 warnings,
+                mapping: None,
             });
         }
     }
@@ -633,6 +636,7 @@ pub fn import_animation(
         source_times,
         fps: None,
         warnings,
+        mapping: None,
     })
 }
 

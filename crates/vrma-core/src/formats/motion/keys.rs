@@ -1,0 +1,222 @@
+//! A baked motion as editable keys: every frame, or whole-pose keys only where the
+//! motion needs them. Reduction splits a span at its worst frame until the key pair
+//! around every frame, with the ease that fits it best, stays within the tolerance on
+//! every bone and on the hips — the same eases the timeline plays, so what was checked
+//! is what plays.
+
+use glam::Quat;
+
+use super::retarget::{Baked, BakedFrame};
+use crate::Refusal;
+use crate::animation::timeline::{Ease, FPS, Key, Timeline, snap};
+use crate::body::math::slerp_shortest;
+use crate::body::pose::Pose;
+use crate::model::humanoid::Bone;
+
+/// How the keys are laid out.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum KeyPolicy {
+    /// Keys only where needed: each bone within `degrees`, the hips within `metres`.
+    Reduced { degrees: f32, metres: f32 },
+    /// A key on every 1/30 s frame.
+    EveryFrame,
+}
+
+impl Default for KeyPolicy {
+    fn default() -> Self {
+        KeyPolicy::Reduced {
+            degrees: 1.0,
+            metres: 0.005,
+        }
+    }
+}
+
+/// The eases tried on a span, cheapest first.
+const FITTING_EASES: [Ease; 4] = [Ease::Linear, Ease::InOut, Ease::In, Ease::Out];
+
+/// Whether every frame inside `a..b` is within tolerance of the pair `a`, `b` eased by
+/// `ease`; for `Linear`, also the worst frame (where a span that does not fit splits).
+fn span_error(
+    frames: &[BakedFrame],
+    moving: &[Bone],
+    (a, b): (usize, usize),
+    ease: Ease,
+    (max_chord_sq, max_metres_sq): (f32, f32),
+) -> (bool, usize) {
+    let (fa, fb) = (&frames[a], &frames[b]);
+    let mut worst = (0.0f32, a + (b - a) / 2);
+    let exhaustive = ease == Ease::Linear;
+    let mut fits = true;
+    for (k, frame) in frames.iter().enumerate().take(b).skip(a + 1) {
+        let w = ease.apply((k - a) as f32 / (b - a) as f32);
+        let mut excess = 0.0f32;
+        for &bone in moving {
+            let i = bone.index();
+            let q = slerp_shortest(fa.bones[i], fb.bones[i], w);
+            let actual = frame.bones[i];
+            let actual = if q.dot(actual) < 0.0 { -actual } else { actual };
+            // The chord |q − p| = 2·sin(angle / 4): precise for small angles, no trig.
+            excess = excess.max((q - actual).length_squared() / max_chord_sq);
+        }
+        let hips = fa.hips.lerp(fb.hips, w);
+        excess = excess.max((hips - frame.hips).length_squared() / max_metres_sq);
+        if excess > 1.0 {
+            fits = false;
+            if !exhaustive {
+                break;
+            }
+        }
+        if excess > worst.0 {
+            worst = (excess, k);
+        }
+    }
+    (fits, worst.1)
+}
+
+/// Which frames become keys, each with the ease of the span it starts.
+pub fn choose_keys(baked: &Baked, policy: KeyPolicy) -> Vec<(usize, Ease)> {
+    let n = baked.frames.len();
+    let KeyPolicy::Reduced { degrees, metres } = policy else {
+        return (0..n).map(|i| (i, Ease::Linear)).collect();
+    };
+    if n <= 1 {
+        return (0..n).map(|i| (i, Ease::Linear)).collect();
+    }
+    let radians = degrees.max(0.001).to_radians();
+    let limits = (
+        (2.0 * (radians * 0.25).sin()).powi(2),
+        metres.max(1e-5).powi(2),
+    );
+    let mut keys = Vec::new();
+    // Spans left to check, leftmost on top, so keys come out in order.
+    let mut spans = vec![(0, n - 1)];
+    while let Some((a, b)) = spans.pop() {
+        if b - a <= 1 {
+            keys.push((a, Ease::Linear));
+            continue;
+        }
+        let mut split = None;
+        let mut fitted = None;
+        for ease in FITTING_EASES {
+            let (fits, worst) = span_error(&baked.frames, &baked.moving, (a, b), ease, limits);
+            if ease == Ease::Linear {
+                split = Some(worst);
+            }
+            if fits {
+                fitted = Some(ease);
+                break;
+            }
+        }
+        match fitted {
+            Some(ease) => keys.push((a, ease)),
+            None => {
+                // Split at the worst frame, but never in the span's outer quarters: a
+                // curve whose worst frame always sits at one end would otherwise peel
+                // one frame at a time (quadratic); this keeps the depth logarithmic.
+                let quarter = (b - a) / 4;
+                let m = split
+                    .unwrap_or(a + (b - a) / 2)
+                    .clamp(a + quarter.max(1), b - quarter.max(1));
+                spans.push((m, b));
+                spans.push((a, m));
+            }
+        }
+    }
+    keys.push((n - 1, Ease::Linear));
+    keys
+}
+
+/// The baked motion as a timeline starting at 0 s.
+pub fn lay_out(baked: &Baked, policy: KeyPolicy) -> Result<Timeline, Refusal> {
+    let keys = choose_keys(baked, policy)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (frame, ease))| {
+            let source = &baked.frames[frame];
+            let mut pose = Pose::default();
+            pose.bones = source.bones.map(Quat::normalize);
+            pose.hips = Some(source.hips);
+            Key {
+                id: i as u64 + 1,
+                file_id: None,
+                t: snap(frame as f32 / FPS),
+                ease,
+                pose,
+            }
+        })
+        .collect();
+    Timeline::from_keys(keys)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::humanoid::BONE_COUNT;
+    use glam::Vec3;
+
+    fn baked(angles: &[f32]) -> Baked {
+        Baked {
+            frames: angles
+                .iter()
+                .map(|&a| {
+                    let mut bones = [Quat::IDENTITY; BONE_COUNT];
+                    bones[Bone::LeftUpperArm.index()] = Quat::from_rotation_z(a.to_radians());
+                    BakedFrame {
+                        bones,
+                        hips: Vec3::Y,
+                    }
+                })
+                .collect(),
+            moving: vec![Bone::LeftUpperArm],
+        }
+    }
+
+    #[test]
+    fn a_steady_turn_needs_two_keys_and_a_corner_three() {
+        let steady: Vec<f32> = (0..61).map(|i| i as f32).collect();
+        assert_eq!(choose_keys(&baked(&steady), KeyPolicy::default()).len(), 2);
+        let corner: Vec<f32> = (0..61).map(|i| 30.0 - (i as f32 - 30.0).abs()).collect();
+        let keys = choose_keys(&baked(&corner), KeyPolicy::default());
+        assert_eq!(
+            keys.iter().map(|k| k.0).collect::<Vec<_>>(),
+            vec![0, 30, 60]
+        );
+    }
+
+    #[test]
+    fn an_eased_move_is_one_span_with_its_ease() {
+        let eased: Vec<f32> = (0..31)
+            .map(|i| 40.0 * Ease::InOut.apply(i as f32 / 30.0))
+            .collect();
+        let keys = choose_keys(&baked(&eased), KeyPolicy::default());
+        assert_eq!(keys, vec![(0, Ease::InOut), (30, Ease::Linear)]);
+        let every = choose_keys(&baked(&eased), KeyPolicy::EveryFrame);
+        assert_eq!(every.len(), 31);
+    }
+
+    #[test]
+    fn reduced_keys_replay_within_the_tolerance() {
+        let wobble: Vec<f32> = (0..300)
+            .map(|i| 50.0 * (i as f32 * 0.07).sin() + 10.0 * (i as f32 * 0.31).cos())
+            .collect();
+        let motion = baked(&wobble);
+        let timeline = lay_out(&motion, KeyPolicy::default()).unwrap();
+        assert!(
+            timeline.keys().len() < wobble.len() / 3,
+            "{}",
+            timeline.keys().len()
+        );
+        for (i, frame) in motion.frames.iter().enumerate() {
+            let pose = timeline.sample(i as f32 / FPS, Vec3::Y).unwrap();
+            let error = crate::body::math::angle_between(
+                pose.rotation(Bone::LeftUpperArm),
+                frame.bones[Bone::LeftUpperArm.index()],
+            );
+            assert!(
+                error.to_degrees() <= 1.0 + 1e-3,
+                "frame {i}: {}",
+                error.to_degrees()
+            );
+        }
+    }
+}
