@@ -1,13 +1,14 @@
 //! `vrma-maker export-vrma --model M --project P -o OUT.vrma`: the timeline as a VRM
-//! Animation (SPEC §7), through the export table File ▸ Export uses. Prints what was
-//! written.
+//! Animation (SPEC §7); `export-anim … -o OUT.vrma|OUT.bvh` in the format the name
+//! says. Both go through the export table File ▸ Export uses and print what was written.
 
 use std::path::Path;
 
 use serde_json::Value;
 
 use crate::core::Refusal;
-use crate::core::formats::table::{ExportKind, ExportWork, write_file};
+use crate::core::formats::bvh::write::BvhUnit;
+use crate::core::formats::table::{ExportKind, ExportWork, export_format_for, write_file};
 
 pub fn run(model: &Path, project: &Path, output: &Path) -> Result<Value, Refusal> {
     let editor = super::open_editor(model, Some(project))?;
@@ -17,5 +18,19 @@ pub fn run(model: &Path, project: &Path, output: &Path) -> Result<Value, Refusal
         output,
         &mut |_| {},
     )?;
+    Ok(written.facts)
+}
+
+pub fn run_any(model: &Path, project: &Path, output: &Path, unit: &str) -> Result<Value, Refusal> {
+    let format = export_format_for(output).ok_or_else(|| {
+        Refusal::new(format!(
+            "{}: the name must end in .vrma or .bvh to say the format",
+            output.display()
+        ))
+    })?;
+    let editor = super::open_editor(model, Some(project))?;
+    let mut work = ExportWork::of(&editor);
+    work.bvh_unit = BvhUnit::from_name(unit).unwrap_or_default();
+    let (_, written) = write_file(format, &work, output, &mut |_| {})?;
     Ok(written.facts)
 }

@@ -114,6 +114,19 @@ pub enum Command {
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
     },
+    /// Export the project's timeline in the format the output's extension names:
+    /// .vrma (VRM Animation) or .bvh (the model's humanoid skeleton).
+    ExportAnim {
+        #[arg(long)]
+        model: PathBuf,
+        #[arg(long)]
+        project: PathBuf,
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        /// BVH lengths: metres or centimetres.
+        #[arg(long, value_parser = ["m", "cm"], default_value = "m")]
+        unit: String,
+    },
     /// Import an animation (.vrma, a humanoid glTF clip .glb/.gltf, or BVH motion capture
     /// .bvh) as a project with keys, retargeted onto the model.
     ImportAnim {
@@ -280,6 +293,12 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, Refusal> {
             project,
             output,
         } => export_vrma::run(&model, &project, &output).map(Some),
+        Command::ExportAnim {
+            model,
+            project,
+            output,
+            unit,
+        } => export_vrma::run_any(&model, &project, &output, &unit).map(Some),
         Command::ImportAnim {
             model,
             anim,

@@ -1,6 +1,8 @@
-"""Makes BVH test motion with Blender itself (the `bpy` wheel), not with our writer.
+"""Makes BVH test motion with Blender itself (the `bpy` wheel), not with our writer,
+and reads our BVH back with Blender's importer.
 
     python motion.py OUT_DIR [FRAMES]
+    python motion.py read-bvh IN.bvh OUT.json   (every bone's world head per frame)
 
 For each rig variant it builds an armature in Blender — T-pose or A-pose, Mixamo or
 Blender bone names, bones rolled or not, metres or centimetres, fingers — animates it
@@ -15,6 +17,24 @@ import sys
 
 import bpy
 from mathutils import Euler, Matrix, Vector
+
+def read_bvh(path, out_path):
+    """Blender's BVH importer on `path`: each bone's head in world space, every frame."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.import_anim.bvh(filepath=path, update_scene_fps=True, update_scene_duration=True)
+    rig = bpy.context.view_layer.objects.active
+    scene = bpy.context.scene
+    frames = []
+    for f in range(scene.frame_start, scene.frame_end + 1):
+        scene.frame_set(f)
+        frames.append({pb.name: list(rig.matrix_world @ pb.head) for pb in rig.pose.bones})
+    with open(out_path, "w") as out:
+        json.dump({"fps": scene.render.fps / scene.render.fps_base, "frames": frames}, out)
+
+
+if sys.argv[1] == "read-bvh":
+    read_bvh(sys.argv[2], sys.argv[3])
+    sys.exit(0)
 
 OUT = sys.argv[1]
 FRAMES = int(sys.argv[2]) if len(sys.argv) > 2 else 61
@@ -168,6 +188,7 @@ for variant in VARIANTS:
         json.dump({
             "variant": variant,
             "bones": {f"{b}|{s}|{i}": n for (b, s, i), n in names.items()},
+            "rest": {n: [list(rig.data.bones[n].head_local), list(rig.data.bones[n].tail_local)] for n in names.values()},
             "frames": truth(rig, names),
         }, out)
     print(path)

@@ -15,6 +15,7 @@ mod kill_saves;
 mod layout;
 mod library_window;
 mod malformed_corpus;
+mod motion_bvh;
 mod mtoon;
 mod png;
 mod pose_photo;

@@ -16,6 +16,7 @@ files-filter-project = VRMA Maker project
 files-filter-animation = Animation (VRMA, glTF clip, BVH)
 files-filter-photo = Photo (PNG, JPEG)
 files-filter-vrma = VRM Animation
+files-filter-bvh = BVH motion capture
 files-filter-png = PNG image
 
 # The built-in file dialog (desktops without a native one); its buttons

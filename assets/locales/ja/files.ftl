@@ -16,6 +16,7 @@ files-filter-project = VRMA Maker プロジェクト
 files-filter-animation = アニメーション (VRMA、glTF クリップ、BVH)
 files-filter-photo = 写真 (PNG、JPEG)
 files-filter-vrma = VRM アニメーション
+files-filter-bvh = BVH モーションキャプチャ
 files-filter-png = PNG 画像
 
 # The built-in file dialog (desktops without a native one); its buttons

@@ -130,6 +130,7 @@ fn native_dialog(purpose: DialogPurpose, folder: &Path) -> Option<PathBuf> {
 fn filter_name(kind: ExportKind) -> String {
     match kind {
         ExportKind::Vrma => tr!("files-filter-vrma"),
+        ExportKind::Bvh => tr!("files-filter-bvh"),
         ExportKind::Png => tr!("files-filter-png"),
         ExportKind::Pose => tr!("files-filter-pose"),
     }

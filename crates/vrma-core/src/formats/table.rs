@@ -12,6 +12,7 @@ use crate::animation::edit::Editor;
 use crate::animation::timeline::Timeline;
 use crate::body::pose::Pose;
 use crate::body::rig::Rig;
+use crate::formats::bvh::write::{BvhUnit, export_bvh};
 use crate::formats::motion::{KeyPolicy, MotionOptions, UserMap};
 use crate::formats::vrma::export::export_vrma;
 use crate::formats::vrma::import::{
@@ -22,6 +23,7 @@ use crate::formats::vrma::import::{
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExportKind {
     Vrma,
+    Bvh,
     Png,
     Pose,
 }
@@ -34,6 +36,8 @@ pub struct ExportWork {
     pub pose: Pose,
     /// The project's export frame rate.
     pub fps: f32,
+    /// Lengths in a BVH file.
+    pub bvh_unit: BvhUnit,
 }
 
 impl ExportWork {
@@ -43,6 +47,7 @@ impl ExportWork {
             timeline: editor.timeline.clone(),
             pose: editor.pose.clone(),
             fps: editor.settings.fps,
+            bvh_unit: BvhUnit::default(),
         }
     }
 }
@@ -76,7 +81,7 @@ pub struct ExportFormat {
     pub writer: Writer,
 }
 
-pub const EXPORT_FORMATS: [ExportFormat; 3] = [
+pub const EXPORT_FORMATS: [ExportFormat; 4] = [
     ExportFormat {
         kind: ExportKind::Vrma,
         menu: "Export VRMA…",
@@ -84,6 +89,14 @@ pub const EXPORT_FORMATS: [ExportFormat; 3] = [
         extension: "vrma",
         default_name: "animation.vrma",
         writer: Writer::Core(write_vrma),
+    },
+    ExportFormat {
+        kind: ExportKind::Bvh,
+        menu: "Export BVH…",
+        filter: "BVH motion capture",
+        extension: "bvh",
+        default_name: "animation.bvh",
+        writer: Writer::Core(write_bvh),
     },
     ExportFormat {
         kind: ExportKind::Png,
@@ -190,6 +203,40 @@ fn write_vrma(work: &ExportWork, progress: &mut dyn FnMut(f32)) -> Result<Writte
         } else {
             format!("{:.2} s, {} keyframes", stats.duration, stats.written_keys)
         },
+    })
+}
+
+fn write_bvh(work: &ExportWork, progress: &mut dyn FnMut(f32)) -> Result<Written, Refusal> {
+    let export = export_bvh(
+        &work.rig,
+        &work.timeline,
+        &work.pose,
+        work.fps,
+        work.bvh_unit,
+        progress,
+    );
+    Ok(Written {
+        bytes: export.text.into_bytes(),
+        facts: json!({
+            "duration": export.duration,
+            "frames": export.frames,
+            "joints": export.joints,
+            "unit": if work.bvh_unit == BvhUnit::Centimetres { "cm" } else { "m" },
+        }),
+        summary: format!(
+            "{:.2} s, {} frames of {} joints",
+            export.duration, export.frames, export.joints
+        ),
+    })
+}
+
+/// The export format a path's extension names (core-written formats only).
+pub fn export_format_for(path: &Path) -> Option<&'static ExportFormat> {
+    let ext = path.extension()?.to_str()?;
+    EXPORT_FORMATS.iter().find(|f| {
+        matches!(f.writer, Writer::Core(_))
+            && f.kind != ExportKind::Pose
+            && f.extension.eq_ignore_ascii_case(ext)
     })
 }
 

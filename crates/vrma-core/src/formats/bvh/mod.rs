@@ -3,3 +3,4 @@
 
 pub mod import;
 pub mod read;
+pub mod write;
