@@ -1,7 +1,7 @@
 """Makes BVH test motion with Blender itself (the `bpy` wheel), not with our writer,
 and reads our BVH back with Blender's importer.
 
-    python motion.py OUT_DIR [FRAMES]
+    python motion.py OUT_DIR [FRAMES [VARIANT]]
     python motion.py read-bvh IN.bvh OUT.json   (every bone's world head per frame)
 
 For each rig variant it builds an armature in Blender — T-pose or A-pose, Mixamo or
@@ -179,7 +179,10 @@ VARIANTS = [
     {"name": "mixamo_a_cm_nofingers", "naming": "mixamo", "arm_down": 35, "roll": 0.5, "scale": 100.0, "fingers": False},
 ]
 
+ONLY = sys.argv[3] if len(sys.argv) > 3 else None
 for variant in VARIANTS:
+    if ONLY and variant["name"] != ONLY:
+        continue
     rig, names = build(variant)
     animate(rig, names)
     path = f"{OUT}/{variant['name']}.bvh"

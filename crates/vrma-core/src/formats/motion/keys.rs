@@ -9,9 +9,7 @@ use glam::Quat;
 use super::retarget::{Baked, BakedFrame};
 use crate::Refusal;
 use crate::animation::timeline::{Ease, FPS, Key, Timeline, snap};
-use crate::body::math::slerp_shortest;
 use crate::body::pose::Pose;
-use crate::model::humanoid::Bone;
 
 /// How the keys are laid out.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -34,15 +32,54 @@ impl Default for KeyPolicy {
 /// The eases tried on a span, cheapest first.
 const FITTING_EASES: [Ease; 4] = [Ease::Linear, Ease::InOut, Ease::In, Ease::Out];
 
+/// One bone's slerp from key A to key B, set up once per span (the timeline's
+/// `slerp_shortest`, with its trigonometry shared by every frame in between).
+struct Arc {
+    index: usize,
+    a: Quat,
+    b: Quat,
+    theta: f32,
+    /// `1 / sin θ`, or `None` where the keys are so close that it is a normalized lerp.
+    inverse_sin: Option<f32>,
+}
+
+impl Arc {
+    fn new(index: usize, a: Quat, b: Quat) -> Arc {
+        let b = if a.dot(b) < 0.0 { -b } else { b };
+        let dot = a.dot(b).clamp(-1.0, 1.0);
+        let theta = dot.acos();
+        Arc {
+            index,
+            a,
+            b,
+            theta,
+            inverse_sin: (dot <= 0.9995).then(|| 1.0 / theta.sin()),
+        }
+    }
+
+    /// Exactly what `slerp_shortest(a, b, w)` gives.
+    fn at(&self, w: f32) -> Quat {
+        match self.inverse_sin {
+            None => (self.a * (1.0 - w) + self.b * w).normalize(),
+            Some(inv) => {
+                let wa = ((1.0 - w) * self.theta).sin() * inv;
+                let wb = (w * self.theta).sin() * inv;
+                (self.a * wa + self.b * wb).normalize()
+            }
+        }
+    }
+}
+
 /// Whether every frame inside `a..b` is within tolerance of the pair `a`, `b` eased by
-/// `ease`; for `Linear`, also the worst frame (where a span that does not fit splits).
+/// `ease`; for `Linear`, also the worst frame (where a span that does not fit splits)
+/// and how far it is over (1 = at the tolerance).
 fn span_error(
     frames: &[BakedFrame],
-    moving: &[Bone],
+    arcs: &[Arc],
     (a, b): (usize, usize),
     ease: Ease,
     (max_chord_sq, max_metres_sq): (f32, f32),
-) -> (bool, usize) {
+) -> (bool, usize, f32) {
     let (fa, fb) = (&frames[a], &frames[b]);
     let mut worst = (0.0f32, a + (b - a) / 2);
     let exhaustive = ease == Ease::Linear;
@@ -50,10 +87,9 @@ fn span_error(
     for (k, frame) in frames.iter().enumerate().take(b).skip(a + 1) {
         let w = ease.apply((k - a) as f32 / (b - a) as f32);
         let mut excess = 0.0f32;
-        for &bone in moving {
-            let i = bone.index();
-            let q = slerp_shortest(fa.bones[i], fb.bones[i], w);
-            let actual = frame.bones[i];
+        for arc in arcs {
+            let q = arc.at(w);
+            let actual = frame.bones[arc.index];
             let actual = if q.dot(actual) < 0.0 { -actual } else { actual };
             // The chord |q − p| = 2·sin(angle / 4): precise for small angles, no trig.
             excess = excess.max((q - actual).length_squared() / max_chord_sq);
@@ -70,8 +106,12 @@ fn span_error(
             worst = (excess, k);
         }
     }
-    (fits, worst.1)
+    (fits, worst.1, worst.0)
 }
+
+/// Beyond this many times the (squared) tolerance under a straight blend, no ease can
+/// bend a span into shape: it splits without trying them.
+const HOPELESS: f32 = 400.0;
 
 /// Which frames become keys, each with the ease of the span it starts.
 pub fn choose_keys(baked: &Baked, policy: KeyPolicy) -> Vec<(usize, Ease)> {
@@ -95,16 +135,25 @@ pub fn choose_keys(baked: &Baked, policy: KeyPolicy) -> Vec<(usize, Ease)> {
             keys.push((a, Ease::Linear));
             continue;
         }
+        let (fa, fb) = (&baked.frames[a], &baked.frames[b]);
+        let arcs: Vec<Arc> = baked
+            .moving
+            .iter()
+            .map(|bone| Arc::new(bone.index(), fa.bones[bone.index()], fb.bones[bone.index()]))
+            .collect();
         let mut split = None;
         let mut fitted = None;
         for ease in FITTING_EASES {
-            let (fits, worst) = span_error(&baked.frames, &baked.moving, (a, b), ease, limits);
-            if ease == Ease::Linear {
-                split = Some(worst);
-            }
+            let (fits, worst, excess) = span_error(&baked.frames, &arcs, (a, b), ease, limits);
             if fits {
                 fitted = Some(ease);
                 break;
+            }
+            if ease == Ease::Linear {
+                split = Some(worst);
+                if excess > HOPELESS {
+                    break;
+                }
             }
         }
         match fitted {
@@ -151,7 +200,7 @@ pub fn lay_out(baked: &Baked, policy: KeyPolicy) -> Result<Timeline, Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::humanoid::BONE_COUNT;
+    use crate::model::humanoid::{BONE_COUNT, Bone};
     use glam::Vec3;
 
     fn baked(angles: &[f32]) -> Baked {
@@ -217,6 +266,26 @@ mod tests {
                 "frame {i}: {}",
                 error.to_degrees()
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod arc_tests {
+    use super::*;
+    use crate::body::math::slerp_shortest;
+
+    proptest::proptest! {
+        #[test]
+        fn the_shared_set_up_slerps_as_the_timeline_does(
+            a in crate::body::math::testing::arb_quat(),
+            b in crate::body::math::testing::arb_quat(),
+            w in 0.0f32..=1.0,
+        ) {
+            let arc = Arc::new(0, a, b);
+            let q = arc.at(w);
+            let timeline = slerp_shortest(a, b, w);
+            proptest::prop_assert!((q - timeline).length() < 1e-5 || (q + timeline).length() < 1e-5);
         }
     }
 }
