@@ -52,6 +52,11 @@ fn blender_motion() -> Option<&'static Path> {
     .as_deref()
 }
 
+/// One of the Blender-made BVH files (see `VARIANTS`), for other tests.
+pub(crate) fn blender_bvh(variant: &str) -> Option<PathBuf> {
+    Some(blender_motion()?.join(format!("{variant}.bvh")))
+}
+
 const VARIANTS: [&str; 3] = ["mixamo_t_m", "blender_a_cm_rolled", "mixamo_a_cm_nofingers"];
 
 /// What Blender computed: each bone's head (armature space) by "base|side|index".

@@ -1226,7 +1226,7 @@ fn quitting_during_an_export_asks_then_waits_for_it_and_leaves_no_temporary_file
     assert!(left.is_empty(), "nothing else was left beside it: {left:?}");
 }
 
-const FILE_EXPORT_PNG: (i32, i32) = (56, 150);
+const FILE_EXPORT_PNG: (i32, i32) = (56, 171);
 /// In the Export PNG window: "Every key, one camera" and Export….
 const PNG_EVERY_KEY: (i32, i32) = (558, 147);
 const PNG_EXPORT: (i32, i32) = (580, 168);
@@ -1672,7 +1672,7 @@ fn a_hand_preset_is_one_click_and_the_eye_target_handle_drags_where_the_eyes_loo
     s.finish(&saved);
 }
 
-const FILE_POSE_FROM_IMAGE: (i32, i32) = (72, 315);
+const FILE_POSE_FROM_IMAGE: (i32, i32) = (72, 336);
 
 /// A project of `model` with no keys yet (so that Ctrl+S saves it in place).
 fn empty_project(dir: &Path, model: &Path) -> std::path::PathBuf {
@@ -1993,4 +1993,66 @@ impl FakeWebcamWindow {
         ctrl_chord(&self.session.display, "q");
         self.session.finish(&self.saved);
     }
+}
+
+/// File ▸ Import animation… of a Blender-made BVH by the mouse: the dialog reports the
+/// bone mapping, "Insert at the playhead" puts the keys the CLI makes of the same file at
+/// the playhead (the keys before and after stay), and one Ctrl+Z takes them all out.
+#[test]
+fn a_bvh_import_shows_its_mapping_and_inserts_keys_at_the_playhead_as_one_undo_step() {
+    let Some((dir, model)) = prepare("window-import-bvh") else {
+        return;
+    };
+    let Some(bvh) = crate::motion_bvh::blender_bvh("mixamo_t_m") else {
+        return;
+    };
+    let has_ocr = std::process::Command::new("tesseract")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !required_or_skip("tesseract (Debian's tesseract-ocr)", has_ocr) {
+        return;
+    }
+    let cli = import_anim(&model, &bvh, &dir.join("cli.json"));
+    let cli_project: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("cli.json")).unwrap()).unwrap();
+    let imported = key_times(&cli_project);
+    assert_eq!(imported.len() as u64, cli["keys"].as_u64().unwrap());
+    let project = dir.join("start.json");
+    let keys = json!([{"id": 1, "t": 0.0, "pose": {"bones": {}}}, {"id": 2, "t": 3.0, "pose": {"bones": {}}}]);
+    let start = json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0, "keys": keys});
+    std::fs::write(&project, start.to_string()).unwrap();
+    let saved = dir.join("saved.json");
+    let s = start_for(&dir, &project, &saved, 240);
+    xdotool(
+        &s.display,
+        &["key", "--delay", "150", "--repeat", "15", "Right"],
+    );
+    pause(1.0);
+    let before = s.save(&project);
+    assert_eq!(before["playhead"].as_f64(), Some(0.5), "{before}");
+
+    open_typed_path(&s.display, &s.window, &bvh);
+    let dialog = (820, 30, 460, 360);
+    crate::window_language::wait_for_text(&s.display, dialog, "eng", "Bone mapping", &dir);
+    let insert = crate::window_language::wait_for_text(
+        &s.display,
+        dialog,
+        "eng",
+        "Insert at the playhead",
+        &dir,
+    );
+    s.click(insert); // the radio's label selects it
+    let cancel = crate::window_language::wait_for_text(&s.display, dialog, "eng", "Cancel", &dir);
+    s.click((cancel.0 - 55, cancel.1)); // Import, left of Cancel
+    pause(1.5);
+    let after = s.save(&project);
+    let mut expected = vec![0.0];
+    expected.extend(imported.iter().map(|t| ((t + 0.5) * 30.0).round() / 30.0));
+    expected.push(3.0);
+    assert_eq!(key_times(&after), expected, "the keys went in at 0.5 s");
+    s.one_undo_step(&project, "the import", &before, &after);
+    ctrl_chord(&s.display, "q");
+    let at_exit = s.finish(&saved);
+    assert_eq!(key_times(&at_exit), expected);
 }

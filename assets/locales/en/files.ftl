@@ -122,3 +122,23 @@ files-camera-stopped = following the camera stopped unexpectedly
 files-camera-cannot-start = cannot start following: { $reason }
 files-camera-check = { $reason }; check the camera and turn Follow camera on again
 files-camera-nothing-yet = Nothing to capture yet: nobody has been followed
+files-import-title = Import animation
+files-import-source = { $seconds } s of motion at { $fps } fps, { $joints } joints
+files-import-keys = Keys:
+files-import-reduced = Only where needed
+files-import-every-frame = Every frame
+files-import-tolerance = Within
+files-import-range = Take from
+files-import-to = to
+files-import-reading = Reading…
+files-import-result = { $keys ->
+    [one] 1 key over { $seconds } s
+   *[other] { $keys } keys over { $seconds } s
+}
+files-import-preview = Preview
+files-import-mapping = Bone mapping: { $mapped } bones from the source, { $unused } joints unused
+files-import-none = (none)
+files-import-at-playhead = Insert at the playhead ({ $time } s)
+files-import-replace = Replace the timeline
+files-import-ok = Import
+files-import-cancel = Cancel

@@ -4,13 +4,13 @@
 use bevy::prelude::*;
 
 use crate::app::session::{
-    Avatar, AvatarShown, EditorCamera, KeepAwake, Session, SpringBones, StillPose, gazed_pose,
-    pose_instance, set_node_rotations,
+    Avatar, AvatarShown, EditorCamera, KeepAwake, PreviewPose, Session, SpringBones, StillPose,
+    gazed_pose, pose_instance, set_node_rotations,
 };
 
 /// Writes the raw bone transforms and morph weights from the normalized pose.
 pub(super) fn drive_skeleton(
-    (session, still_pose): (Res<Session>, Res<StillPose>),
+    (session, still_pose, preview): (Res<Session>, Res<StillPose>, Res<PreviewPose>),
     camera: Query<&GlobalTransform, With<EditorCamera>>,
     avatars: Query<&Avatar>,
     mut transforms: Query<&mut Transform>,
@@ -29,7 +29,9 @@ pub(super) fn drive_skeleton(
         .iter()
         .next()
         .map_or(Vec3::Z * 3.0, |t| t.translation());
-    let shown = gazed_pose(rig, &session.editor.pose, viewer);
+    // A dialog's preview (an import not yet made) stands in for the editor's pose.
+    let editing = preview.0.as_ref().unwrap_or(&session.editor.pose);
+    let shown = gazed_pose(rig, editing, viewer);
     let pose = still_pose.0.as_ref().unwrap_or(&shown);
     for avatar in &avatars {
         pose_instance(
@@ -45,7 +47,7 @@ pub(super) fn drive_skeleton(
             // A still holds its settled springs while it renders.
             (Some(held), _) => held.clone(),
             (None, true) => {
-                if live.step(rig, &session.editor.pose, time.delta_secs()) {
+                if live.step(rig, editing, time.delta_secs()) {
                     awake.now(); // hair still swinging: keep the frames coming
                 }
                 live.rotations(rig)

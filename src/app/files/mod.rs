@@ -7,6 +7,7 @@ mod autosave;
 mod camera;
 mod close_guard;
 mod export;
+mod import_dialog;
 mod path_dialog;
 mod photo;
 
@@ -170,12 +171,14 @@ fn purpose_of(path: &Path) -> DialogPurpose {
 }
 
 pub(super) fn plugin(app: &mut App) {
-    app.init_resource::<FileDialogs>().add_systems(
-        Update,
-        (collect_drops, take_requests, handle_answers, stay_awake)
-            .chain()
-            .in_set(EditorSet::Input),
-    );
+    app.init_resource::<FileDialogs>()
+        .init_resource::<import_dialog::ImportDialog>()
+        .add_systems(
+            Update,
+            (collect_drops, take_requests, handle_answers, stay_awake)
+                .chain()
+                .in_set(EditorSet::Input),
+        );
     export::plugin(app);
     photo::plugin(app);
     camera::plugin(app);
@@ -191,7 +194,7 @@ pub(super) fn window_plugin(app: &mut App) {
     photo::window_plugin(app);
     app.add_systems(
         bevy_egui::EguiPrimaryContextPass,
-        path_dialog::show.in_set(super::session::UiLayout::Windows),
+        (path_dialog::show, import_dialog::show).in_set(super::session::UiLayout::Windows),
     );
     app.add_systems(Update, remember_recent.in_set(EditorSet::Drive));
 }
@@ -299,6 +302,7 @@ struct AnswerOutput<'w> {
     exit: MessageWriter<'w, AppExit>,
     exports: export::Exports<'w>,
     imports: ResMut<'w, export::ImportJob>,
+    import_dialog: ResMut<'w, import_dialog::ImportDialog>,
     photo: ResMut<'w, photo::PhotoPose>,
     guard: ResMut<'w, CloseGuard>,
 }
@@ -364,6 +368,14 @@ fn handle_answers(
             DialogPurpose::Export(kind) => {
                 out.exports
                     .start(kind, &session, &settings, path, &mut banner);
+            }
+            // Motion from another skeleton is shown in a dialog first (mapping, keys,
+            // range, preview); a VRMA or glTF clip goes straight in.
+            DialogPurpose::ImportAnimation
+                if crate::core::formats::table::import_format(&path)
+                    .is_some_and(|f| f.retargets) =>
+            {
+                out.import_dialog.open(path, &session);
             }
             DialogPurpose::ImportAnimation => {
                 let rate = Some(settings.import_rate).filter(|r| *r > 0.0);

@@ -187,6 +187,11 @@ pub use crate::core::body::look::StillEyes;
 #[derive(Resource, Debug, Clone, Default)]
 pub struct StillPose(pub Option<crate::core::body::pose::Pose>);
 
+/// A pose shown instead of the editor's while a dialog previews something (an import
+/// before its keys go in); `None`: the editor's pose.
+#[derive(Resource, Debug, Clone, Default)]
+pub struct PreviewPose(pub Option<crate::core::body::pose::Pose>);
+
 /// Ask the renderer for a still.
 #[derive(Message, Clone, Debug)]
 pub struct RenderStill(pub StillRequest);

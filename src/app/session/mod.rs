@@ -257,6 +257,7 @@ pub fn plugin(app: &mut App) {
         .init_resource::<OnionSkin>()
         .init_resource::<PlacingKeys>()
         .init_resource::<StillPose>()
+        .init_resource::<PreviewPose>()
         .add_message::<EditRequest>()
         .add_message::<SaveRecoveryNow>()
         .add_message::<LoadModel>()

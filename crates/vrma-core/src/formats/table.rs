@@ -340,6 +340,9 @@ pub struct ImportFormat {
     pub name: &'static str,
     /// Lower-case extensions without the dot.
     pub extensions: &'static [&'static str],
+    /// Whether it maps another skeleton onto the rig (so a mapping, a key layout and a
+    /// range are the user's to choose before the keys go in).
+    pub retargets: bool,
     pub reader: CoreReader,
 }
 
@@ -347,16 +350,19 @@ pub const IMPORT_FORMATS: [ImportFormat; 3] = [
     ImportFormat {
         name: "VRM Animation",
         extensions: &["vrma"],
+        retargets: false,
         reader: read_vrma_or_clip,
     },
     ImportFormat {
         name: "glTF animation",
         extensions: &["glb", "gltf"],
+        retargets: false,
         reader: read_vrma_or_clip,
     },
     ImportFormat {
         name: "BVH motion capture",
         extensions: &["bvh"],
+        retargets: true,
         reader: read_bvh,
     },
 ];

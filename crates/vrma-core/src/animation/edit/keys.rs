@@ -20,6 +20,9 @@ pub enum KeyEdit {
     Move { from: f32, to: f32 },
     /// Replace all keys (importing an animation); the length grows to fit them.
     Replace(Box<Timeline>),
+    /// Put imported keys at `at` (an import placed at the playhead): the keys already
+    /// in the span they cover give way, those after it stay; the length grows to fit.
+    InsertAt { timeline: Box<Timeline>, at: f32 },
     /// Put a pose at a time (a library pose dropped on the timeline): the playhead moves
     /// there, the pose is shown and keyed. Expressions the model lacks are dropped.
     PlacePose {
@@ -96,6 +99,26 @@ impl Editor {
                 self.timeline.replace_keys(timeline);
                 // The new keys may reuse the old ones' ids.
                 self.selection.clear();
+                self.follow_playhead();
+            }
+            KeyEdit::InsertAt { timeline, at } => {
+                let mut clip = *timeline;
+                clip.retain_known_expressions(&self.expression_names, &mut Vec::new());
+                let keys: Vec<_> = clip.keys().iter().map(|k| (**k).clone()).collect();
+                let at = snap(at);
+                let end = at + clip.end();
+                let covered: Vec<u64> = self
+                    .timeline
+                    .keys()
+                    .iter()
+                    .filter(|k| (at..=end).contains(&k.t))
+                    .map(|k| k.id)
+                    .collect();
+                let mut timeline = self.timeline.clone();
+                timeline.delete_keys(&covered);
+                // Checked before anything changes: a clip past the hour is refused whole.
+                self.selection = timeline.paste_keys(&keys, at)?;
+                self.timeline = timeline;
                 self.follow_playhead();
             }
             KeyEdit::PlacePose { t, pose, mask } => {
@@ -206,6 +229,49 @@ mod tests {
         assert!(ed.apply(Edit::Seek(f32::NAN)).is_err());
         assert_eq!(ed.snapshot(), before);
         assert!(!ed.history.can_undo(), "refused edits record nothing");
+    }
+
+    #[test]
+    fn an_import_inserted_at_the_playhead_replaces_only_the_span_it_covers() {
+        let mut ed = keyed(&[0, 30, 60, 150], &[glam::Quat::IDENTITY]);
+        let mut pose = Pose::default();
+        pose.set_rotation(
+            crate::model::humanoid::Bone::Head,
+            glam::Quat::from_rotation_y(0.5),
+        );
+        let clip = Timeline::from_keys(vec![
+            crate::animation::timeline::Key {
+                id: 1,
+                file_id: None,
+                t: 0.0,
+                ease: Ease::InOut,
+                pose: pose.clone(),
+            },
+            crate::animation::timeline::Key {
+                id: 2,
+                file_id: None,
+                t: 1.5,
+                ease: Ease::Linear,
+                pose,
+            },
+        ])
+        .unwrap();
+        let before = ed.timeline.clone();
+        ed.apply(
+            KeyEdit::InsertAt {
+                timeline: Box::new(clip),
+                at: 1.0,
+            }
+            .into(),
+        )
+        .unwrap();
+        let times: Vec<f32> = ed.timeline.keys().iter().map(|k| k.t).collect();
+        assert_eq!(times, vec![0.0, 1.0, 2.5, 5.0]);
+        assert_eq!(ed.timeline.key_at(1.0).unwrap().ease, Ease::InOut);
+        assert_eq!(ed.selection.len(), 2);
+        ed.apply(super::super::Edit::Undo).unwrap();
+        // The same keys (ids are never reused, so the next one stays counted on).
+        assert_eq!(ed.timeline.keys(), before.keys());
     }
 
     #[test]

@@ -88,7 +88,9 @@ pub fn import_motion(
     let mapping = Mapping::detect(source.joints(), options.map.as_ref())?;
     let baked = retarget::bake(source, &mapping, rig, options.range, duration)?;
     let mut warnings = Vec::new();
-    let report = mapping.report(source.joints(), rig);
+    let mut report = mapping.report(source.joints(), rig);
+    report.source_seconds = duration;
+    report.source_fps = 1.0 / source.frame_time();
     if let Some(missing) = report.missing_summary() {
         warnings.push(missing);
     }

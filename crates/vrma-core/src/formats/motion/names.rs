@@ -68,6 +68,11 @@ pub struct MappingReport {
     pub unused: Vec<String>,
     /// The rig's bones that no joint drives (they keep their rest).
     pub missing: Vec<String>,
+    /// Every joint of the source, in the file's order.
+    pub joints: Vec<String>,
+    /// The source's length in seconds and frames per second.
+    pub source_seconds: f32,
+    pub source_fps: f32,
 }
 
 /// One joint name taken apart: its side, and the rest squeezed to lower-case letters and
@@ -351,6 +356,9 @@ impl Mapping {
             mapped,
             unused,
             missing,
+            joints: joints.iter().map(|j| j.name.clone()).collect(),
+            source_seconds: 0.0,
+            source_fps: 0.0,
         }
     }
 }
