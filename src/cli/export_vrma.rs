@@ -21,16 +21,24 @@ pub fn run(model: &Path, project: &Path, output: &Path) -> Result<Value, Refusal
     Ok(written.facts)
 }
 
-pub fn run_any(model: &Path, project: &Path, output: &Path, unit: &str) -> Result<Value, Refusal> {
+pub fn run_any(
+    model: &Path,
+    project: &Path,
+    output: &Path,
+    unit: &str,
+    skeleton_only: bool,
+) -> Result<Value, Refusal> {
     let format = export_format_for(output).ok_or_else(|| {
         Refusal::new(format!(
-            "{}: the name must end in .vrma or .bvh to say the format",
+            "{}: the name must end in .vrma, .bvh or .glb to say the format",
             output.display()
         ))
     })?;
     let editor = super::open_editor(model, Some(project))?;
     let mut work = ExportWork::of(&editor);
     work.bvh_unit = BvhUnit::from_name(unit).unwrap_or_default();
+    work.model_file = Some(model.to_path_buf());
+    work.skeleton_only = skeleton_only;
     let (_, written) = write_file(format, &work, output, &mut |_| {})?;
     Ok(written.facts)
 }

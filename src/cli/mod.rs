@@ -115,7 +115,8 @@ pub enum Command {
         output: PathBuf,
     },
     /// Export the project's timeline in the format the output's extension names:
-    /// .vrma (VRM Animation) or .bvh (the model's humanoid skeleton).
+    /// .vrma (VRM Animation), .bvh (the model's humanoid skeleton) or .glb (the avatar
+    /// with the animation on its own bones, for tools without a VRM plug-in).
     ExportAnim {
         #[arg(long)]
         model: PathBuf,
@@ -126,6 +127,9 @@ pub enum Command {
         /// BVH lengths: metres or centimetres.
         #[arg(long, value_parser = ["m", "cm"], default_value = "m")]
         unit: String,
+        /// glTF: the skeleton alone (a node per bone), without the avatar's meshes.
+        #[arg(long)]
+        skeleton_only: bool,
     },
     /// Import an animation (.vrma, a humanoid glTF clip .glb/.gltf, or BVH motion capture
     /// .bvh) as a project with keys, retargeted onto the model.
@@ -298,7 +302,8 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, Refusal> {
             project,
             output,
             unit,
-        } => export_vrma::run_any(&model, &project, &output, &unit).map(Some),
+            skeleton_only,
+        } => export_vrma::run_any(&model, &project, &output, &unit, skeleton_only).map(Some),
         Command::ImportAnim {
             model,
             anim,

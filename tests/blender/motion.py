@@ -3,6 +3,7 @@ and reads our BVH back with Blender's importer.
 
     python motion.py OUT_DIR [FRAMES [VARIANT]]
     python motion.py read-bvh IN.bvh OUT.json   (every bone's world head per frame)
+    python motion.py read-gltf IN.glb OUT.json FRAMES   (the same, by its glTF importer)
 
 For each rig variant it builds an armature in Blender — T-pose or A-pose, Mixamo or
 Blender bone names, bones rolled or not, metres or centimetres, fingers — animates it
@@ -32,8 +33,35 @@ def read_bvh(path, out_path):
         json.dump({"fps": scene.render.fps / scene.render.fps_base, "frames": frames}, out)
 
 
+def read_gltf(path, out_path, frames):
+    """Blender's glTF importer on `path`: each bone's head in world space at FRAMES
+    frames from the start of the imported action (its first key is the file's 0 s;
+    frames are 1/fps of the scene apart)."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.import_scene.gltf(filepath=path)
+    scene = bpy.context.scene
+    rigs = [o for o in scene.objects if o.type == "ARMATURE"]
+    animated = [o for o in scene.objects if o.animation_data and o.animation_data.action]
+    start = int(round(min(o.animation_data.action.frame_range[0] for o in animated)))
+    out = []
+    for f in range(frames):
+        scene.frame_set(start + f)
+        if rigs:
+            # A skinned avatar: its bones.
+            rig = rigs[0]
+            out.append({pb.name: list(rig.matrix_world @ pb.head) for pb in rig.pose.bones})
+        else:
+            # A skeleton without a mesh comes in as empties, one per node.
+            out.append({o.name: list(o.matrix_world.translation) for o in scene.objects})
+    with open(out_path, "w") as handle:
+        json.dump({"fps": scene.render.fps / scene.render.fps_base, "frames": out}, handle)
+
+
 if sys.argv[1] == "read-bvh":
     read_bvh(sys.argv[2], sys.argv[3])
+    sys.exit(0)
+if sys.argv[1] == "read-gltf":
+    read_gltf(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     sys.exit(0)
 
 OUT = sys.argv[1]

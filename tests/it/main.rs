@@ -16,6 +16,7 @@ mod layout;
 mod library_window;
 mod malformed_corpus;
 mod motion_bvh;
+mod motion_gltf;
 mod mtoon;
 mod png;
 mod pose_photo;

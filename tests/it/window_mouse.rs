@@ -1226,7 +1226,7 @@ fn quitting_during_an_export_asks_then_waits_for_it_and_leaves_no_temporary_file
     assert!(left.is_empty(), "nothing else was left beside it: {left:?}");
 }
 
-const FILE_EXPORT_PNG: (i32, i32) = (56, 171);
+const FILE_EXPORT_PNG: (i32, i32) = (56, 192);
 /// In the Export PNG window: "Every key, one camera" and Export….
 const PNG_EVERY_KEY: (i32, i32) = (558, 147);
 const PNG_EXPORT: (i32, i32) = (580, 168);
@@ -1672,7 +1672,7 @@ fn a_hand_preset_is_one_click_and_the_eye_target_handle_drags_where_the_eyes_loo
     s.finish(&saved);
 }
 
-const FILE_POSE_FROM_IMAGE: (i32, i32) = (72, 336);
+const FILE_POSE_FROM_IMAGE: (i32, i32) = (72, 357);
 
 /// A project of `model` with no keys yet (so that Ctrl+S saves it in place).
 fn empty_project(dir: &Path, model: &Path) -> std::path::PathBuf {

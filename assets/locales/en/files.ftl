@@ -17,6 +17,7 @@ files-filter-animation = Animation (VRMA, glTF clip, BVH)
 files-filter-photo = Photo (PNG, JPEG)
 files-filter-vrma = VRM Animation
 files-filter-bvh = BVH motion capture
+files-filter-glb = glTF binary
 files-filter-png = PNG image
 
 # The built-in file dialog (desktops without a native one); its buttons

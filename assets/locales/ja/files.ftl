@@ -17,6 +17,7 @@ files-filter-animation = アニメーション (VRMA、glTF クリップ、BVH)
 files-filter-photo = 写真 (PNG、JPEG)
 files-filter-vrma = VRM アニメーション
 files-filter-bvh = BVH モーションキャプチャ
+files-filter-glb = glTF バイナリ
 files-filter-png = PNG 画像
 
 # The built-in file dialog (desktops without a native one); its buttons

@@ -92,7 +92,8 @@ impl Exports<'_> {
                     banner.error(tr!("files-export-running"));
                     return;
                 }
-                let work = ExportWork::of(&session.editor);
+                let mut work = ExportWork::of(&session.editor);
+                work.model_file = session.model_path.clone();
                 let progress = Progress::default();
                 let report = progress.clone();
                 let job = Job::spawn("export", move || {

@@ -132,6 +132,7 @@ fn filter_name(kind: ExportKind) -> String {
     match kind {
         ExportKind::Vrma => tr!("files-filter-vrma"),
         ExportKind::Bvh => tr!("files-filter-bvh"),
+        ExportKind::Glb => tr!("files-filter-glb"),
         ExportKind::Png => tr!("files-filter-png"),
         ExportKind::Pose => tr!("files-filter-pose"),
     }

@@ -13,6 +13,7 @@ use crate::animation::timeline::Timeline;
 use crate::body::pose::Pose;
 use crate::body::rig::Rig;
 use crate::formats::bvh::write::{BvhUnit, export_bvh};
+use crate::formats::gltf_anim::export_animated_glb;
 use crate::formats::motion::{KeyPolicy, MotionOptions, UserMap};
 use crate::formats::vrma::export::export_vrma;
 use crate::formats::vrma::import::{
@@ -24,6 +25,7 @@ use crate::formats::vrma::import::{
 pub enum ExportKind {
     Vrma,
     Bvh,
+    Glb,
     Png,
     Pose,
 }
@@ -38,6 +40,11 @@ pub struct ExportWork {
     pub fps: f32,
     /// Lengths in a BVH file.
     pub bvh_unit: BvhUnit,
+    /// The model file the rig came from (an animated glTF is that file with the
+    /// animation added); `None`: the built-in mannequin.
+    pub model_file: Option<PathBuf>,
+    /// An animated glTF of the skeleton alone, without the avatar's meshes.
+    pub skeleton_only: bool,
 }
 
 impl ExportWork {
@@ -48,6 +55,8 @@ impl ExportWork {
             pose: editor.pose.clone(),
             fps: editor.settings.fps,
             bvh_unit: BvhUnit::default(),
+            model_file: None,
+            skeleton_only: false,
         }
     }
 }
@@ -81,7 +90,7 @@ pub struct ExportFormat {
     pub writer: Writer,
 }
 
-pub const EXPORT_FORMATS: [ExportFormat; 4] = [
+pub const EXPORT_FORMATS: [ExportFormat; 5] = [
     ExportFormat {
         kind: ExportKind::Vrma,
         menu: "Export VRMA…",
@@ -97,6 +106,14 @@ pub const EXPORT_FORMATS: [ExportFormat; 4] = [
         extension: "bvh",
         default_name: "animation.bvh",
         writer: Writer::Core(write_bvh),
+    },
+    ExportFormat {
+        kind: ExportKind::Glb,
+        menu: "Export animated glTF…",
+        filter: "glTF binary",
+        extension: "glb",
+        default_name: "animation.glb",
+        writer: Writer::Core(write_glb),
     },
     ExportFormat {
         kind: ExportKind::Png,
@@ -226,6 +243,52 @@ fn write_bvh(work: &ExportWork, progress: &mut dyn FnMut(f32)) -> Result<Written
         summary: format!(
             "{:.2} s, {} frames of {} joints",
             export.duration, export.frames, export.joints
+        ),
+    })
+}
+
+fn write_glb(work: &ExportWork, progress: &mut dyn FnMut(f32)) -> Result<Written, Refusal> {
+    if work.skeleton_only {
+        // The skeleton alone is our VRMA without its VRM extension: a plain glTF
+        // animation on a node per bone, which any glTF reader plays.
+        let (bytes, stats) = export_vrma(&work.rig, &work.timeline, &work.pose, work.fps, progress);
+        let split = crate::files::glb::split(&bytes)?;
+        let mut root: Value = serde_json::from_slice(split.json)
+            .map_err(|e| Refusal::new(format!("cannot write the glTF: {e}")))?;
+        if let Some(map) = root.as_object_mut() {
+            map.remove("extensions");
+            map.remove("extensionsUsed");
+        }
+        let json = serde_json::to_vec(&root)
+            .map_err(|e| Refusal::new(format!("cannot write the glTF: {e}")))?;
+        return Ok(Written {
+            bytes: crate::files::glb::build(&json, split.bin.unwrap_or(&[])),
+            facts: json!({"duration": stats.duration, "frames": stats.frames, "skeleton_only": true}),
+            summary: format!("{:.2} s, the skeleton alone", stats.duration),
+        });
+    }
+    let model = match &work.model_file {
+        Some(path) => crate::read_bounded(path, crate::MAX_FILE_BYTES)?,
+        None => crate::model::mannequin::build(crate::model::mannequin::MannequinVariant::Vrm1),
+    };
+    let export = export_animated_glb(
+        &model,
+        &work.rig,
+        &work.timeline,
+        &work.pose,
+        work.fps,
+        progress,
+    )?;
+    Ok(Written {
+        bytes: export.bytes,
+        facts: json!({
+            "duration": export.duration,
+            "frames": export.frames,
+            "channels": export.channels,
+        }),
+        summary: format!(
+            "{:.2} s, {} frames on the avatar",
+            export.duration, export.frames
         ),
     })
 }
