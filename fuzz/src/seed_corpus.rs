@@ -64,6 +64,34 @@ fn main() {
     let bvh = "HIERARCHY\nROOT mixamorig:Hips\n{\n  OFFSET 0 90 0\n  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n  JOINT mixamorig:Spine\n  {\n    OFFSET 0 10 0\n    CHANNELS 3 Zrotation Xrotation Yrotation\n    End Site\n    {\n      OFFSET 0 20 0\n    }\n  }\n}\nMOTION\nFrames: 2\nFrame Time: 0.0333333\n0 90 0 0 0 0 0 0 0\n1 91 0 5 0 0 10 0 0\n";
     write(dir, "bvh", "two-joints.bvh", bvh.as_bytes());
 
+    // An ASCII FBX of two limb nodes, one take animating the spine (ufbx reads both
+    // ASCII and binary; the fuzzer finds its way to the binary form from the header).
+    let fbx = concat!(
+        "; FBX 7.4.0 project file\n",
+        "FBXHeaderExtension:  {\n FBXHeaderVersion: 1003\n FBXVersion: 7400\n}\n",
+        "GlobalSettings:  {\n Version: 1000\n Properties70:  {\n",
+        "  P: \"UpAxis\", \"int\", \"Integer\", \"\",1\n",
+        "  P: \"UnitScaleFactor\", \"double\", \"Number\", \"\",1\n }\n}\n",
+        "Objects:  {\n",
+        " Model: 1, \"Model::mixamorig:Hips\", \"LimbNode\" {\n  Version: 232\n  Properties70:  {\n",
+        "   P: \"Lcl Translation\", \"Lcl Translation\", \"\", \"A\",0,90,0\n  }\n }\n",
+        " Model: 2, \"Model::mixamorig:Spine\", \"LimbNode\" {\n  Version: 232\n  Properties70:  {\n",
+        "   P: \"Lcl Translation\", \"Lcl Translation\", \"\", \"A\",0,10,0\n  }\n }\n",
+        " AnimationStack: 3, \"AnimStack::Take 001\", \"\" {\n  Properties70:  {\n",
+        "   P: \"LocalStop\", \"KTime\", \"Time\", \"\",46186158000\n  }\n }\n",
+        " AnimationLayer: 4, \"AnimLayer::BaseLayer\", \"\" {\n }\n",
+        " AnimationCurveNode: 5, \"AnimCurveNode::R\", \"\" {\n  Properties70:  {\n",
+        "   P: \"d|X\", \"Number\", \"\", \"A\",0\n  }\n }\n",
+        " AnimationCurve: 6, \"AnimCurve::\", \"\" {\n  Default: 0\n  KeyVer: 4009\n",
+        "  KeyTime: *2 {\n   a: 0,46186158000\n  }\n  KeyValueFloat: *2 {\n   a: 0,30\n  }\n",
+        "  KeyAttrFlags: *1 {\n   a: 24840\n  }\n  KeyAttrDataFloat: *4 {\n   a: 0,0,0,0\n  }\n",
+        "  KeyAttrRefCount: *1 {\n   a: 2\n  }\n }\n",
+        "}\n",
+        "Connections:  {\n C: \"OO\",1,0\n C: \"OO\",2,1\n C: \"OO\",4,3\n C: \"OO\",5,4\n",
+        " C: \"OP\",5,2, \"Lcl Rotation\"\n C: \"OP\",6,5, \"d|X\"\n}\n",
+    );
+    write(dir, "fbx", "two-limbs.fbx", fbx.as_bytes());
+
     let script = json!([
         {"op": "rotate", "bone": "spine", "quat": [0.05, 0.2, 0.0, 0.98]},
         {"op": "ik", "end": "leftHand", "target": [0.3, 1.0, 0.2], "keep_angle": true},

@@ -131,8 +131,8 @@ pub enum Command {
         #[arg(long)]
         skeleton_only: bool,
     },
-    /// Import an animation (.vrma, a humanoid glTF clip .glb/.gltf, or BVH motion capture
-    /// .bvh) as a project with keys, retargeted onto the model.
+    /// Import an animation (.vrma, a humanoid glTF clip .glb/.gltf, BVH motion capture
+    /// .bvh, or FBX .fbx) as a project with keys, retargeted onto the model.
     ImportAnim {
         #[arg(long)]
         model: PathBuf,
@@ -159,6 +159,9 @@ pub enum Command {
         /// The last second of the source to take.
         #[arg(long, value_name = "SECONDS")]
         to: Option<f32>,
+        /// FBX: the take (animation stack) by name or number; the longest by default.
+        #[arg(long)]
+        take: Option<String>,
     },
     /// Render a pose as a transparent PNG, without a window.
     RenderPng {
@@ -314,6 +317,7 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, Refusal> {
             map,
             from,
             to,
+            take,
         } => {
             let (degrees, millimetres) = tolerance.unwrap_or((1.0, 5.0));
             let options = crate::core::formats::table::ImportOptions {
@@ -332,6 +336,7 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, Refusal> {
                 range: (from.is_some() || to.is_some())
                     .then(|| (from.unwrap_or(0.0), to.unwrap_or(f32::MAX))),
                 rate,
+                take,
             };
             import_anim::run(&model, &anim, &output, &options).map(Some)
         }

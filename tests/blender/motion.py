@@ -215,6 +215,14 @@ for variant in VARIANTS:
     animate(rig, names)
     path = f"{OUT}/{variant['name']}.bvh"
     bpy.ops.export_anim.bvh(filepath=path, frame_start=1, frame_end=FRAMES, global_scale=variant["scale"], rotate_mode="NATIVE")
+    # The same motion through Blender's FBX exporter (binary 7.4): Y-up by default,
+    # Z-up for the rolled rig, units as the variant's scale says.
+    up = {"axis_up": "Z", "axis_forward": "Y"} if variant["roll"] == 1.0 else {}
+    bpy.ops.export_scene.fbx(
+        filepath=f"{OUT}/{variant['name']}.fbx", object_types={"ARMATURE"}, add_leaf_bones=False,
+        bake_anim=True, bake_anim_use_all_actions=False, bake_anim_use_nla_strips=False,
+        bake_anim_simplify_factor=0.0, global_scale=variant["scale"] / 100.0 if variant["scale"] != 1.0 else 1.0,
+        apply_scale_options="FBX_SCALE_ALL", **up)
     with open(f"{OUT}/{variant['name']}.json", "w") as out:
         json.dump({
             "variant": variant,

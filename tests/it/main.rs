@@ -15,7 +15,7 @@ mod kill_saves;
 mod layout;
 mod library_window;
 mod malformed_corpus;
-mod motion_bvh;
+mod motion_capture;
 mod motion_gltf;
 mod mtoon;
 mod png;

@@ -2003,7 +2003,7 @@ fn a_bvh_import_shows_its_mapping_and_inserts_keys_at_the_playhead_as_one_undo_s
     let Some((dir, model)) = prepare("window-import-bvh") else {
         return;
     };
-    let Some(bvh) = crate::motion_bvh::blender_bvh("mixamo_t_m") else {
+    let Some(bvh) = crate::motion_capture::blender_bvh("mixamo_t_m") else {
         return;
     };
     let has_ocr = std::process::Command::new("tesseract")

@@ -33,6 +33,8 @@ pub(super) struct Open {
     /// The seconds of the source to take; `None` until the source's length is known.
     range: Option<(f32, f32)>,
     map: UserMap,
+    /// The take of a file with several (FBX), by name; `None`: the longest.
+    take: Option<String>,
     result: Option<Result<Imported, String>>,
     running: Option<Job<Result<Imported, Refusal>>>,
     /// The options changed while an import ran: run again when it ends.
@@ -54,6 +56,7 @@ impl ImportDialog {
             tolerance: (1.0, 5.0),
             range: None,
             map: UserMap::default(),
+            take: None,
             result: None,
             running: None,
             stale: false,
@@ -79,6 +82,7 @@ impl Open {
             map: (!self.map.bones.is_empty()).then(|| self.map.clone()),
             range: self.range,
             rate: None,
+            take: self.take.clone(),
         }
     }
 
@@ -165,6 +169,29 @@ pub(super) fn show(
                     fps = format!("{:.0}", report.source_fps),
                     joints = report.joints.len()
                 ));
+            }
+            if let Some(report) = report.as_ref().filter(|r| r.clips.len() > 1) {
+                ui.horizontal(|ui| {
+                    ui.label(tr!("files-import-take"));
+                    let before = open.take.clone();
+                    egui::ComboBox::from_id_salt("import-take")
+                        .selected_text(
+                            open.take
+                                .clone()
+                                .unwrap_or_else(|| tr!("files-import-longest")),
+                        )
+                        .show_ui(ui, |ui| {
+                            ui.selectable_value(&mut open.take, None, tr!("files-import-longest"));
+                            for clip in &report.clips {
+                                ui.selectable_value(&mut open.take, Some(clip.clone()), clip);
+                            }
+                        });
+                    if open.take != before {
+                        // Another take has its own length: the range starts afresh.
+                        open.range = None;
+                        changed = true;
+                    }
+                });
             }
             ui.separator();
             ui.horizontal(|ui| {

@@ -3,6 +3,7 @@
 //! import or export format is a folder here. Uses `animation`, `body`, `model`, `files`.
 
 pub mod bvh;
+pub mod fbx;
 pub mod gltf_anim;
 pub mod motion;
 pub mod table;

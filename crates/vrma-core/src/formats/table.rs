@@ -393,6 +393,8 @@ pub struct ImportOptions {
     pub range: Option<(f32, f32)>,
     /// For VRMA and glTF clips: at most this many keys per second.
     pub rate: Option<f32>,
+    /// For FBX: the take (animation stack) by name or number; `None`: the longest.
+    pub take: Option<String>,
 }
 
 /// Reads one format's file (and, for `.gltf`, the buffers beside it) as keys for `rig`.
@@ -409,7 +411,7 @@ pub struct ImportFormat {
     pub reader: CoreReader,
 }
 
-pub const IMPORT_FORMATS: [ImportFormat; 3] = [
+pub const IMPORT_FORMATS: [ImportFormat; 4] = [
     ImportFormat {
         name: "VRM Animation",
         extensions: &["vrma"],
@@ -427,6 +429,12 @@ pub const IMPORT_FORMATS: [ImportFormat; 3] = [
         extensions: &["bvh"],
         retargets: true,
         reader: read_bvh,
+    },
+    ImportFormat {
+        name: "FBX",
+        extensions: &["fbx"],
+        retargets: true,
+        reader: read_fbx,
     },
 ];
 
@@ -468,6 +476,17 @@ fn read_vrma_or_clip(path: &Path, rig: &Rig, options: &ImportOptions) -> Result<
         options.rate,
     )
     .map_err(|e| e.context(path.display()))
+}
+
+fn read_fbx(path: &Path, rig: &Rig, options: &ImportOptions) -> Result<Imported, Refusal> {
+    let bytes = crate::read_bounded(path, crate::formats::fbx::import::MAX_BYTES as u64)?;
+    let motion = MotionOptions {
+        keys: options.keys,
+        map: options.map.clone(),
+        range: options.range,
+    };
+    crate::formats::fbx::import::import_fbx(&bytes, rig, &motion, options.take.as_deref())
+        .map_err(|e| e.context(path.display()))
 }
 
 fn read_bvh(path: &Path, rig: &Rig, options: &ImportOptions) -> Result<Imported, Refusal> {

@@ -70,6 +70,8 @@ pub struct MappingReport {
     pub missing: Vec<String>,
     /// Every joint of the source, in the file's order.
     pub joints: Vec<String>,
+    /// The file's takes (FBX animation stacks), where it has several to choose from.
+    pub clips: Vec<String>,
     /// The source's length in seconds and frames per second.
     pub source_seconds: f32,
     pub source_fps: f32,
@@ -357,6 +359,7 @@ impl Mapping {
             unused,
             missing,
             joints: joints.iter().map(|j| j.name.clone()).collect(),
+            clips: Vec::new(),
             source_seconds: 0.0,
             source_fps: 0.0,
         }

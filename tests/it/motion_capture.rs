@@ -1,8 +1,8 @@
-//! BVH in and out, against Blender: motion that Blender made and exported on its own rigs
-//! (T-pose and A-pose, Mixamo and Blender names, rolled bones, metres and centimetres,
-//! Z-up, fingers) imported onto VRM 1.0 and 0.x avatars moves each limb the way
-//! Blender's bones moved; our BVH export read by Blender's importer and by a small
-//! reader written here plays as we sample it.
+//! BVH and FBX in, BVH out, against Blender: motion that Blender made and exported with
+//! its own BVH and FBX exporters on its own rigs (T-pose and A-pose, Mixamo and Blender
+//! names, rolled bones, metres and centimetres, Y- and Z-up, fingers) imported onto VRM
+//! 1.0 and 0.x avatars moves each limb the way Blender's bones moved; our BVH export read
+//! by Blender's importer and by a small reader written here plays as we sample it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -222,7 +222,7 @@ fn body_turn(across: DVec3, up: DVec3) -> DQuat {
 }
 
 #[test]
-fn blender_bvh_moves_each_limb_as_blender_moved_it_on_vrm1_and_vrm0() {
+fn blender_bvh_and_fbx_move_each_limb_as_blender_moved_it_on_vrm1_and_vrm0() {
     let Some(dir) = blender_motion() else { return };
     let work = scratch("motion-accuracy");
     let (vrm1, _) = mannequins(&work);
@@ -603,9 +603,27 @@ fn hostile_bvh_files_are_refused_in_one_line_and_nothing_is_written() {
         ("too many joints", many),
         ("no hips to find", "HIERARCHY\nROOT Thing\n{\nOFFSET 0 0 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n}\nMOTION\nFrames: 1\nFrame Time: 0.1\n0 0 0\n".to_string()),
     ];
-    for (what, text) in cases {
-        let bvh = work.join("hostile.bvh");
-        std::fs::write(&bvh, text).unwrap();
+    let mut files: Vec<(&str, &str, Vec<u8>)> = cases
+        .into_iter()
+        .map(|(what, text)| (what, "bvh", text.into_bytes()))
+        .collect();
+    let mut fbx_header = b"Kaydara FBX Binary  \x00\x1a\x00".to_vec();
+    fbx_header.extend_from_slice(&7400u32.to_le_bytes());
+    files.push(("an FBX header alone", "fbx", fbx_header.clone()));
+    fbx_header.extend(std::iter::repeat_n(0xffu8, 4096));
+    files.push(("an FBX of noise", "fbx", fbx_header));
+    files.push((
+        "an FBX that is text",
+        "fbx",
+        b"; FBX 7.4.0 project file\nFBXHeaderExtension: {".to_vec(),
+    ));
+    if let Some(dir) = blender_motion() {
+        let whole = std::fs::read(dir.join("mixamo_t_m.fbx")).unwrap();
+        files.push(("a truncated FBX", "fbx", whole[..whole.len() / 3].to_vec()));
+    }
+    for (what, extension, bytes) in files {
+        let bvh = work.join(format!("hostile.{extension}"));
+        std::fs::write(&bvh, bytes).unwrap();
         let out_path = work.join("never.json");
         let out = run(&[
             "import-anim",
