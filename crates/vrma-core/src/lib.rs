@@ -24,13 +24,25 @@ use std::path::Path;
 pub struct Refusal(pub String);
 
 impl Refusal {
+    /// A refusal is one line, whatever a file put in the names it quotes (a joint named
+    /// with a line break): control characters become spaces.
     pub fn new(message: impl Into<String>) -> Refusal {
-        Refusal(message.into())
+        let message: String = message.into();
+        if message.chars().any(char::is_control) {
+            Refusal(
+                message
+                    .chars()
+                    .map(|c| if c.is_control() { ' ' } else { c })
+                    .collect(),
+            )
+        } else {
+            Refusal(message)
+        }
     }
 
     /// Prefixes the message with where it came from (a file path, a step).
     pub fn context(self, what: impl fmt::Display) -> Refusal {
-        Refusal(format!("{what}: {}", self.0))
+        Refusal::new(format!("{what}: {}", self.0))
     }
 }
 
@@ -41,6 +53,18 @@ impl fmt::Display for Refusal {
 }
 
 impl std::error::Error for Refusal {}
+
+#[cfg(test)]
+mod refusal_tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_is_one_line_whatever_it_quotes() {
+        let r = Refusal::new("no hips among 'Hip\ns' and 'a\rb\u{7}'").context("file\n.bvh");
+        assert!(!r.to_string().chars().any(char::is_control), "{r}");
+        assert_eq!(Refusal::new("plain").to_string(), "plain");
+    }
+}
 
 /// The largest model, project or animation file read (far above a 40 MB VRoid avatar or
 /// a 100,000-key project).

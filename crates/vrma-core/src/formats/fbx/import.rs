@@ -28,7 +28,7 @@ fn refusal(e: &ufbx::Error) -> Refusal {
     } else {
         format!("the FBX file cannot be read: {description} ({info})")
     };
-    Refusal::new(line.replace(['\n', '\r'], " "))
+    Refusal::new(line)
 }
 
 /// A loaded scene, one take of it, and its nodes in the motion's shape.

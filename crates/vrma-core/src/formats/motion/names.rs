@@ -89,12 +89,22 @@ fn split_name(name: &str) -> (Option<Side>, String) {
         "J_Bip_",
         "J_Adj_",
     ] {
-        if short.len() > prefix.len() && short[..prefix.len()].eq_ignore_ascii_case(prefix) {
+        // `get`, not an index: a name may have any character where the prefix would end.
+        if short.len() > prefix.len()
+            && short
+                .get(..prefix.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
+        {
             short = &short[prefix.len()..];
         }
     }
     for prefix in ["Bip01 ", "Bip001 ", "Bip01_", "Bip001_"] {
-        if short.len() > prefix.len() && short[..prefix.len()].eq_ignore_ascii_case(prefix) {
+        // `get`, not an index: a name may have any character where the prefix would end.
+        if short.len() > prefix.len()
+            && short
+                .get(..prefix.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
+        {
             short = &short[prefix.len()..];
         }
     }
