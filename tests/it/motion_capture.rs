@@ -247,12 +247,12 @@ fn blender_bvh_and_fbx_move_each_limb_as_blender_moved_it_on_vrm1_and_vrm0() {
             // Every compared direction, per frame, ours and Blender's.
             let mut pairs = Vec::new();
             let mut finger_pairs = Vec::new();
-            for f in 0..frames {
+            for (ours, truth) in ours.iter().zip(&truth.frames) {
                 for (a, b, sa, sb) in &limbs {
-                    let (Some(oa), Some(ob)) = (ours[f].get(a), ours[f].get(b)) else {
+                    let (Some(oa), Some(ob)) = (ours.get(a), ours.get(b)) else {
                         panic!("{what}: our sample lacks {a} or {b}");
                     };
-                    let source = truth.frames[f][sb] - truth.frames[f][sa];
+                    let source = truth[sb] - truth[sa];
                     let pair = (source, *ob - *oa);
                     if a.contains("Thumb")
                         || a.contains("Index")

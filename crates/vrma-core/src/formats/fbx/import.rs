@@ -212,7 +212,7 @@ impl FbxMotion {
             .collect();
         let rest: Vec<ufbx::Transform> = nodes
             .iter()
-            .map(|&id| scene.nodes[id].local_transform.clone())
+            .map(|&id| scene.nodes[id].local_transform)
             .collect();
         let mut locals = vec![
             Local {

@@ -182,9 +182,11 @@ pub fn lay_out(baked: &Baked, policy: KeyPolicy) -> Result<Timeline, Refusal> {
         .enumerate()
         .map(|(i, (frame, ease))| {
             let source = &baked.frames[frame];
-            let mut pose = Pose::default();
-            pose.bones = source.bones.map(Quat::normalize);
-            pose.hips = Some(source.hips);
+            let pose = Pose {
+                bones: source.bones.map(Quat::normalize),
+                hips: Some(source.hips),
+                ..Default::default()
+            };
             Key {
                 id: i as u64 + 1,
                 file_id: None,

@@ -148,7 +148,7 @@ pub fn bake(
             Bone::Spine,
         ]
         .into_iter()
-        .find_map(|b| at(b))?;
+        .find_map(at)?;
         let across = [
             (Bone::LeftUpperLeg, Bone::RightUpperLeg),
             (Bone::LeftUpperArm, Bone::RightUpperArm),
