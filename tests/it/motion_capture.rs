@@ -16,7 +16,7 @@ use crate::common::*;
 
 /// Blender's Python (`$VRMA_MAKER_BLENDER_PYTHON`, which scripts/test sets from
 /// scripts/setup-blender, or the cache's), or `None` after saying it is missing.
-fn blender() -> Option<PathBuf> {
+pub(crate) fn blender() -> Option<PathBuf> {
     let path = std::env::var_os("VRMA_MAKER_BLENDER_PYTHON")
         .map(PathBuf::from)
         .or_else(|| {
@@ -27,7 +27,7 @@ fn blender() -> Option<PathBuf> {
     required_or_skip("Blender's bpy (scripts/setup-blender)", path.is_some()).then_some(path?)
 }
 
-fn run_blender(python: &Path, args: &[&str]) {
+pub(crate) fn run_blender(python: &Path, args: &[&str]) {
     let out = Command::new(python)
         .arg(repo().join("tests/blender/motion.py"))
         .args(args)
@@ -65,7 +65,7 @@ struct Truth {
     rest: BTreeMap<String, (DVec3, DVec3)>,
 }
 
-fn vec(v: &Value) -> DVec3 {
+pub(crate) fn vec(v: &Value) -> DVec3 {
     DVec3::new(
         v[0].as_f64().unwrap(),
         v[1].as_f64().unwrap(),
@@ -100,9 +100,22 @@ fn truth(dir: &Path, variant: &str) -> Truth {
 }
 
 /// Our sample's bone positions at each frame.
-fn our_world(model: &Path, project: &Path, frames: usize) -> Vec<BTreeMap<String, DVec3>> {
+pub(crate) fn our_world(
+    model: &Path,
+    project: &Path,
+    frames: usize,
+) -> Vec<BTreeMap<String, DVec3>> {
     let times: Vec<f64> = (0..frames).map(|f| f as f64 / 30.0).collect();
-    sample_project(model, project, &times, &["--world"])
+    world_at(model, project, &times)
+}
+
+/// Our sample's bone positions at `times` (VRM 1.0 frame).
+pub(crate) fn world_at(
+    model: &Path,
+    project: &Path,
+    times: &[f64],
+) -> Vec<BTreeMap<String, DVec3>> {
+    sample_project(model, project, times, &["--world"])
         .as_array()
         .unwrap()
         .iter()
@@ -149,7 +162,7 @@ fn best_turn(pairs: &[(DVec3, DVec3)]) -> DQuat {
     DQuat::from_xyzw(q[1], q[2], q[3], q[0]).normalize()
 }
 
-fn angle(a: DVec3, b: DVec3) -> f64 {
+pub(crate) fn angle(a: DVec3, b: DVec3) -> f64 {
     a.normalize()
         .dot(b.normalize())
         .clamp(-1.0, 1.0)

@@ -10,6 +10,7 @@ use bevy::math::DVec3;
 use serde_json::{Value, json};
 
 use crate::common::*;
+use crate::motion_capture::{angle, blender, run_blender, vec, world_at as ours};
 
 /// The model's humanoid bone → its node's name (from the model file itself).
 fn bone_nodes(model: &Path) -> BTreeMap<String, String> {
@@ -38,39 +39,6 @@ fn bone_nodes(model: &Path) -> BTreeMap<String, String> {
         }
     }
     out
-}
-
-fn vec(v: &Value) -> DVec3 {
-    DVec3::new(
-        v[0].as_f64().unwrap(),
-        v[1].as_f64().unwrap(),
-        v[2].as_f64().unwrap(),
-    )
-}
-
-/// Our sample's bone positions at `times` (VRM 1.0 frame).
-fn ours(model: &Path, project: &Path, times: &[f64]) -> Vec<BTreeMap<String, DVec3>> {
-    sample_project(model, project, times, &["--world"])
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| {
-            s["world"]
-                .as_object()
-                .unwrap()
-                .iter()
-                .map(|(b, w)| (b.clone(), vec(&w["position"])))
-                .collect()
-        })
-        .collect()
-}
-
-fn angle(a: DVec3, b: DVec3) -> f64 {
-    a.normalize()
-        .dot(b.normalize())
-        .clamp(-1.0, 1.0)
-        .acos()
-        .to_degrees()
 }
 
 /// A project with arms, legs, torso and head moving, eased, and a smile.
@@ -181,17 +149,7 @@ fn our_animated_gltf_validates_and_plays_in_three_js_as_we_sample_it() {
 
 #[test]
 fn blender_imports_our_animated_gltf_and_the_skeleton_alone_and_plays_them_as_we_sample_them() {
-    let python = std::env::var_os("VRMA_MAKER_BLENDER_PYTHON")
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .map(|h| std::path::PathBuf::from(h).join(".cache/vrma-maker/bpy-venv/bin/python"))
-        })
-        .filter(|p| p.is_file());
-    if !required_or_skip("Blender's bpy (scripts/setup-blender)", python.is_some()) {
-        return;
-    }
-    let python = python.unwrap();
+    let Some(python) = blender() else { return };
     let dir = scratch("motion-gltf-blender");
     let (vrm1, _) = mannequins(&dir);
     let project = moving_project(&dir);
@@ -220,20 +178,14 @@ fn blender_imports_our_animated_gltf_and_the_skeleton_alone_and_plays_them_as_we
             assert_eq!(report["errors"], 0, "{report}");
         }
         let read = dir.join("blender.json");
-        let status = std::process::Command::new(&python)
-            .arg(repo().join("tests/blender/motion.py"))
-            .args([
+        run_blender(
+            &python,
+            &[
                 "read-gltf",
                 out.to_str().unwrap(),
                 read.to_str().unwrap(),
                 "40",
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            status.status.success(),
-            "{}",
-            String::from_utf8_lossy(&status.stderr)
+            ],
         );
         let blender: Value = serde_json::from_slice(&std::fs::read(&read).unwrap()).unwrap();
         let fps = blender["fps"].as_f64().unwrap();

@@ -397,6 +397,17 @@ pub struct ImportOptions {
     pub take: Option<String>,
 }
 
+impl ImportOptions {
+    /// What the motion from a skeleton takes of them.
+    fn motion(&self) -> MotionOptions {
+        MotionOptions {
+            keys: self.keys,
+            map: self.map.clone(),
+            range: self.range,
+        }
+    }
+}
+
 /// Reads one format's file (and, for `.gltf`, the buffers beside it) as keys for `rig`.
 pub type CoreReader = fn(&Path, &Rig, &ImportOptions) -> Result<Imported, Refusal>;
 
@@ -480,22 +491,12 @@ fn read_vrma_or_clip(path: &Path, rig: &Rig, options: &ImportOptions) -> Result<
 
 fn read_fbx(path: &Path, rig: &Rig, options: &ImportOptions) -> Result<Imported, Refusal> {
     let bytes = crate::read_bounded(path, crate::formats::fbx::import::MAX_BYTES as u64)?;
-    let motion = MotionOptions {
-        keys: options.keys,
-        map: options.map.clone(),
-        range: options.range,
-    };
-    crate::formats::fbx::import::import_fbx(&bytes, rig, &motion, options.take.as_deref())
+    crate::formats::fbx::import::import_fbx(&bytes, rig, &options.motion(), options.take.as_deref())
         .map_err(|e| e.context(path.display()))
 }
 
 fn read_bvh(path: &Path, rig: &Rig, options: &ImportOptions) -> Result<Imported, Refusal> {
     let bytes = crate::read_bounded(path, crate::formats::bvh::read::MAX_BYTES as u64)?;
-    let motion = MotionOptions {
-        keys: options.keys,
-        map: options.map.clone(),
-        range: options.range,
-    };
-    crate::formats::bvh::import::import_bvh(&bytes, rig, &motion)
+    crate::formats::bvh::import::import_bvh(&bytes, rig, &options.motion())
         .map_err(|e| e.context(path.display()))
 }

@@ -9,11 +9,10 @@ use std::fmt::Write as _;
 
 use glam::{EulerRot, Quat, Vec3};
 
-use crate::animation::project::FPS_RANGE;
-use crate::animation::timeline::{FPS, Timeline};
+use crate::animation::timeline::Timeline;
 use crate::body::pose::Pose;
 use crate::body::rig::Rig;
-use crate::formats::vrma::export::sample_frames;
+use crate::formats::vrma::export::{export_fps, sample_frames};
 use crate::model::humanoid::Bone;
 
 /// Lengths in the file.
@@ -145,11 +144,7 @@ pub fn export_bvh(
     unit: BvhUnit,
     progress: &mut dyn FnMut(f32),
 ) -> BvhExport {
-    let fps = if (FPS_RANGE.0..=FPS_RANGE.1).contains(&fps) {
-        fps
-    } else {
-        FPS
-    };
+    let fps = export_fps(fps);
     let end = timeline.end();
     // BVH frames are evenly spaced: the grid only (a key between frames is sampled
     // by its neighbours, as every BVH reader would).

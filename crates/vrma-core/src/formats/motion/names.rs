@@ -154,7 +154,11 @@ fn split_name(name: &str) -> (Option<Side>, String) {
     if side.is_none() {
         body = body.strip_prefix("c_").unwrap_or(body);
     }
-    let squeezed = body.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+    // Only separators go: any other character stays, so "LeftHandé" is no hand.
+    let squeezed = body
+        .chars()
+        .filter(|c| !matches!(c, '_' | '.' | ' ' | '-'))
+        .collect();
     (side, squeezed)
 }
 
@@ -224,6 +228,9 @@ pub fn bone_from_name(name: &str) -> Option<Bone> {
         Some(side) => limb_bone(side, &base),
         None => match base.as_str() {
             "hips" | "hip" | "pelvis" => Some(Bone::Hips),
+            // Mixamo's torso (other skeletons' torsos are read from their shape).
+            "spine1" => Some(Bone::Chest),
+            "spine2" => Some(Bone::UpperChest),
             "neck" | "neck1" | "neck01" => Some(Bone::Neck),
             "head" => Some(Bone::Head),
             "jaw" => Some(Bone::Jaw),
@@ -412,7 +419,6 @@ mod tests {
         for name in [
             "LowerBack",
             "LHipJoint",
-            "Spine1",
             "torso_3",
             "root",
             "LeftHandThumb4",

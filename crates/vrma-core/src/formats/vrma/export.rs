@@ -37,14 +37,19 @@ pub struct ExportStats {
     pub duration: f32,
 }
 
-/// The times an export samples: every `1/fps` s from 0 to the last key, and every key's
-/// own time (so keys play exactly at any rate), in order.
-pub fn frame_times(timeline: &Timeline, fps: f32) -> Vec<f32> {
-    let fps = if (FPS_RANGE.0..=FPS_RANGE.1).contains(&fps) {
+/// The project's export rate, or 30 fps where it is out of range.
+pub fn export_fps(fps: f32) -> f32 {
+    if (FPS_RANGE.0..=FPS_RANGE.1).contains(&fps) {
         fps
     } else {
         FPS
-    };
+    }
+}
+
+/// The times an export samples: every `1/fps` s from 0 to the last key, and every key's
+/// own time (so keys play exactly at any rate), in order.
+pub fn frame_times(timeline: &Timeline, fps: f32) -> Vec<f32> {
+    let fps = export_fps(fps);
     let end = timeline.end();
     let grid = (end as f64 * fps as f64 + 1e-6).floor() as usize;
     let mut times: Vec<f32> = (0..=grid).map(|f| (f as f64 / fps as f64) as f32).collect();

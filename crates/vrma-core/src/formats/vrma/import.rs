@@ -60,74 +60,10 @@ pub struct Imported {
     pub mapping: Option<crate::formats::motion::MappingReport>,
 }
 
-/// Mixamo bone names (after the `mixamorig:` prefix) → VRM bones.
-fn mixamo_bone(name: &str) -> Option<Bone> {
-    let (side, rest) = if let Some(r) = name.strip_prefix("Left") {
-        ("left", r)
-    } else if let Some(r) = name.strip_prefix("Right") {
-        ("right", r)
-    } else {
-        ("", name)
-    };
-    let base = match (side, rest) {
-        ("", "Hips") => "hips",
-        ("", "Spine") => "spine",
-        ("", "Spine1") => "chest",
-        ("", "Spine2") => "upperChest",
-        ("", "Neck") => "neck",
-        ("", "Head") => "head",
-        (_, "Shoulder") => "Shoulder",
-        (_, "Arm") => "UpperArm",
-        (_, "ForeArm") => "LowerArm",
-        (_, "Hand") => "Hand",
-        (_, "UpLeg") => "UpperLeg",
-        (_, "Leg") => "LowerLeg",
-        (_, "Foot") => "Foot",
-        (_, "ToeBase") => "Toes",
-        (_, "Eye") => "Eye",
-        (s, r) if !s.is_empty() && r.starts_with("Hand") => {
-            let r = &r[4..];
-            // The last character is the joint number; split before it, not before its
-            // last byte (a name may end in any character: "LeftHandé").
-            let last = r.char_indices().last().map_or(0, |(at, _)| at);
-            let (finger, joint) = r.split_at(last);
-            let finger = match finger {
-                "Thumb" => "Thumb",
-                "Index" => "Index",
-                "Middle" => "Middle",
-                "Ring" => "Ring",
-                "Pinky" => "Little",
-                _ => return None,
-            };
-            let joint = match (finger, joint) {
-                ("Thumb", "1") => "Metacarpal",
-                ("Thumb", "2") => "Proximal",
-                ("Thumb", "3") => "Distal",
-                (_, "1") => "Proximal",
-                (_, "2") => "Intermediate",
-                (_, "3") => "Distal",
-                _ => return None,
-            };
-            return Bone::from_name(&format!("{s}{finger}{joint}"));
-        }
-        _ => return None,
-    };
-    if side.is_empty() {
-        Bone::from_name(base)
-    } else {
-        Bone::from_name(&format!("{side}{base}"))
-    }
-}
-
-/// A node name → bone: VRM names (any case), or Mixamo names with any `…:` prefix.
+/// A node name → bone: VRM names (any case), or Mixamo names with any `…:` prefix
+/// (one table of names serves every import: `formats::motion::names`).
 fn bone_from_node_name(name: &str) -> Option<Bone> {
-    let short = name.rsplit(':').next().unwrap_or(name);
-    let short = short.strip_prefix("mixamorig_").unwrap_or(short);
-    crate::model::humanoid::ALL_BONES
-        .iter()
-        .copied()
-        .find(|b| b.name().eq_ignore_ascii_case(short))
-        .or_else(|| mixamo_bone(short))
+    crate::formats::motion::names::bone_from_name(name)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -826,12 +762,8 @@ mod tests {
             "LeftHandThumb\u{0301}",
             "RightHandPinky",
         ] {
-            assert_eq!(
-                mixamo_bone(name.rsplit(':').next().unwrap()),
-                None,
-                "{name}"
-            );
+            assert_eq!(bone_from_node_name(name), None, "{name}");
         }
-        assert_eq!(mixamo_bone("LeftHand"), Some(Bone::LeftHand));
+        assert_eq!(bone_from_node_name("LeftHand"), Some(Bone::LeftHand));
     }
 }
