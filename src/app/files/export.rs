@@ -15,10 +15,10 @@ use crate::core::Refusal;
 use crate::core::animation::edit::{Edit, KeyEdit};
 use crate::core::animation::project::Settings;
 use crate::core::body::framing::{STILL_FOV_DEGREES, StillCamera};
+use crate::core::formats::imported::Imported;
 use crate::core::formats::table::{
     ExportKind, ExportWork, ImportOptions, Writer, import_file, with_extension, write_file,
 };
-use crate::core::formats::vrma::import::Imported;
 use crate::tr;
 
 /// The running export: what it is, how far it got, and its result.

@@ -17,9 +17,9 @@ use crate::app::session::{
 use crate::core::Refusal;
 use crate::core::animation::edit::KeyEdit;
 use crate::core::body::rig::Rig;
+use crate::core::formats::imported::Imported;
 use crate::core::formats::motion::{KeyPolicy, UserMap};
 use crate::core::formats::table::{ImportOptions, import_file};
-use crate::core::formats::vrma::import::Imported;
 use crate::core::model::humanoid::Bone;
 use crate::tr;
 
@@ -373,7 +373,7 @@ pub(super) fn show(
 fn mapping_table(
     ui: &mut egui::Ui,
     open: &mut Open,
-    report: &crate::core::formats::motion::MappingReport,
+    report: &crate::core::formats::imported::MappingReport,
 ) -> bool {
     let mut changed = false;
     egui::ScrollArea::vertical()

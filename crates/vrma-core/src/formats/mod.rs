@@ -5,6 +5,7 @@
 pub mod bvh;
 pub mod fbx;
 pub mod gltf_anim;
+pub mod imported;
 pub mod motion;
 pub mod table;
 pub mod vrma;

@@ -14,11 +14,10 @@ use crate::body::pose::Pose;
 use crate::body::rig::Rig;
 use crate::formats::bvh::write::{BvhUnit, export_bvh};
 use crate::formats::gltf_anim::export_animated_glb;
+use crate::formats::imported::Imported;
 use crate::formats::motion::{KeyPolicy, MotionOptions, UserMap};
 use crate::formats::vrma::export::export_vrma;
-use crate::formats::vrma::import::{
-    AnimationKind, Imported, import_animation, read_animation_file,
-};
+use crate::formats::vrma::import::{AnimationKind, import_animation, read_animation_file};
 
 /// The formats, by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -8,8 +8,8 @@ use glam::{Quat, Vec3};
 use super::read::{Bvh, Channel};
 use crate::Refusal;
 use crate::body::rig::Rig;
+use crate::formats::imported::Imported;
 use crate::formats::motion::{Local, MotionOptions, MotionSource, SourceJoint, import_motion};
-use crate::formats::vrma::import::Imported;
 
 /// A parsed BVH with its joints in the motion's shape.
 pub struct BvhMotion {

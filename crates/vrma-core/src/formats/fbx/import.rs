@@ -8,8 +8,8 @@ use glam::{Affine3A, DQuat, DVec3, Quat, Vec3};
 
 use crate::Refusal;
 use crate::body::rig::Rig;
+use crate::formats::imported::Imported;
 use crate::formats::motion::{Local, MotionOptions, MotionSource, SourceJoint, import_motion};
-use crate::formats::vrma::import::Imported;
 
 /// The most bytes handed to `ufbx` (a long capture with meshes is tens of MB).
 pub const MAX_BYTES: usize = 512 << 20;

@@ -13,10 +13,10 @@ use glam::{Quat, Vec3};
 use crate::Refusal;
 use crate::animation::timeline::MAX_TIME;
 use crate::body::rig::Rig;
-use crate::formats::vrma::import::Imported;
+use crate::formats::imported::Imported;
 
 pub use keys::KeyPolicy;
-pub use names::{Mapping, MappingReport, UserMap};
+pub use names::{Mapping, UserMap};
 
 /// One joint of a source skeleton at rest.
 #[derive(Clone, Debug, PartialEq)]

@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::SourceJoint;
 use crate::Refusal;
 use crate::body::rig::Rig;
+use crate::formats::imported::MappingReport;
 use crate::model::humanoid::{ALL_BONES, Bone, Side};
 
 /// A user's mapping: VRM bone name → source joint name, or `null` to leave a bone out.
@@ -57,24 +58,6 @@ impl UserMap {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Mapping {
     pub bones: BTreeMap<Bone, usize>,
-}
-
-/// What mapped and what did not, for the user to read.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct MappingReport {
-    /// Bone name → joint name.
-    pub mapped: Vec<(String, String)>,
-    /// Source joints that drive no bone.
-    pub unused: Vec<String>,
-    /// The rig's bones that no joint drives (they keep their rest).
-    pub missing: Vec<String>,
-    /// Every joint of the source, in the file's order.
-    pub joints: Vec<String>,
-    /// The file's takes (FBX animation stacks), where it has several to choose from.
-    pub clips: Vec<String>,
-    /// The source's length in seconds and frames per second.
-    pub source_seconds: f32,
-    pub source_fps: f32,
 }
 
 /// One joint name taken apart: its side, and the rest squeezed to lower-case letters and
@@ -238,33 +221,6 @@ pub fn bone_from_name(name: &str) -> Option<Bone> {
                 .into_iter()
                 .find(|b| b.side().is_none() && b.name().eq_ignore_ascii_case(&base)),
         },
-    }
-}
-
-impl MappingReport {
-    /// One line on the bones that keep their rest ("the fingers" when none came), or
-    /// `None` when every bone that matters moves. The jaw is rarely in motion capture.
-    pub fn missing_summary(&self) -> Option<String> {
-        let is_finger = |name: &str| Bone::from_name(name).is_some_and(Bone::is_finger);
-        let fingers = self.missing.iter().filter(|n| is_finger(n)).count();
-        let mut named: Vec<&str> = self
-            .missing
-            .iter()
-            .filter(|n| !is_finger(n) && n.as_str() != "jaw")
-            .map(String::as_str)
-            .collect();
-        if fingers == 30 {
-            named.push("the fingers");
-        } else if fingers > 0 {
-            named.extend(
-                self.missing
-                    .iter()
-                    .filter(|n| is_finger(n))
-                    .map(String::as_str),
-            );
-        }
-        (!named.is_empty())
-            .then(|| format!("not in the source, so kept at rest: {}", named.join(", ")))
     }
 }
 

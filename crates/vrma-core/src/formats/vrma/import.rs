@@ -19,6 +19,7 @@ use crate::body::math::slerp_shortest;
 use crate::body::pose::Pose;
 use crate::files::accessors::GltfData;
 use crate::files::glb;
+use crate::formats::imported::Imported;
 use crate::model::gltf::{RawNode, parse_nodes};
 use crate::model::humanoid::{ALL_BONES, Bone};
 
@@ -43,21 +44,6 @@ impl AnimationKind {
             _ => AnimationKind::Clip,
         }
     }
-}
-
-/// The result of an import.
-#[derive(Clone, Debug)]
-pub struct Imported {
-    pub timeline: Timeline,
-    pub duration: f32,
-    /// Keyframe times in the source (all channels).
-    pub source_times: usize,
-    /// The frame rate our own export was made at, when the keys came back from its
-    /// extras (not baked).
-    pub fps: Option<f32>,
-    pub warnings: Vec<String>,
-    /// Which source joint drives which bone, for imports from another skeleton.
-    pub mapping: Option<crate::formats::motion::MappingReport>,
 }
 
 /// A node name → bone: VRM names (any case), or Mixamo names with any `…:` prefix
