@@ -54,7 +54,12 @@ fn blender_motion() -> Option<&'static Path> {
 
 /// One of the Blender-made BVH files (see `VARIANTS`), for other tests.
 pub(crate) fn blender_bvh(variant: &str) -> Option<PathBuf> {
-    Some(blender_motion()?.join(format!("{variant}.bvh")))
+    blender_file(&format!("{variant}.bvh"))
+}
+
+/// One of the Blender-made files by name (`mixamo_t_m.fbx`), for other tests.
+pub(crate) fn blender_file(name: &str) -> Option<PathBuf> {
+    Some(blender_motion()?.join(name))
 }
 
 const VARIANTS: [&str; 3] = ["mixamo_t_m", "blender_a_cm_rolled", "mixamo_a_cm_nofingers"];

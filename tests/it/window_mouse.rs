@@ -1673,6 +1673,7 @@ fn a_hand_preset_is_one_click_and_the_eye_target_handle_drags_where_the_eyes_loo
 }
 
 const FILE_POSE_FROM_IMAGE: (i32, i32) = (72, 357);
+const FILE_IMPORT_ANIMATION: (i32, i32) = (90, 234);
 
 /// A project of `model` with no keys yet (so that Ctrl+S saves it in place).
 fn empty_project(dir: &Path, model: &Path) -> std::path::PathBuf {
@@ -1995,8 +1996,8 @@ impl FakeWebcamWindow {
     }
 }
 
-/// File ▸ Import animation… of a Blender-made BVH by the mouse: the dialog reports the
-/// bone mapping, "Insert at the playhead" puts the keys the CLI makes of the same file at
+/// File ▸ Import animation… of a Blender-made BVH by the mouse (the file named in the
+/// built-in file dialog): the import dialog reports the bone mapping, "Insert at the playhead" puts the keys the CLI makes of the same file at
 /// the playhead (the keys before and after stay), and one Ctrl+Z takes them all out.
 #[test]
 fn a_bvh_import_shows_its_mapping_and_inserts_keys_at_the_playhead_as_one_undo_step() {
@@ -2032,7 +2033,10 @@ fn a_bvh_import_shows_its_mapping_and_inserts_keys_at_the_playhead_as_one_undo_s
     let before = s.save(&project);
     assert_eq!(before["playhead"].as_f64(), Some(0.5), "{before}");
 
-    open_typed_path(&s.display, &s.window, &bvh);
+    // File ▸ Import animation…, answered in the built-in file dialog.
+    s.click(FILE_MENU);
+    s.click(FILE_IMPORT_ANIMATION);
+    s.answer_path_dialog(&bvh);
     let dialog = (820, 30, 460, 360);
     crate::window_language::wait_for_text(&s.display, dialog, "eng", "Bone mapping", &dir);
     let insert = crate::window_language::wait_for_text(

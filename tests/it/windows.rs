@@ -343,6 +343,104 @@ fn the_command_line_tools_give_the_linux_results_from_a_japanese_folder() {
     assert_json_close(&imported[1], &imported[0], 1e-6, "imported");
 }
 
+/// Motion from Blender (a BVH and a Z-up FBX) imported from a folder with spaces and
+/// Japanese in its name, and sent out again as BVH and animated glTF: the same keys and
+/// the same files under Wine as on Linux (ufbx's C code built by mingw included).
+#[test]
+fn motion_capture_comes_in_and_goes_out_the_same_on_windows() {
+    let dir = scratch("windows-motion");
+    let Some(wine) = wine(&dir) else { return };
+    let (Some(bvh), Some(fbx)) = (
+        crate::motion_capture::blender_file("mixamo_t_m.bvh"),
+        crate::motion_capture::blender_file("blender_a_cm_rolled.fbx"),
+    ) else {
+        return;
+    };
+    let folder = dir.join("モーション キャプチャ");
+    std::fs::create_dir_all(&folder).unwrap();
+    let (model, _) = mannequins(&folder);
+    for source in [&bvh, &fbx] {
+        let name = source.file_name().unwrap().to_string_lossy().into_owned();
+        let anim = folder.join(&name);
+        std::fs::copy(source, &anim).unwrap();
+        let mut projects = Vec::new();
+        let mut bvh_numbers = Vec::new();
+        let mut glb_json = Vec::new();
+        for windows in [false, true] {
+            let tag = if windows { "windows" } else { "linux" };
+            let project = folder.join(format!("{name} {tag}.json"));
+            let args = [
+                Text("import-anim"),
+                Text("--model"),
+                File(&model),
+                Text("--anim"),
+                File(&anim),
+                Text("-o"),
+                File(&project),
+            ];
+            let facts = succeeded(&wine.run_on(windows, &args), "import-anim");
+            assert!(
+                facts["mapping"]["mapped"]
+                    .as_array()
+                    .is_some_and(|m| m.len() > 20),
+                "{facts}"
+            );
+            projects
+                .push(serde_json::from_slice::<Value>(&std::fs::read(&project).unwrap()).unwrap());
+            let out_bvh = folder.join(format!("{name} {tag}.out.bvh"));
+            let args = [
+                Text("export-anim"),
+                Text("--model"),
+                File(&model),
+                Text("--project"),
+                File(&project),
+                Text("-o"),
+                File(&out_bvh),
+            ];
+            succeeded(&wine.run_on(windows, &args), "export-anim bvh");
+            let text = std::fs::read_to_string(&out_bvh).unwrap();
+            bvh_numbers.push(
+                text.split_whitespace()
+                    .filter_map(|w| w.parse::<f64>().ok())
+                    .collect::<Vec<_>>(),
+            );
+            let out_glb = folder.join(format!("{name} {tag}.glb"));
+            let args = [
+                Text("export-anim"),
+                Text("--model"),
+                File(&model),
+                Text("--project"),
+                File(&project),
+                Text("-o"),
+                File(&out_glb),
+            ];
+            succeeded(&wine.run_on(windows, &args), "export-anim glb");
+            glb_json.push(glb_parts(&out_glb));
+        }
+        assert_json_close(
+            &projects[1],
+            &projects[0],
+            1e-5,
+            &format!("{name}: imported"),
+        );
+        assert_eq!(
+            bvh_numbers[0].len(),
+            bvh_numbers[1].len(),
+            "{name}: the BVH's numbers"
+        );
+        let worst = bvh_numbers[0]
+            .iter()
+            .zip(&bvh_numbers[1])
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-3, "{name}: BVH numbers differ by {worst}");
+        assert_eq!(
+            glb_json[0].0["animations"], glb_json[1].0["animations"],
+            "{name}: the glTF's animation"
+        );
+    }
+}
+
 /// The share of pixels covered in either picture that are covered in both.
 fn silhouette_iou(a: &image::RgbaImage, b: &image::RgbaImage) -> f64 {
     assert_eq!(a.dimensions(), b.dimensions());

@@ -464,16 +464,13 @@ pub fn import_format(path: &Path) -> Option<&'static ImportFormat> {
         .find(|f| f.extensions.contains(&ext.as_str()))
 }
 
-/// Imports an animation file as keys for `rig`, by its extension.
+/// Imports an animation file as keys for `rig`, by its extension; a name without a known
+/// one is read as a glTF clip (which says what is wrong with it, if anything).
 pub fn import_file(path: &Path, rig: &Rig, options: &ImportOptions) -> Result<Imported, Refusal> {
-    let format = import_format(path).ok_or_else(|| {
-        Refusal::new(format!(
-            "{}: not an animation this app reads (it reads .{})",
-            path.display(),
-            import_extensions().join(", .")
-        ))
-    })?;
-    (format.reader)(path, rig, options)
+    match import_format(path) {
+        Some(format) => (format.reader)(path, rig, options),
+        None => read_vrma_or_clip(path, rig, options),
+    }
 }
 
 fn read_vrma_or_clip(path: &Path, rig: &Rig, options: &ImportOptions) -> Result<Imported, Refusal> {
