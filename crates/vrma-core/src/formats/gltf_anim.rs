@@ -112,7 +112,6 @@ pub fn export_animated_glb(
     // Append our views and accessors after the model's, renumbering the references.
     let view_base = root["bufferViews"].as_array().map_or(0, Vec::len);
     let accessor_base = root["accessors"].as_array().map_or(0, Vec::len);
-    let views: Vec<Value> = views;
     let accessors: Vec<Value> = accessors
         .into_iter()
         .map(|mut a| {

@@ -41,6 +41,8 @@ pub struct FbxMotion {
     frames: usize,
     /// Scene node index (`typed_id`) of each joint, parents first.
     nodes: Vec<usize>,
+    /// Each joint's parent among the joints.
+    parents: Vec<Option<usize>>,
     joints: Vec<SourceJoint>,
     /// Every take's name.
     pub takes: Vec<String>,
@@ -242,6 +244,7 @@ impl FbxMotion {
             fps,
             frames,
             nodes,
+            parents,
             joints,
             takes,
         })
@@ -272,8 +275,7 @@ impl MotionSource for FbxMotion {
             .iter()
             .map(|&id| ufbx::evaluate_transform(anim, &self.scene.nodes[id], time))
             .collect();
-        let parents: Vec<Option<usize>> = self.joints.iter().map(|j| j.parent).collect();
-        scale_free(&parents, &transforms, out);
+        scale_free(&self.parents, &transforms, out);
     }
 }
 

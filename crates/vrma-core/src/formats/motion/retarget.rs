@@ -138,7 +138,7 @@ pub fn bake(
     let source_at = |b: Bone| mapping.bones.get(&b).map(|&j| rest[j].0);
 
     // The body frames: hips → neck up, left → right thigh across (arms when no legs).
-    let frame_of = |at: &dyn Fn(Bone) -> Option<Vec3>| -> Option<Mat3> {
+    let body_frame_of = |at: &dyn Fn(Bone) -> Option<Vec3>| -> Option<Mat3> {
         let hips = at(Bone::Hips)?;
         let top = [
             Bone::Neck,
@@ -158,7 +158,7 @@ pub fn bake(
         .find_map(|(l, r)| Some(at(r)? - at(l)?))?;
         body_frame(across, top - hips)
     };
-    let turn = match (frame_of(&source_at), frame_of(&target_at)) {
+    let turn = match (body_frame_of(&source_at), body_frame_of(&target_at)) {
         (Some(s), Some(t)) => Quat::from_mat3(&(t * s.transpose())).normalize(),
         _ => {
             return Err(Refusal::new(
