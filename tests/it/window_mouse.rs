@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -527,16 +527,51 @@ fn an_idle_window_costs_almost_nothing_and_playback_still_shows_at_once() {
     )
     .unwrap();
     let saved = dir.join("saved.json");
-    let s = start(&dir, &project, &saved);
-    pause(4.0); // key thumbnails render, then nothing moves
+    let frames_logged = [(
+        "RUST_LOG",
+        std::ffi::OsStr::new("info,wgpu=error,naga=warn,bevy_render=warn,vrma_maker::frames=debug"),
+    )];
+    let s = start_with_env(&dir, &project, &saved, 75, &[], &frames_logged);
+    let frames = || {
+        std::fs::read_to_string(&s.log)
+            .unwrap_or_default()
+            .matches("vrma_maker::frames")
+            .count()
+    };
+    // Start-up work (key thumbnails, springs settling) ends when the frames stop; a
+    // loaded machine takes longer, so wait for that rather than a fixed time.
+    let quiet_since = Instant::now();
+    let mut last = (frames(), Instant::now());
+    while last.1.elapsed() < Duration::from_secs(3) {
+        assert!(
+            quiet_since.elapsed() < Duration::from_secs(60),
+            "the window never stopped drawing ({} frames)",
+            last.0
+        );
+        pause(0.25);
+        let now = frames();
+        if now != last.0 {
+            last = (now, Instant::now());
+        }
+    }
     let pid = s.app.id();
     let idle = s.shot("idle.png", &dir);
-    let before = cpu_seconds(pid);
+    let (cpu_before, frames_before) = (cpu_seconds(pid), frames());
     pause(20.0);
-    let used = cpu_seconds(pid) - before;
+    let used = cpu_seconds(pid) - cpu_before;
+    let drawn = frames() - frames_before;
+    // Only the safety-net wakes draw: one per IDLE_WAKE, plus one for where the window
+    // starts in that cycle. Each costs a frame's rendering, which on the software
+    // renderer is a few tenths of a second of CPU (more under load); a window that kept
+    // drawing would draw hundreds and use most of 20 s.
+    let wakes = 20 / vrma_maker::app::session::IDLE_WAKE.as_secs() as usize + 1;
     assert!(
-        used <= 1.0,
-        "20 idle seconds used {used:.2} s of CPU (at most 1 s)"
+        drawn <= wakes,
+        "20 idle seconds drew {drawn} frames (at most {wakes}: the idle wakes)"
+    );
+    assert!(
+        used <= 0.2 + 0.6 * drawn as f64,
+        "20 idle seconds used {used:.2} s of CPU for {drawn} frames"
     );
     // Space plays at once: within a second the figure has turned.
     xdotool(&s.display, &["key", "space"]);
@@ -547,7 +582,7 @@ fn an_idle_window_costs_almost_nothing_and_playback_still_shows_at_once() {
         moved > 0.005,
         "playback showed at once ({moved:.4} of the view changed)"
     );
-    eprintln!("idle: {used:.2} s of CPU in 20 s");
+    eprintln!("idle: {used:.2} s of CPU and {drawn} frames in 20 s");
     let project = s.finish(&saved);
     assert!(project["playhead"].as_f64().unwrap() > 0.0, "{project}");
 }
@@ -1193,7 +1228,7 @@ fn quitting_during_an_export_asks_then_waits_for_it_and_leaves_no_temporary_file
         "Ctrl+Q during the export asks instead of quitting"
     );
     assert!(!out.exists(), "the export was still being written");
-    let asked_at = std::time::Instant::now();
+    let asked_at = Instant::now();
     s.click(QUESTION_QUIT_WHEN_DONE);
     let status = wait_with_timeout(&mut s.app, Duration::from_secs(120));
     let log = std::fs::read_to_string(&s.log).unwrap_or_default();
@@ -1253,7 +1288,7 @@ fn export_png_every_key_writes_a_numbered_still_of_each_key_from_one_camera() {
         .iter()
         .map(|name| out.with_file_name(name))
         .collect();
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     while !expected.iter().all(|p| p.exists()) && started.elapsed() < Duration::from_secs(120) {
         pause(1.0);
     }
@@ -1403,7 +1438,7 @@ fn export_still(s: &Session, path: &Path) -> image::RgbaImage {
     pause(1.0);
     s.click(PNG_EXPORT);
     s.answer_path_dialog(path);
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     while !path.exists() && started.elapsed() < Duration::from_secs(60) {
         pause(0.5);
     }

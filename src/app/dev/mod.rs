@@ -33,7 +33,13 @@ pub(super) fn plugin(app: &mut App) {
                 (take_screenshot, exit_after).in_set(EditorSet::Drive),
             ),
         )
-        .add_systems(Last, save_on_exit);
+        .add_systems(Last, (save_on_exit, log_each_frame));
+}
+
+/// With `RUST_LOG=vrma_maker::frames=debug`, a line per frame, so a test can count what an
+/// idle window draws (each update renders one).
+fn log_each_frame(frames: Res<bevy::diagnostic::FrameCount>) {
+    debug!(target: "vrma_maker::frames", "frame {}", frames.0);
 }
 
 /// `--select BONE`: start with that bone selected.
