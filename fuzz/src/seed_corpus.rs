@@ -64,6 +64,45 @@ fn main() {
     let bvh = "HIERARCHY\nROOT mixamorig:Hips\n{\n  OFFSET 0 90 0\n  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n  JOINT mixamorig:Spine\n  {\n    OFFSET 0 10 0\n    CHANNELS 3 Zrotation Xrotation Yrotation\n    End Site\n    {\n      OFFSET 0 20 0\n    }\n  }\n}\nMOTION\nFrames: 2\nFrame Time: 0.0333333\n0 90 0 0 0 0 0 0 0\n1 91 0 5 0 0 10 0 0\n";
     write(dir, "bvh", "two-joints.bvh", bvh.as_bytes());
 
+    // A VMD: two keys of the left arm, one of the left leg IK, a morph key, a camera key
+    // and an IK switch (names in Shift-JIS, as MMD writes them).
+    let mut vmd = b"Vocaloid Motion Data 0002".to_vec();
+    vmd.resize(50, 0);
+    let name15 = |bytes: &[u8]| {
+        let mut n = bytes.to_vec();
+        n.resize(15, 0);
+        n
+    };
+    let left_arm: &[u8] = &[141, 182, 152, 114];
+    let left_leg_ik: &[u8] = &[141, 182, 145, 171, 130, 104, 130, 106];
+    vmd.extend(3u32.to_le_bytes());
+    for (name, frame, y, qz) in [(left_arm, 0u32, 0.0f32, 0.0f32), (left_arm, 10, 0.0, 0.3), (left_leg_ik, 5, 2.0, 0.0)] {
+        vmd.extend(name15(name));
+        vmd.extend(frame.to_le_bytes());
+        for v in [0.0, y, 0.0, 0.0, 0.0, qz, (1.0 - qz * qz).sqrt()] {
+            vmd.extend(v.to_le_bytes());
+        }
+        vmd.extend([20u8; 32]);
+        vmd.extend([107u8; 32]);
+    }
+    vmd.extend(1u32.to_le_bytes());
+    vmd.extend(name15(&[130, 160]));
+    vmd.extend(4u32.to_le_bytes());
+    vmd.extend(1.0f32.to_le_bytes());
+    vmd.extend(1u32.to_le_bytes());
+    vmd.extend([0u8; 61]);
+    vmd.extend(0u32.to_le_bytes()); // lights
+    vmd.extend(0u32.to_le_bytes()); // shadows
+    vmd.extend(1u32.to_le_bytes()); // IK switches
+    vmd.extend(8u32.to_le_bytes());
+    vmd.push(1);
+    vmd.extend(1u32.to_le_bytes());
+    let mut ik_name = left_leg_ik.to_vec();
+    ik_name.resize(20, 0);
+    vmd.extend(ik_name);
+    vmd.push(0);
+    write(dir, "vmd", "arm-leg-mouth.vmd", &vmd);
+
     // An ASCII FBX of two limb nodes, one take animating the spine (ufbx reads both
     // ASCII and binary; the fuzzer finds its way to the binary form from the header).
     let fbx = concat!(

@@ -1,4 +1,4 @@
-//! `vrma-maker import-anim --model M --anim A.vrma|A.glb|A.bvh -o PROJECT.json
+//! `vrma-maker import-anim --model M --anim A.vrma|A.glb|A.bvh|A.fbx|A.vmd -o PROJECT.json
 //! [--keys reduced|every-frame] [--tolerance DEG[,MM]] [--map MAP.json] [--from S --to S]
 //! [--rate N]`: an animation as editable keys, retargeted onto the model (SPEC §11).
 

@@ -132,7 +132,8 @@ pub enum Command {
         skeleton_only: bool,
     },
     /// Import an animation (.vrma, a humanoid glTF clip .glb/.gltf, BVH motion capture
-    /// .bvh, or FBX .fbx) as a project with keys, retargeted onto the model.
+    /// .bvh, FBX .fbx, or MikuMikuDance motion .vmd) as a project with keys, retargeted
+    /// onto the model.
     ImportAnim {
         #[arg(long)]
         model: PathBuf,

@@ -8,4 +8,5 @@ pub mod gltf_anim;
 pub mod imported;
 pub mod motion;
 pub mod table;
+pub mod vmd;
 pub mod vrma;

@@ -421,7 +421,7 @@ pub struct ImportFormat {
     pub reader: CoreReader,
 }
 
-pub const IMPORT_FORMATS: [ImportFormat; 4] = [
+pub const IMPORT_FORMATS: [ImportFormat; 5] = [
     ImportFormat {
         name: "VRM Animation",
         extensions: &["vrma"],
@@ -445,6 +445,12 @@ pub const IMPORT_FORMATS: [ImportFormat; 4] = [
         extensions: &["fbx"],
         retargets: true,
         reader: read_fbx,
+    },
+    ImportFormat {
+        name: "MikuMikuDance motion",
+        extensions: &["vmd"],
+        retargets: true,
+        reader: read_vmd,
     },
 ];
 
@@ -488,6 +494,12 @@ fn read_vrma_or_clip(path: &Path, rig: &Rig, options: &ImportOptions) -> Result<
 fn read_fbx(path: &Path, rig: &Rig, options: &ImportOptions) -> Result<Imported, Refusal> {
     let bytes = crate::read_bounded(path, crate::formats::fbx::import::MAX_BYTES as u64)?;
     crate::formats::fbx::import::import_fbx(&bytes, rig, &options.motion(), options.take.as_deref())
+        .map_err(|e| e.context(path.display()))
+}
+
+fn read_vmd(path: &Path, rig: &Rig, options: &ImportOptions) -> Result<Imported, Refusal> {
+    let bytes = crate::read_bounded(path, crate::formats::vmd::read::MAX_BYTES as u64)?;
+    crate::formats::vmd::import::import_vmd(&bytes, rig, &options.motion())
         .map_err(|e| e.context(path.display()))
 }
 

@@ -96,6 +96,15 @@ fn span_error(
         }
         let hips = fa.hips.lerp(fb.hips, w);
         excess = excess.max((hips - frame.hips).length_squared() / max_metres_sq);
+        for ((a, b), actual) in fa
+            .expressions
+            .iter()
+            .zip(&fb.expressions)
+            .zip(&frame.expressions)
+        {
+            let off = a + (b - a) * w - actual;
+            excess = excess.max(off * off / (EXPRESSION_TOLERANCE * EXPRESSION_TOLERANCE));
+        }
         if excess > 1.0 {
             fits = false;
             if !exhaustive {
@@ -108,6 +117,10 @@ fn span_error(
     }
     (fits, worst.1, worst.0)
 }
+
+/// How far a reduced key's expression weight may stray from the source's: a twentieth,
+/// below what shows on a face.
+const EXPRESSION_TOLERANCE: f32 = 0.05;
 
 /// Beyond this many times the (squared) tolerance under a straight blend, no ease can
 /// bend a span into shape: it splits without trying them.
@@ -185,6 +198,12 @@ pub fn lay_out(baked: &Baked, policy: KeyPolicy) -> Result<Timeline, Refusal> {
             let pose = Pose {
                 bones: source.bones.map(Quat::normalize),
                 hips: Some(source.hips),
+                expressions: baked
+                    .expressions
+                    .iter()
+                    .cloned()
+                    .zip(source.expressions.iter().map(|w| w.clamp(0.0, 1.0)))
+                    .collect(),
                 ..Default::default()
             };
             Key {
@@ -215,10 +234,12 @@ mod tests {
                     BakedFrame {
                         bones,
                         hips: Vec3::Y,
+                        expressions: Vec::new(),
                     }
                 })
                 .collect(),
             moving: vec![Bone::LeftUpperArm],
+            expressions: Vec::new(),
         }
     }
 

@@ -46,6 +46,12 @@ pub trait MotionSource {
     fn frame_time(&self) -> f32;
     /// The local transforms of every joint in `frame` (`out` has one per joint).
     fn frame(&self, frame: usize, out: &mut [Local]);
+    /// The VRM expressions the source drives (a skeleton alone drives none).
+    fn expression_names(&self) -> &[String] {
+        &[]
+    }
+    /// Their weights in `frame` (`out` has one per name).
+    fn expressions(&self, _frame: usize, _out: &mut [f32]) {}
 }
 
 /// How an import lays out its keys and which bones it maps.

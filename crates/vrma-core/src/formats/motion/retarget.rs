@@ -21,6 +21,8 @@ use crate::model::humanoid::{BONE_COUNT, Bone};
 pub struct BakedFrame {
     pub bones: [Quat; BONE_COUNT],
     pub hips: Vec3,
+    /// Weights of [`Baked::expressions`] (empty for sources without a face).
+    pub expressions: Vec<f32>,
 }
 
 /// The motion on the rig's grid.
@@ -29,6 +31,8 @@ pub struct Baked {
     pub frames: Vec<BakedFrame>,
     /// The bones that move (the others stay at rest).
     pub moving: Vec<Bone>,
+    /// The VRM expressions the source drives.
+    pub expressions: Vec<String>,
 }
 
 /// The bone whose direction from `bone` says where `bone` points.
@@ -73,7 +77,7 @@ fn main_child(bone: Bone) -> Option<Bone> {
 }
 
 /// World transforms of every joint from their locals (parents come first).
-fn forward(joints: &[SourceJoint], locals: &[Local], world: &mut [(Vec3, Quat)]) {
+pub fn forward(joints: &[SourceJoint], locals: &[Local], world: &mut [(Vec3, Quat)]) {
     for (i, joint) in joints.iter().enumerate() {
         let local = locals[i];
         world[i] = match joint.parent {
@@ -97,7 +101,7 @@ fn body_frame(across: Vec3, up: Vec3) -> Option<Mat3> {
 }
 
 /// The rotation taking `from` onto `to` (identity when either has no length).
-fn arc(from: Vec3, to: Vec3) -> Quat {
+pub fn arc(from: Vec3, to: Vec3) -> Quat {
     match (from.try_normalize(), to.try_normalize()) {
         (Some(a), Some(b)) => Quat::from_rotation_arc(a, b),
         _ => Quat::IDENTITY,
@@ -268,6 +272,8 @@ pub fn bake(
     };
     let mut frames = Vec::with_capacity(count);
     let mut loaded = (usize::MAX, usize::MAX);
+    let expressions = source.expression_names().to_vec();
+    let (mut faces_a, mut faces_b) = (vec![0.0; expressions.len()], vec![0.0; expressions.len()]);
     for k in 0..count {
         let t = start as f64 + k as f64 / FPS as f64;
         let at = (t / frame_time as f64).max(0.0);
@@ -277,6 +283,8 @@ pub fn bake(
         if loaded != (f0, f1) {
             source.frame(f0, &mut a);
             source.frame(f1, &mut b);
+            source.expressions(f0, &mut faces_a);
+            source.expressions(f1, &mut faces_b);
             loaded = (f0, f1);
         }
         for i in 0..joints.len() {
@@ -320,10 +328,23 @@ pub fn bake(
                 "frame {f0} puts the hips further than 10 km away: the units or the rest pose are unusable"
             )));
         }
-        frames.push(BakedFrame { bones, hips });
+        let faces = faces_a
+            .iter()
+            .zip(&faces_b)
+            .map(|(a, b)| a + (b - a) * w)
+            .collect();
+        frames.push(BakedFrame {
+            bones,
+            hips,
+            expressions: faces,
+        });
     }
     let moving = plans.iter().map(|p| p.bone).collect();
-    Ok(Baked { frames, moving })
+    Ok(Baked {
+        frames,
+        moving,
+        expressions,
+    })
 }
 
 #[cfg(test)]
