@@ -17,6 +17,7 @@ mod library_window;
 mod malformed_corpus;
 mod motion_capture;
 mod motion_gltf;
+mod motion_real;
 mod motion_vmd;
 mod mtoon;
 mod png;

@@ -137,7 +137,7 @@ pub(crate) fn world_at(
 
 /// The one rotation that best turns every `from` onto its `to` (Horn's quaternion
 /// method: the top eigenvector of his 4×4 matrix, by power iteration).
-fn best_turn(pairs: &[(DVec3, DVec3)]) -> DQuat {
+pub(crate) fn best_turn(pairs: &[(DVec3, DVec3)]) -> DQuat {
     let mut s = [[0.0f64; 3]; 3];
     for (a, b) in pairs {
         let (a, b) = (a.normalize(), b.normalize());
@@ -175,7 +175,7 @@ pub(crate) fn angle(a: DVec3, b: DVec3) -> f64 {
         .to_degrees()
 }
 
-fn percentile(values: &mut [f64], p: f64) -> f64 {
+pub(crate) fn percentile(values: &mut [f64], p: f64) -> f64 {
     values.sort_by(f64::total_cmp);
     values[((values.len() - 1) as f64 * p).round() as usize]
 }
@@ -233,7 +233,7 @@ fn limbs(fingers: bool) -> Vec<(String, String, String, String)> {
 }
 
 /// The body's frame (across the thighs, up the torso) as a rotation.
-fn body_turn(across: DVec3, up: DVec3) -> DQuat {
+pub(crate) fn body_turn(across: DVec3, up: DVec3) -> DQuat {
     let up = up.normalize();
     let across = (across - up * across.dot(up)).normalize();
     DQuat::from_mat3(&DMat3::from_cols(across, up, across.cross(up)))

@@ -19,9 +19,15 @@ struct Wine {
     prefix: PathBuf,
     display: String,
     data: PathBuf,
-    // Dropped after `Drop::drop` has stopped Wine: the display it drew on.
+    // Dropped after `Drop::drop` has stopped Wine: the display it drew on, then the
+    // prefix's turn (the last field goes last).
     _xvfb: Xvfb,
+    _turn: std::sync::MutexGuard<'static, ()>,
 }
+
+/// One Wine test at a time: they share the prefix, and each ends by stopping its server
+/// (which would kill another test's programs mid-run).
+static PREFIX_TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl Drop for Wine {
     fn drop(&mut self) {
@@ -64,13 +70,18 @@ fn wine(dir: &Path) -> Option<Wine> {
         folder.join("vrma-maker.com"),
     )
     .expect("scripts/test-windows builds the console launcher beside the program");
+    let turn = PREFIX_TURN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let (xvfb, display) = start_xvfb().expect("Xvfb starts");
+    let prefix = prefix.unwrap();
     Some(Wine {
         exe: installed,
-        prefix: prefix.unwrap(),
+        prefix,
         display,
         data: dir.join("AppData ユーザー"),
         _xvfb: xvfb,
+        _turn: turn,
     })
 }
 
@@ -343,9 +354,10 @@ fn the_command_line_tools_give_the_linux_results_from_a_japanese_folder() {
     assert_json_close(&imported[1], &imported[0], 1e-6, "imported");
 }
 
-/// Motion from Blender (a BVH and a Z-up FBX) imported from a folder with spaces and
-/// Japanese in its name, and sent out again as BVH and animated glTF: the same keys and
-/// the same files under Wine as on Linux (ufbx's C code built by mingw included).
+/// Motion from Blender (a BVH and a Z-up FBX) and an MMD dance written here (a VMD with
+/// Shift-JIS names) imported from a folder with spaces and Japanese in its name, and
+/// sent out again as BVH and animated glTF: the same keys and the same files under Wine
+/// as on Linux (ufbx's C code built by mingw included).
 #[test]
 fn motion_capture_comes_in_and_goes_out_the_same_on_windows() {
     let dir = scratch("windows-motion");
@@ -359,7 +371,9 @@ fn motion_capture_comes_in_and_goes_out_the_same_on_windows() {
     let folder = dir.join("モーション キャプチャ");
     std::fs::create_dir_all(&folder).unwrap();
     let (model, _) = mannequins(&folder);
-    for source in [&bvh, &fbx] {
+    // And an MMD dance (Shift-JIS names, a Japanese file name).
+    let vmd = crate::motion_vmd::write_dance(&dir);
+    for source in [&bvh, &fbx, &vmd] {
         let name = source.file_name().unwrap().to_string_lossy().into_owned();
         let anim = folder.join(&name);
         std::fs::copy(source, &anim).unwrap();

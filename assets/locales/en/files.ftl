@@ -124,7 +124,10 @@ files-camera-cannot-start = cannot start following: { $reason }
 files-camera-check = { $reason }; check the camera and turn Follow camera on again
 files-camera-nothing-yet = Nothing to capture yet: nobody has been followed
 files-import-title = Import animation
-files-import-source = { $seconds } s of motion at { $fps } fps, { $joints } joints
+files-import-source = { $joints ->
+    [one] { $seconds } s of motion at { $fps } fps, 1 joint
+   *[other] { $seconds } s of motion at { $fps } fps, { $joints } joints
+}
 files-import-keys = Keys:
 files-import-reduced = Only where needed
 files-import-every-frame = Every frame
@@ -137,7 +140,13 @@ files-import-result = { $keys ->
    *[other] { $keys } keys over { $seconds } s
 }
 files-import-preview = Preview
-files-import-mapping = Bone mapping: { $mapped } bones from the source, { $unused } joints unused
+files-import-mapping = Bone mapping: { $mapped ->
+    [one] 1 bone
+   *[other] { $mapped } bones
+} from the source, { $unused ->
+    [one] 1 joint
+   *[other] { $unused } joints
+} unused
 files-import-none = (none)
 files-import-at-playhead = Insert at the playhead ({ $time } s)
 files-import-replace = Replace the timeline

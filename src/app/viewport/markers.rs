@@ -5,7 +5,9 @@ use bevy::prelude::*;
 
 use super::cursor::ViewCursor;
 use super::posing::Posing;
-use crate::app::session::{EditorSet, MarkersVisible, PointerOverUi, Selection, Session};
+use crate::app::session::{
+    EditorSet, MarkersVisible, PointerOverUi, PreviewPose, Selection, Session,
+};
 use crate::core::animation::handle::PoseHandle;
 use crate::core::model::humanoid::{ALL_BONES, Bone};
 
@@ -53,7 +55,7 @@ fn draw_markers(
     selection: Res<Selection>,
     visible: Res<MarkersVisible>,
     over_ui: Res<PointerOverUi>,
-    posing: Res<Posing>,
+    (posing, preview): (Res<Posing>, Res<PreviewPose>),
     view: ViewCursor,
     mut gizmos: Gizmos<MarkerGizmos>,
 ) {
@@ -65,7 +67,8 @@ fn draw_markers(
         .filter(|_| !over_ui.0 && posing.active.is_none())
         .and_then(|cursor| bone_under_cursor(&session, &view, cursor));
     let rig = &session.editor.rig;
-    let world = rig.world_pose(&session.editor.pose);
+    // An import dialog's preview stands in for the editor's pose, as the avatar does.
+    let world = rig.world_pose(preview.0.as_ref().unwrap_or(&session.editor.pose));
     for bone in ALL_BONES {
         let Some((pos, _)) = world[bone.index()] else {
             continue;

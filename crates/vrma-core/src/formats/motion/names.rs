@@ -148,7 +148,8 @@ fn split_name(name: &str) -> (Option<Side>, String) {
 /// The limb bones named by a squeezed base name (no side).
 fn limb_bone(side: Side, base: &str) -> Option<Bone> {
     let name = match base {
-        "upleg" | "upperleg" | "thigh" | "uplegroll" | "femur" => "UpperLeg",
+        // Biovision's and MotionBuilder's "LeftHip" is the thigh joint.
+        "upleg" | "upperleg" | "thigh" | "uplegroll" | "femur" | "hip" => "UpperLeg",
         "leg" | "lowerleg" | "lowleg" | "shin" | "calf" | "knee" | "tibia" => "LowerLeg",
         "foot" | "ankle" => "Foot",
         "toebase" | "toe" | "toes" | "ball" | "toe0" => "Toes",
@@ -228,8 +229,23 @@ impl Mapping {
     /// Detects the mapping, then applies the user's.
     pub fn detect(joints: &[SourceJoint], user: Option<&UserMap>) -> Result<Mapping, Refusal> {
         let mut bones: BTreeMap<Bone, usize> = BTreeMap::new();
+        // Where a side has a collar (MocapBank's and MotionBuilder's "LeftCollar"), its
+        // "LeftShoulder" is the upper arm, as its "LeftElbow" is the forearm.
+        let collar = |side: Side| {
+            joints.iter().any(|j| {
+                let (s, base) = split_name(&j.name);
+                s == Some(side) && matches!(base.as_str(), "collar" | "clavicle")
+            })
+        };
+        let collars = [collar(Side::Left), collar(Side::Right)];
         for (i, joint) in joints.iter().enumerate() {
-            if let Some(bone) = bone_from_name(&joint.name) {
+            let bone = match split_name(&joint.name) {
+                (Some(side), base) if base == "shoulder" && collars[side as usize] => {
+                    Bone::from_name(&format!("{}UpperArm", side.name()))
+                }
+                _ => bone_from_name(&joint.name),
+            };
+            if let Some(bone) = bone {
                 bones.entry(bone).or_insert(i);
             }
         }
@@ -411,6 +427,39 @@ mod tests {
         assert_eq!(mapping.bones[&Bone::Chest], 4);
         assert_eq!(mapping.bones[&Bone::UpperChest], 7);
         assert_eq!(mapping.bones[&Bone::Head], 10);
+    }
+
+    #[test]
+    fn beside_a_collar_the_shoulder_is_the_upper_arm_and_a_sided_hip_is_the_thigh() {
+        // MocapBank's (and MotionBuilder's) names.
+        let names = [
+            ("Hips", None),
+            ("Chest", Some(0)),
+            ("Chest2", Some(1)),
+            ("LeftCollar", Some(2)),
+            ("LeftShoulder", Some(3)),
+            ("LeftElbow", Some(4)),
+            ("LeftWrist", Some(5)),
+            ("Neck", Some(2)),
+            ("Head", Some(7)),
+            ("LeftHip", Some(0)),
+            ("LeftKnee", Some(9)),
+            ("RightHip", Some(0)),
+        ];
+        let joints: Vec<SourceJoint> = names.iter().map(|(n, p)| joint(n, *p)).collect();
+        let mapping = Mapping::detect(&joints, None).unwrap();
+        let bone = |b: Bone| mapping.bones.get(&b).map(|&j| joints[j].name.as_str());
+        assert_eq!(bone(Bone::LeftShoulder), Some("LeftCollar"));
+        assert_eq!(bone(Bone::LeftUpperArm), Some("LeftShoulder"));
+        assert_eq!(bone(Bone::LeftLowerArm), Some("LeftElbow"));
+        assert_eq!(bone(Bone::LeftUpperLeg), Some("LeftHip"));
+        assert_eq!(bone(Bone::Hips), Some("Hips"));
+        assert_eq!(bone(Bone::Spine), Some("Chest"));
+        // Without a collar, Mixamo's "LeftShoulder" stays the shoulder.
+        assert_eq!(
+            bone_from_name("mixamorig:LeftShoulder"),
+            Some(Bone::LeftShoulder)
+        );
     }
 
     #[test]
