@@ -361,8 +361,10 @@ fn hostile_vmd_files_are_refused_in_one_line_and_nothing_is_written() {
     nan[50 + 4 + 15 + 4..50 + 4 + 15 + 8].copy_from_slice(&f32::NAN.to_le_bytes());
     let mut far = VmdFile::default();
     far.bone("頭", 1_000_000_000, [0.0; 3], DQuat::IDENTITY, LINEAR);
-    let mut camera = VmdFile::default();
-    camera.cameras = 3;
+    let camera = VmdFile {
+        cameras: 3,
+        ..VmdFile::default()
+    };
     let cases: [(&str, Vec<u8>, &str); 6] = [
         ("count", huge_count, "claims 4294967295 bone keys"),
         ("truncated", good[..52].to_vec(), "ends at byte 52"),
