@@ -76,7 +76,11 @@ fn main() {
     let left_arm: &[u8] = &[141, 182, 152, 114];
     let left_leg_ik: &[u8] = &[141, 182, 145, 171, 130, 104, 130, 106];
     vmd.extend(3u32.to_le_bytes());
-    for (name, frame, y, qz) in [(left_arm, 0u32, 0.0f32, 0.0f32), (left_arm, 10, 0.0, 0.3), (left_leg_ik, 5, 2.0, 0.0)] {
+    for (name, frame, y, qz) in [
+        (left_arm, 0u32, 0.0f32, 0.0f32),
+        (left_arm, 10, 0.0, 0.3),
+        (left_leg_ik, 5, 2.0, 0.0),
+    ] {
         vmd.extend(name15(name));
         vmd.extend(frame.to_le_bytes());
         for v in [0.0, y, 0.0, 0.0, 0.0, qz, (1.0 - qz * qz).sqrt()] {

@@ -16,6 +16,7 @@ mod layout;
 mod library_window;
 mod malformed_corpus;
 mod motion_capture;
+mod motion_fbx_ascii;
 mod motion_gltf;
 mod motion_real;
 mod motion_vmd;
