@@ -177,6 +177,47 @@ pub fn render_still(
     eyes: crate::core::body::look::StillEyes,
     output: PathBuf,
 ) -> Result<(), String> {
+    let mut app = windowless_renderer(model)?;
+    let outcome = render::StillOutcome::default();
+    let request = StillRequest {
+        size,
+        view: StillView::Fixed(camera),
+        background,
+        output,
+        at: None,
+        eyes,
+    };
+    render::one_still_plugin(&mut app, pose, request, outcome.clone());
+    run_to_outcome(app, &outcome)
+}
+
+/// Renders one film without a window (`vrma-maker render-anim`): the model file, the
+/// film, its camera, its size and format settings, and the output; progress on stderr.
+pub fn render_film(
+    model: PathBuf,
+    film: crate::core::animation::film::Film,
+    camera: StillCamera,
+    settings: crate::media::FilmSettings,
+    output: PathBuf,
+) -> Result<(), String> {
+    let request = session::FilmRequest {
+        film,
+        camera,
+        settings,
+        output,
+        progress: session::Progress::default(),
+        cancel: Default::default(),
+        log_progress: true,
+    };
+    let mut app = windowless_renderer(model)?;
+    let outcome = render::StillOutcome::default();
+    render::one_film_plugin(&mut app, request, outcome.clone());
+    run_to_outcome(app, &outcome)
+}
+
+/// The app that renders stills and films without a window: the foundation, the
+/// avatar, MToon and the renderer on the first graphics backend that gives a device.
+fn windowless_renderer(model: PathBuf) -> Result<App, String> {
     let wgpu_settings = graphics::settings_on_first_working_backend()?;
     install_friendly_panic_hook();
     let (mut app, memory) = begin(Launch {
@@ -206,19 +247,14 @@ pub fn render_still(
     add_editor(&mut app, memory);
     avatar::materials_plugin(&mut app);
     app.add_plugins(render::plugin);
-    let outcome = render::StillOutcome::default();
-    let request = StillRequest {
-        size,
-        view: StillView::Fixed(camera),
-        background,
-        output,
-        at: None,
-        eyes,
-    };
-    render::one_still_plugin(&mut app, pose, request, outcome.clone());
+    Ok(app)
+}
+
+/// Runs a windowless renderer to its end and reads what it left in `outcome`.
+fn run_to_outcome(mut app: App, outcome: &render::StillOutcome) -> Result<(), String> {
     let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| app.run()));
-    // The process ends right after this one still. Tearing the renderer down after the
-    // GPU refused a model sometimes crashed in the Vulkan driver (lavapipe, under load),
+    // The process ends right after this. Tearing the renderer down after the GPU
+    // refused a model sometimes crashed in the Vulkan driver (lavapipe, under load),
     // turning a clear refusal into a segfault; the OS frees it all at exit instead.
     std::mem::forget(app);
     if ran.is_err() {

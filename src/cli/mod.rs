@@ -9,6 +9,7 @@ mod import_anim;
 mod inspect;
 mod mannequin;
 mod pose_from_image;
+mod render_anim;
 mod render_png;
 mod sample;
 mod test_avatar;
@@ -196,6 +197,41 @@ pub enum Command {
         #[arg(long, default_value = "camera")]
         eyes: String,
     },
+    /// Render the project's animation as a moving picture, without a window: the format
+    /// follows the output's name (.webp, .png for APNG, .gif, .mp4, or a folder ending
+    /// in / for numbered PNGs).
+    RenderAnim {
+        #[arg(long)]
+        model: PathBuf,
+        #[arg(long)]
+        project: PathBuf,
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        /// Picture size in pixels.
+        #[arg(long, default_value = "512x683")]
+        size: String,
+        /// Frames per second (the project's export rate by default).
+        #[arg(long)]
+        fps: Option<u32>,
+        /// front, side or three-quarter: one camera framed over every frame's figure.
+        #[arg(long, default_value = "front", conflicts_with = "camera_json")]
+        camera: String,
+        /// A fixed camera, as render-png's --camera-json.
+        #[arg(long)]
+        camera_json: Option<PathBuf>,
+        /// transparent, or a colour such as #ffffff (an MP4 has no alpha: white unless given).
+        #[arg(long, default_value = "transparent")]
+        background: String,
+        /// The first second to render (0 by default).
+        #[arg(long, value_name = "SECONDS")]
+        from: Option<f32>,
+        /// The last second to render (the last key by default).
+        #[arg(long, value_name = "SECONDS")]
+        to: Option<f32>,
+        /// Plays: 0 loops for ever (WebP, APNG, GIF); an MP4 repeats its frames N times.
+        #[arg(long = "loop", default_value_t = 0)]
+        loop_count: u32,
+    },
     /// Find the person in a photo and write the pose they show on the model (a pose
     /// JSON file, as the library's); prints what was posed and which landmarks were used.
     PoseFromImage {
@@ -364,6 +400,34 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, Refusal> {
                 camera_json: camera_json.as_deref(),
                 background: &background,
                 eyes: &eyes,
+            },
+        )
+        .map(Some),
+        Command::RenderAnim {
+            model,
+            project,
+            output,
+            size,
+            fps,
+            camera,
+            camera_json,
+            background,
+            from,
+            to,
+            loop_count,
+        } => render_anim::run(
+            &model,
+            &project,
+            &output,
+            render_anim::FilmView {
+                size: &size,
+                fps,
+                preset: &camera,
+                camera_json: camera_json.as_deref(),
+                background: &background,
+                from,
+                to,
+                loop_count,
             },
         )
         .map(Some),

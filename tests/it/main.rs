@@ -26,6 +26,7 @@ mod pose_photo;
 mod posing_cli;
 mod real_avatars;
 mod recovery_window;
+mod render_anim;
 mod springs;
 mod three_reference;
 mod timeline_cli;

@@ -35,3 +35,6 @@ app-no-device = No graphics device could be started (tried { $tried }). { $advic
 app-no-device-advice-windows = Update the graphics driver (from Windows Update, or from AMD, Intel or NVIDIA), then start VRMA Maker again
 app-no-device-advice-macos = Update macOS, then start VRMA Maker again
 app-no-device-advice-linux = Install Mesa's Vulkan driver (Debian/Ubuntu: sudo apt-get install mesa-vulkan-drivers libvulkan1), then start again
+app-film-rendering = Rendering the animation
+app-film-cancelled = The animation export was cancelled; nothing was written
+app-film-stopped = rendering the animation stopped: no frame came from the renderer for two minutes

@@ -8,6 +8,7 @@ files-title-save-project-as = Save project as
 files-title-import-animation = Import animation
 files-title-pose-from-image = Pose from image
 files-title-export = Export { $format }
+files-title-export-film = Export animation as video
 
 # File dialogs: the file type filters
 files-filter-model = VRM model

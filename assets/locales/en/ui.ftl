@@ -18,6 +18,7 @@ ui-menu-recent-clear = Clear the list
 ui-menu-save-project = Save project
 ui-menu-save-project-as = Save project as…
 ui-menu-import-animation = Import animation (VRMA, glTF, BVH, FBX, VMD)…
+ui-menu-export-film = Export animation as video (WebP, APNG, GIF, MP4)…
 ui-menu-import-rate = Import keys per second
     .tooltip = 0 = a key wherever the source has one; otherwise thin dense clips to this rate
 ui-menu-open-model = Open model…
@@ -79,6 +80,7 @@ ui-menu-controls = Controls
 
 # Status line and error banner (src/app/ui/status.rs).
 ui-status-dismiss = Dismiss
+ui-status-cancel = Cancel
 ui-status-hint = Click a marker: select · Right drag: orbit · Middle / Shift+right drag: pan · Wheel: zoom · F1: help
 
 # File ▸ Export PNG… window (src/app/ui/png_window.rs).
@@ -91,6 +93,8 @@ ui-png-transparent = Transparent background
 ui-png-every-key = Every key, one camera
     .tooltip = A numbered PNG of each key (name_001.png, …), all framed alike so that they line up
 ui-png-export = Export…
+ui-png-export-film = Export animation…
+    .tooltip = The whole timeline as a moving picture: the name you give says which (.webp or .png loop with a transparent background, .gif, .mp4)
 
 
 # Right panel: hands, gaze and expressions (src/app/ui/expressions.rs, hands.rs).

@@ -35,3 +35,6 @@ app-no-device = グラフィックスデバイスを起動できませんでし�
 app-no-device-advice-windows = グラフィックスドライバーを更新してから（Windows Update、または AMD・Intel・NVIDIA から）、VRMA Maker をもう一度起動してください。
 app-no-device-advice-macos = macOS を更新してから、VRMA Maker をもう一度起動してください。
 app-no-device-advice-linux = Mesa の Vulkan ドライバーをインストールしてから（Debian/Ubuntu: sudo apt-get install mesa-vulkan-drivers libvulkan1）、もう一度起動してください。
+app-film-rendering = アニメーションを書き出し中
+app-film-cancelled = アニメーションの書き出しを取り消しました（ファイルは作られていません）
+app-film-stopped = アニメーションの書き出しが止まりました: 2 分間レンダラーからフレームが届きませんでした

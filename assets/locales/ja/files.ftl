@@ -8,6 +8,7 @@ files-title-save-project-as = 名前を付けてプロジェクトを保存
 files-title-import-animation = アニメーションを読み込む
 files-title-pose-from-image = 画像からポーズを作成
 files-title-export = { $format }を書き出す
+files-title-export-film = アニメーションを動画として書き出す
 
 # File dialogs: the file type filters
 files-filter-model = VRM モデル

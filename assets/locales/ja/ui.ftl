@@ -18,6 +18,7 @@ ui-menu-recent-clear = 履歴を消去
 ui-menu-save-project = プロジェクトを保存
 ui-menu-save-project-as = 名前を付けて保存…
 ui-menu-import-animation = アニメーションを読み込み (VRMA、glTF、BVH、FBX、VMD)…
+ui-menu-export-film = アニメーションを動画として書き出し (WebP、APNG、GIF、MP4)…
 ui-menu-import-rate = 読み込み時の毎秒キー数
     .tooltip = 0 = 元のキーをすべて読み込みます。それ以外は、密なクリップのキーをこの数まで間引きます
 ui-menu-open-model = モデルを開く…
@@ -79,6 +80,7 @@ ui-menu-controls = 操作方法
 
 # Status line and error banner (src/app/ui/status.rs).
 ui-status-dismiss = 閉じる
+ui-status-cancel = キャンセル
 ui-status-hint = マーカーをクリック: 選択 · 右ドラッグ: 視点回転 · 中ドラッグ / Shift+右ドラッグ: 視点移動 · ホイール: ズーム · F1: ヘルプ
 
 # File ▸ Export PNG… window (src/app/ui/png_window.rs).
@@ -91,6 +93,8 @@ ui-png-transparent = 背景を透明にする
 ui-png-every-key = 全キーを同じカメラで
     .tooltip = キーごとに連番の PNG (name_001.png, …) を、すべて同じ構図で書き出します
 ui-png-export = 書き出し…
+ui-png-export-film = アニメーションを書き出し…
+    .tooltip = タイムライン全体を動画として書き出します。形式はファイル名で決まります（.webp・.png は背景が透明なループ、.gif、.mp4）
 
 
 # Right panel: hands, gaze and expressions (src/app/ui/expressions.rs, hands.rs).

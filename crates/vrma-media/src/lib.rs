@@ -143,10 +143,32 @@ pub trait FilmWriter {
     fn finish(self: Box<Self>) -> Result<PathBuf, Refusal>;
 }
 
-/// A writer for `path`, in the format its name asks for.
-pub fn open(path: &Path, settings: &FilmSettings) -> Result<Box<dyn FilmWriter>, Refusal> {
+/// The format `path` asks for, once the settings suit it and there is a folder to
+/// write in: everything checked before a frame is rendered.
+pub fn check_output(path: &Path, settings: &FilmSettings) -> Result<FilmFormat, Refusal> {
     settings.check()?;
     let format = FilmFormat::of_path(path)?;
+    // Browsers play a delay under 2/100 s as 1/10 s: a faster GIF would crawl.
+    if format == FilmFormat::Gif && settings.fps > 50 {
+        return Err(Refusal::new(format!(
+            "a GIF plays at most 50 frames per second (browsers slow faster ones down): use --fps 50 or less, not {}",
+            settings.fps
+        )));
+    }
+    let trimmed = PathBuf::from(path.to_string_lossy().trim_end_matches(['/', '\\']));
+    let parent = trimmed.parent().filter(|p| !p.as_os_str().is_empty());
+    if parent.is_some_and(|p| !p.is_dir()) {
+        return Err(Refusal::new(format!(
+            "cannot write {}: its folder does not exist",
+            path.display()
+        )));
+    }
+    Ok(format)
+}
+
+/// A writer for `path`, in the format its name asks for.
+pub fn open(path: &Path, settings: &FilmSettings) -> Result<Box<dyn FilmWriter>, Refusal> {
+    let format = check_output(path, settings)?;
     Ok(match format {
         FilmFormat::WebP => Box::new(out::webp::WebPWriter::new(path, settings)?),
         FilmFormat::Apng => Box::new(out::apng::ApngWriter::new(path, settings)?),

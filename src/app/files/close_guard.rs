@@ -12,7 +12,8 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use super::FileDialogs;
 use super::export::ExportJob;
 use crate::app::session::{
-    Banner, DialogPurpose, EditorSet, FileRequest, KeepAwake, QuitRequested, Session, UiLayout,
+    Banner, DialogPurpose, EditorSet, FileRequest, Films, KeepAwake, QuitRequested, Session,
+    UiLayout,
 };
 use crate::tr;
 
@@ -61,7 +62,7 @@ fn on_quit_requests(
     mut closes: MessageReader<WindowCloseRequested>,
     mut quits: MessageReader<QuitRequested>,
     session: Res<Session>,
-    export: Res<ExportJob>,
+    (export, films): (Res<ExportJob>, Res<Films>),
     mut guard: ResMut<CloseGuard>,
     mut exit: MessageWriter<AppExit>,
 ) {
@@ -69,7 +70,7 @@ fn on_quit_requests(
     if !asked {
         return;
     }
-    if export.running() {
+    if export.running() || films.running {
         guard.asking = Some(Question::ExportRunning);
     } else if session.editor.dirty {
         guard.asking = Some(Question::Unsaved(Then::Quit));
@@ -80,14 +81,14 @@ fn on_quit_requests(
 
 fn quit_after_export(
     mut guard: ResMut<CloseGuard>,
-    export: Res<ExportJob>,
+    (export, films): (Res<ExportJob>, Res<Films>),
     mut quits: MessageWriter<QuitRequested>,
     mut awake: ResMut<KeepAwake>,
 ) {
     if !guard.quit_after_export {
         return;
     }
-    if export.running() {
+    if export.running() || films.running {
         awake.now();
     } else {
         // The usual way out from here: unsaved changes are still asked about.

@@ -8,17 +8,19 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 
 use crate::app::session::{
-    Banner, EditRequest, EditorSet, FileSettings, Job, KeepAwake, Progress, RenderStill, Session,
-    StillEyes, StillRequest, StillView,
+    Banner, EditRequest, EditorSet, FileSettings, FilmRequest, Films, Job, KeepAwake, Progress,
+    RenderStill, SPRING_SETTLE_SECONDS, Session, StillEyes, StillRequest, StillView,
 };
 use crate::core::Refusal;
 use crate::core::animation::edit::{Edit, KeyEdit};
+use crate::core::animation::film::{Film, default_end, frame_times};
 use crate::core::animation::project::Settings;
 use crate::core::body::framing::{STILL_FOV_DEGREES, StillCamera};
 use crate::core::formats::imported::Imported;
 use crate::core::formats::table::{
     ExportKind, ExportWork, ImportOptions, Writer, import_file, with_extension, write_file,
 };
+use crate::media::FilmSettings;
 use crate::tr;
 
 /// The running export: what it is, how far it got, and its result.
@@ -56,6 +58,7 @@ pub(super) fn plugin(app: &mut App) {
 pub(super) struct Exports<'w> {
     job: ResMut<'w, ExportJob>,
     stills: MessageWriter<'w, RenderStill>,
+    films: ResMut<'w, Films>,
 }
 
 impl Exports<'_> {
@@ -118,6 +121,83 @@ impl Exports<'_> {
 }
 
 impl Exports<'_> {
+    /// The whole timeline as a moving picture at `path` (its format from its name), with
+    /// the Export PNG window's size, camera and background and the project's rate; the
+    /// current view when that is the camera asked for (`view`). The renderer shows a
+    /// bar with Cancel.
+    pub(super) fn film(
+        &mut self,
+        session: &Session,
+        settings: &FileSettings,
+        view: Option<StillCamera>,
+        path: PathBuf,
+        banner: &mut Banner,
+    ) {
+        if self.films.running || self.films.pending.is_some() {
+            banner.error(tr!("files-export-running"));
+            return;
+        }
+        let editor = &session.editor;
+        let png = settings.png;
+        let fps = editor.settings.fps.round().max(1.0) as u32;
+        let end = default_end(&editor.timeline, editor.settings.length);
+        let made = frame_times(0.0, end, fps).and_then(|times| {
+            let settings = FilmSettings {
+                width: png.size.x,
+                height: png.size.y,
+                fps,
+                frames: times.len(),
+                loop_count: 0,
+                background: png.background,
+            };
+            crate::media::check_output(&path, &settings)?;
+            Ok((times, settings))
+        });
+        let (times, film_settings) = match made {
+            Ok(made) => made,
+            Err(e) => {
+                banner.error(e.to_string());
+                return;
+            }
+        };
+        let mut film = Film::new(
+            editor.rig.clone(),
+            editor.timeline.clone(),
+            editor.pose.clone(),
+            times,
+            Vec3::ZERO,
+            StillEyes::Camera,
+            SPRING_SETTLE_SECONDS,
+        );
+        let camera = match (png.view, view) {
+            (StillView::Preset(preset), _) => StillCamera::framing_all(
+                &editor.rig,
+                &film.poses(),
+                preset,
+                STILL_FOV_DEGREES,
+                png.size.x as f32 / png.size.y as f32,
+            ),
+            (StillView::Fixed(camera), _) | (StillView::CurrentCamera, Some(camera)) => camera,
+            (StillView::CurrentCamera, None) => StillCamera::framing_all(
+                &editor.rig,
+                &film.poses(),
+                crate::core::body::framing::CameraPreset::Front,
+                STILL_FOV_DEGREES,
+                png.size.x as f32 / png.size.y as f32,
+            ),
+        };
+        film.look_from(camera.position);
+        self.films.pending = Some(FilmRequest {
+            film,
+            camera,
+            settings: film_settings,
+            output: path,
+            progress: Progress::default(),
+            cancel: Default::default(),
+            log_progress: false,
+        });
+    }
+
     /// Every key as a numbered still (`walk.png` → `walk_001.png`, …), all from one
     /// camera: a preset frames every key's figure at once, so the stills line up.
     fn png_sequence(

@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 
 use super::session::{
-    Banner, DialogPurpose, EditRequest, EditorSet, FileRequest, FileSettings, Job, KeepAwake,
-    LoadModel, ModelSource, Prefs, Session,
+    Banner, DialogPurpose, EditRequest, EditorCamera, EditorSet, FileRequest, FileSettings, Job,
+    KeepAwake, LoadModel, ModelSource, Prefs, Session,
 };
 use crate::core::animation::edit::PoseEdit;
 use crate::core::animation::project::is_project_file;
@@ -124,8 +124,18 @@ fn native_dialog(purpose: DialogPurpose, folder: &Path) -> Option<PathBuf> {
                 .set_file_name(format.default_name)
                 .save_file()
         }
+        DialogPurpose::ExportFilm => crate::media::FilmFormat::FILTERS
+            .iter()
+            .fold(dialog, |dialog, (name, extensions)| {
+                dialog.add_filter(*name, extensions)
+            })
+            .set_file_name(FILM_DEFAULT_NAME)
+            .save_file(),
     }
 }
+
+/// What File ▸ Export animation as video offers to save as.
+pub(super) const FILM_DEFAULT_NAME: &str = "animation.webp";
 
 /// An export format's name in a file dialog (the core's table names it in English).
 fn filter_name(kind: ExportKind) -> String {
@@ -297,7 +307,7 @@ fn finish_save(
 
 /// What answering a dialog may need to do.
 #[derive(bevy::ecs::system::SystemParam)]
-struct AnswerOutput<'w> {
+struct AnswerOutput<'w, 's> {
     loads: MessageWriter<'w, LoadModel>,
     edits: MessageWriter<'w, EditRequest>,
     exit: MessageWriter<'w, AppExit>,
@@ -306,6 +316,7 @@ struct AnswerOutput<'w> {
     import_dialog: ResMut<'w, import_dialog::ImportDialog>,
     photo: ResMut<'w, photo::PhotoPose>,
     guard: ResMut<'w, CloseGuard>,
+    editor_camera: Query<'w, 's, (&'static Transform, &'static Projection), With<EditorCamera>>,
 }
 
 fn handle_answers(
@@ -369,6 +380,21 @@ fn handle_answers(
             DialogPurpose::Export(kind) => {
                 out.exports
                     .start(kind, &session, &settings, path, &mut banner);
+            }
+            DialogPurpose::ExportFilm => {
+                let view = out.editor_camera.iter().next().map(|(t, p)| {
+                    let fov = match p {
+                        Projection::Perspective(p) => p.fov.to_degrees(),
+                        _ => crate::core::body::framing::STILL_FOV_DEGREES,
+                    };
+                    crate::core::body::framing::StillCamera {
+                        position: t.translation,
+                        target: t.translation + t.forward() * 3.0,
+                        fov,
+                    }
+                });
+                out.exports
+                    .film(&session, &settings, view, path, &mut banner);
             }
             // Motion from another skeleton is shown in a dialog first (mapping, keys,
             // range, preview); a VRMA or glTF clip goes straight in.

@@ -65,6 +65,7 @@ fn saved_as(purpose: DialogPurpose) -> Option<(&'static str, &'static str)> {
             let format = kind.format();
             Some((format.default_name, format.extension))
         }
+        DialogPurpose::ExportFilm => Some((super::FILM_DEFAULT_NAME, "webp")),
         DialogPurpose::OpenModel
         | DialogPurpose::LoadPose
         | DialogPurpose::OpenProject
@@ -83,6 +84,7 @@ pub(super) fn title(purpose: DialogPurpose) -> String {
         DialogPurpose::ImportAnimation => tr!("files-title-import-animation"),
         DialogPurpose::PoseFromImage => tr!("files-title-pose-from-image"),
         DialogPurpose::Export(kind) => tr!("files-title-export", format = super::filter_name(kind)),
+        DialogPurpose::ExportFilm => tr!("files-title-export-film"),
     }
 }
 
@@ -120,7 +122,13 @@ pub(super) fn check_answer(
             path = path.display().to_string()
         ))),
         Some((_, extension)) => {
-            let path = with_extension(&path, extension);
+            // A film's format follows the name; another name becomes a WebP.
+            let path = match purpose {
+                DialogPurpose::ExportFilm if crate::media::FilmFormat::of_path(&path).is_ok() => {
+                    path
+                }
+                _ => with_extension(&path, extension),
+            };
             let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
             if folder.is_some_and(|f| !f.is_dir()) {
                 return Err(NotYet::Problem(tr!(

@@ -1,6 +1,6 @@
-//! One still without a window (`vrma-maker render-png`): once the model shows, the pose
-//! is applied through the edit path, the still renders, and the app quits with its
-//! outcome.
+//! One still or one film without a window (`vrma-maker render-png`, `render-anim`): once
+//! the model shows, the pose is applied through the edit path (or the film starts), it
+//! renders, and the app quits with its outcome.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -8,10 +8,13 @@ use std::sync::{Arc, Mutex};
 use bevy::prelude::*;
 
 use super::StillQueue;
+use super::film::FilmQueue;
 use crate::app::session::{
-    AvatarShown, Banner, Session, StillRequest, StillView, render_target, spawn_lights,
+    AvatarShown, Banner, FilmRequest, Films, Session, StillRequest, StillView, render_target,
+    spawn_lights,
 };
 use crate::core::animation::edit::PoseEdit;
+use crate::core::body::framing::StillCamera;
 use crate::core::body::pose::Pose;
 
 /// Where the outcome of the one still lands (`App::run` keeps the world).
@@ -32,14 +35,57 @@ pub(in crate::app) fn one_still_plugin(
         exit_when_done: true,
         ..default()
     })
-    .insert_resource(PoseToShow(pose, request))
-    .add_systems(Startup, (lights, watch_from_the_still_camera))
-    .add_systems(Update, show_pose_then_render)
-    .add_systems(Last, move |queue: Res<StillQueue>| {
-        if let (Some(first), Ok(mut slot)) = (queue.finished.first(), outcome.lock()) {
-            slot.get_or_insert_with(|| first.clone());
-        }
-    });
+    .insert_resource(PoseToShow(pose, request.clone()));
+    if let StillView::Fixed(camera) = request.view {
+        app.insert_resource(WatchFrom(camera));
+    }
+    app.add_systems(Startup, (lights, watch_from_the_still_camera))
+        .add_systems(Update, show_pose_then_render)
+        .add_systems(Last, move |queue: Res<StillQueue>| {
+            if let (Some(first), Ok(mut slot)) = (queue.finished.first(), outcome.lock()) {
+                slot.get_or_insert_with(|| first.clone());
+            }
+        });
+}
+
+/// Where the still or film will be seen from.
+#[derive(Resource, Clone, Copy)]
+struct WatchFrom(StillCamera);
+
+/// Adds the one-film behaviour to a windowless app with the render plugin: the film
+/// starts once the model shows, and the app quits with its outcome.
+pub(in crate::app) fn one_film_plugin(app: &mut App, request: FilmRequest, outcome: StillOutcome) {
+    app.insert_resource(WatchFrom(request.camera))
+        .insert_resource(Films {
+            pending: Some(request),
+            running: false,
+        })
+        .add_systems(Startup, (lights, watch_from_the_still_camera))
+        .add_systems(Update, stop_on_load_error)
+        .add_systems(
+            Last,
+            move |queue: Res<FilmQueue>, mut exit: MessageWriter<AppExit>| {
+                if let Some(first) = queue.finished.first() {
+                    if let Ok(mut slot) = outcome.lock() {
+                        slot.get_or_insert_with(|| first.clone());
+                    }
+                    exit.write(if first.is_ok() {
+                        AppExit::Success
+                    } else {
+                        AppExit::error()
+                    });
+                }
+            },
+        );
+}
+
+/// A model Bevy could not load: the film says so instead of waiting for ever.
+fn stop_on_load_error(banner: Res<Banner>, mut queue: ResMut<FilmQueue>) {
+    if let Some(error) = banner.error.clone()
+        && queue.finished.is_empty()
+    {
+        queue.finished.push(Err(error));
+    }
 }
 
 /// Lights and ambient light as the window's view has them.
@@ -52,11 +98,11 @@ fn lights(mut commands: Commands) {
 /// with the still's camera (after the pose was set) was drawn unposed, every time for
 /// a normal-mapped avatar. The window has its view camera for this.
 fn watch_from_the_still_camera(
-    to_show: Res<PoseToShow>,
+    watch: Option<Res<WatchFrom>>,
     mut images: ResMut<Assets<Image>>,
     mut commands: Commands,
 ) {
-    let StillView::Fixed(camera) = to_show.1.view else {
+    let Some(WatchFrom(camera)) = watch.as_deref().copied() else {
         return;
     };
     let target = render_target(&mut images, UVec2::new(8, 8));

@@ -4,6 +4,7 @@
 //! the current view. Used by File ▸ Export PNG… and by `vrma-maker render-png`, which
 //! runs the same plugins with no window.
 
+mod film;
 mod headless;
 mod onion;
 mod thumbnails;
@@ -23,11 +24,11 @@ use crate::tr;
 
 use super::session::{
     Avatar, Banner, EditorCamera, EditorSet, KeepAwake, RenderStill, SPRING_SETTLE_SECONDS,
-    Session, SpringBones, StillEyes, StillPose, StillRequest, StillView, captured_rgba,
-    framed_view, render_target, save_png,
+    Session, SpringBones, StillPose, StillRequest, StillView, captured_rgba, framed_view,
+    render_target, save_png,
 };
 
-pub(super) use headless::{StillOutcome, one_still_plugin};
+pub(super) use headless::{StillOutcome, one_film_plugin, one_still_plugin};
 
 /// A still is captured after this many frames even if some pipeline never builds.
 const MAX_SETTLE_FRAMES: u32 = 240;
@@ -140,6 +141,7 @@ pub(super) fn plugin(app: &mut App) {
             count_compiling_pipelines.in_set(RenderSystems::Cleanup),
         );
     }
+    film::plugin(app);
     app.insert_resource(compiling)
         .init_resource::<StillQueue>()
         .init_resource::<Captures>()
@@ -154,6 +156,7 @@ pub(super) fn plugin(app: &mut App) {
 /// The window reports each finished still in the status line.
 pub(super) fn report_in_window(app: &mut App) {
     app.add_systems(Update, report_stills.after(finish_still));
+    film::report_in_window(app);
 }
 
 fn queue_stills(
@@ -241,16 +244,12 @@ fn start_still(
     // The eyes on the camera, as a player's default target (the world is the model's
     // VRM 1.0 frame: the avatar stands at the origin, a VRM 0.x one turned round).
     let editor = &session.editor;
-    // An authored gaze wins; without one, `Camera` aims at the still's camera.
-    let pose = match (&editor.rig.model.look_at, request.eyes, &editor.pose.look) {
-        (Some(look_at), _, Some(_)) => {
-            look_at.with_gaze(&editor.rig, &editor.pose, transform.translation)
-        }
-        (Some(look_at), StillEyes::Camera, None) => {
-            look_at.looking_at(&editor.rig, &editor.pose, transform.translation)
-        }
-        _ => editor.pose.clone(),
-    };
+    let pose = crate::core::body::gaze::still_gaze(
+        &editor.rig,
+        &editor.pose,
+        request.eyes,
+        transform.translation,
+    );
     // Hair and skirts as they hang after holding this pose, whatever moved before: the
     // same pose gives the same still.
     springs.held = Some(crate::core::body::springs::settle(
@@ -315,21 +314,26 @@ impl UnconvertedMtoon<'_, '_> {
 #[derive(Component)]
 struct StillCamera(Handle<Image>);
 
+#[allow(clippy::type_complexity)] // the grouped resources keep the system's arity down
 fn finish_still(
     mut queue: ResMut<StillQueue>,
     mut captures: ResMut<Captures>,
     cameras: Query<&StillCamera>,
     compiling: Res<PipelinesCompiling>,
     mut commands: Commands,
-    (mut exit, mut springs, mut session, mut still_pose): (
+    (mut exit, mut springs, mut session, mut still_pose, films): (
         MessageWriter<AppExit>,
         ResMut<SpringBones>,
         ResMut<Session>,
         ResMut<StillPose>,
+        Res<crate::app::session::Films>,
     ),
     unconverted: UnconvertedMtoon,
 ) {
     let Some(active) = queue.active.as_mut() else {
+        if films.running {
+            return; // a film holds the pose and springs frame by frame
+        }
         if springs.held.is_some() {
             springs.held = None; // the live simulation takes over again
         }

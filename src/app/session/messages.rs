@@ -84,6 +84,8 @@ pub enum DialogPurpose {
     PoseFromImage,
     /// An entry of the export table (`core::formats::table`).
     Export(ExportKind),
+    /// The animation as a moving picture (WebP, APNG, GIF, MP4: the name's extension).
+    ExportFilm,
 }
 
 /// Ask the files feature for something.
@@ -307,7 +309,7 @@ impl Default for SpringBones {
 
 /// How long a still or thumbnail holds its pose for the springs to settle (three-vrm
 /// players show hair that has hung for a while).
-pub const SPRING_SETTLE_SECONDS: f32 = 1.5;
+pub const SPRING_SETTLE_SECONDS: f32 = crate::core::body::springs::SETTLE_SECONDS;
 
 /// Whether bone markers and the gizmo are shown (hidden in VR).
 #[derive(Resource, Debug, Clone, Copy)]
@@ -343,3 +345,26 @@ pub fn panel_button(text: &str) -> bevy_egui::egui::Button<'static> {
 /// The VR panel's egui context (on the camera that renders it).
 #[derive(Component, Debug, Default, Clone, Copy)]
 pub struct VrPanel;
+
+/// A film to render into a moving picture (File ▸ Export animation as video,
+/// `vrma-maker render-anim`): the timeline played frame by frame from one camera.
+pub struct FilmRequest {
+    pub film: crate::core::animation::film::Film,
+    pub camera: crate::core::body::framing::StillCamera,
+    pub settings: crate::media::FilmSettings,
+    pub output: PathBuf,
+    /// Frames written so far, of all.
+    pub progress: super::Progress,
+    /// Raised to stop: nothing is left at the output.
+    pub cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Print progress lines on stderr (the CLI).
+    pub log_progress: bool,
+}
+
+/// The film asked for, taken by the renderer when it can start it, and whether one is
+/// being rendered (the close guard asks before quitting then).
+#[derive(Resource, Default)]
+pub struct Films {
+    pub pending: Option<FilmRequest>,
+    pub running: bool,
+}

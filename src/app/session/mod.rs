@@ -171,6 +171,8 @@ pub struct Banner {
     pub progress: Option<String>,
     /// A job with a known fraction done: its label and 0..=1.
     pub bar: Option<(String, f32)>,
+    /// Set, the bar has a Cancel button that raises this flag (a film being rendered).
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Banner {
@@ -253,6 +255,7 @@ pub fn plugin(app: &mut App) {
         .add_message::<bevy::window::RequestRedraw>()
         .insert_resource(MarkersVisible(true))
         .init_resource::<SpringBones>()
+        .init_resource::<Films>()
         .init_resource::<PasteMask>()
         .init_resource::<OnionSkin>()
         .init_resource::<PlacingKeys>()

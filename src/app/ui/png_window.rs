@@ -74,9 +74,18 @@ pub(super) fn draw(
             });
             ui.checkbox(&mut png.every_key, tr!("ui-png-every-key"))
                 .on_hover_text(tr!("ui-png-every-key.tooltip"));
-            if ui.button(tr!("ui-png-export")).clicked() {
-                files.write(FileRequest::Dialog(DialogPurpose::Export(ExportKind::Png)));
-            }
+            ui.horizontal(|ui| {
+                if ui.button(tr!("ui-png-export")).clicked() {
+                    files.write(FileRequest::Dialog(DialogPurpose::Export(ExportKind::Png)));
+                }
+                if ui
+                    .button(tr!("ui-png-export-film"))
+                    .on_hover_text(tr!("ui-png-export-film.tooltip"))
+                    .clicked()
+                {
+                    files.write(FileRequest::Dialog(DialogPurpose::ExportFilm));
+                }
+            });
         });
     windows.png = open;
     Ok(())

@@ -37,11 +37,18 @@ pub(super) fn draw(
                     ui.label(line);
                 });
             }
-            if let Some((label, fraction)) = &banner.bar {
-                ui.add(
-                    egui::ProgressBar::new(*fraction)
-                        .text(format!("{label}… {:.0}%", fraction * 100.0)),
-                );
+            if let Some((label, fraction)) = banner.bar.clone() {
+                ui.horizontal(|ui| {
+                    if let Some(cancel) = &banner.cancel
+                        && ui.button(tr!("ui-status-cancel")).clicked()
+                    {
+                        cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    ui.add(
+                        egui::ProgressBar::new(fraction)
+                            .text(format!("{label}… {:.0}%", fraction * 100.0)),
+                    );
+                });
             }
             let notice = banner
                 .notice

@@ -2,6 +2,7 @@
 //! handles, project, library); a new edit goes in `edit`. Uses `body`, `model`, `files`.
 
 pub mod edit;
+pub mod film;
 pub mod handle;
 pub mod history;
 pub mod library;

@@ -21,6 +21,23 @@ pub fn export_viewer(rig: &Rig) -> Vec3 {
     look.eyes(rig, &Pose::default()).0 + Vec3::Z * 2.0
 }
 
+/// A still's (or a film frame's) pose with its eyes aimed from `camera`: an authored
+/// gaze wins; without one, `StillEyes::Camera` looks at the camera, as a player's
+/// default target does. A model without a gaze set-up is drawn as posed.
+pub fn still_gaze(
+    rig: &Rig,
+    pose: &Pose,
+    eyes: crate::body::look::StillEyes,
+    camera: Vec3,
+) -> Pose {
+    use crate::body::look::StillEyes;
+    match (&rig.model.look_at, eyes, &pose.look) {
+        (Some(look_at), _, Some(_)) => look_at.with_gaze(rig, pose, camera),
+        (Some(look_at), StillEyes::Camera, None) => look_at.looking_at(rig, pose, camera),
+        _ => pose.clone(),
+    }
+}
+
 impl LookAt {
     /// Between the eyes (model space) and the head's normalized world rotation.
     pub fn eyes(&self, rig: &Rig, pose: &Pose) -> (Vec3, Quat) {

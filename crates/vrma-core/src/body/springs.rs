@@ -144,6 +144,10 @@ fn push_out(
     head + (pushed - head).normalize_or(away) * length
 }
 
+/// How long a still's springs hold its pose from rest before it is drawn (and a film's
+/// before its first frame).
+pub const SETTLE_SECONDS: f32 = 1.5;
+
 /// A pose's spring joint rotations after holding it for `seconds` from rest at 60 Hz:
 /// what a still shows (hair hanging as it would in a player), the same every time.
 pub fn settle(

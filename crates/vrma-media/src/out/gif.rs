@@ -34,13 +34,6 @@ fn failed(e: impl std::fmt::Display) -> Refusal {
 
 impl GifWriter {
     pub(crate) fn new(path: &Path, settings: &FilmSettings) -> Result<GifWriter, Refusal> {
-        // Browsers play a delay under 2/100 s as 1/10 s: a faster GIF would crawl.
-        if settings.fps > 50 {
-            return Err(Refusal::new(format!(
-                "a GIF plays at most 50 frames per second (browsers slow faster ones down): use --fps 50 or less, not {}",
-                settings.fps
-            )));
-        }
         let mut encoder = gif::Encoder::new(
             Vec::new(),
             settings.width as u16,
