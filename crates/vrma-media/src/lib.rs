@@ -14,7 +14,6 @@ use std::path::{Path, PathBuf};
 
 pub use vrma_core::Refusal;
 
-pub use out::mp4::even_size;
 
 /// What an output's name asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,6 +133,12 @@ impl FilmSettings {
     }
 }
 
+/// The picture size an MP4 of `width` × `height` gets: each side rounded up to even
+/// (4:2:0 keeps colour at half the size each way).
+pub fn even_size(width: u32, height: u32) -> (u32, u32) {
+    (width + width % 2, height + height % 2)
+}
+
 /// Frames in, one animation out.
 pub trait FilmWriter {
     /// One frame: straight-alpha RGBA of the film's size, in order.
@@ -170,10 +175,18 @@ pub fn check_output(path: &Path, settings: &FilmSettings) -> Result<FilmFormat, 
 pub fn open(path: &Path, settings: &FilmSettings) -> Result<Box<dyn FilmWriter>, Refusal> {
     let format = check_output(path, settings)?;
     Ok(match format {
+        #[cfg(feature = "codecs")]
         FilmFormat::WebP => Box::new(out::webp::WebPWriter::new(path, settings)?),
+        #[cfg(feature = "codecs")]
+        FilmFormat::Mp4 => Box::new(out::mp4::Mp4Writer::new(path, settings)?),
+        #[cfg(not(feature = "codecs"))]
+        FilmFormat::WebP | FilmFormat::Mp4 => {
+            return Err(Refusal::new(format!(
+                "this build has no {format:?} encoder (built without the codecs feature)"
+            )));
+        }
         FilmFormat::Apng => Box::new(out::apng::ApngWriter::new(path, settings)?),
         FilmFormat::Gif => Box::new(out::gif::GifWriter::new(path, settings)?),
-        FilmFormat::Mp4 => Box::new(out::mp4::Mp4Writer::new(path, settings)?),
         FilmFormat::PngSequence => Box::new(out::sequence::SequenceWriter::new(path, settings)?),
     })
 }

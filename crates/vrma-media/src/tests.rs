@@ -180,6 +180,13 @@ fn a_gif_has_every_frame_one_bit_of_alpha_and_durations_adding_up() {
 }
 
 #[test]
+fn odd_sides_are_made_even_for_mp4() {
+    assert_eq!(even_size(512, 683), (512, 684));
+    assert_eq!(even_size(1, 2), (2, 2));
+}
+
+#[cfg(feature = "codecs")]
+#[test]
 fn a_webp_keeps_alpha_and_lasts_the_film() {
     let s = settings(6);
     let (_dir, path) = write("film.webp", &s);
@@ -204,6 +211,7 @@ fn a_webp_keeps_alpha_and_lasts_the_film() {
     }
 }
 
+#[cfg(feature = "codecs")]
 #[test]
 fn an_mp4_has_every_frame_at_an_even_size_and_repeats_for_loops() {
     let mut s = settings(10);
@@ -244,7 +252,12 @@ fn a_png_sequence_is_a_folder_of_numbered_frames() {
 
 #[test]
 fn an_unfinished_film_leaves_nothing() {
-    for name in ["a.webp", "a.png", "a.gif", "a.mp4", "seq/"] {
+    let names: &[&str] = if cfg!(feature = "codecs") {
+        &["a.webp", "a.png", "a.gif", "a.mp4", "seq/"]
+    } else {
+        &["a.png", "a.gif", "seq/"]
+    };
+    for &name in names {
         let dir = tempdir::Dir::new();
         let s = settings(5);
         let mut writer = open(&dir.0.join(name), &s).expect("opens");

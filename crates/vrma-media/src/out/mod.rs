@@ -2,8 +2,10 @@
 
 pub(crate) mod apng;
 pub(crate) mod gif;
+#[cfg(feature = "codecs")]
 pub(crate) mod mp4;
 pub(crate) mod sequence;
+#[cfg(feature = "codecs")]
 pub(crate) mod webp;
 
 use std::borrow::Cow;

@@ -9,12 +9,10 @@ use std::path::{Path, PathBuf};
 use openh264::encoder::{BitRate, Encoder, EncoderConfig, FrameRate, IntraFramePeriod, VuiConfig};
 use openh264::formats::{RgbSliceU8, YUVBuffer};
 
-use crate::{FilmSettings, FilmWriter, MP4_DEFAULT_BACKGROUND, Refusal, check_frame, write_whole};
-
-/// The picture size an MP4 of `width` × `height` gets: each side rounded up to even.
-pub fn even_size(width: u32, height: u32) -> (u32, u32) {
-    (width + width % 2, height + height % 2)
-}
+use crate::{
+    FilmSettings, FilmWriter, MP4_DEFAULT_BACKGROUND, Refusal, check_frame, even_size,
+    write_whole,
+};
 
 /// Samples per second of the track's clock (a whole number of them per frame).
 const TICKS_PER_FRAME: u32 = 1000;
@@ -231,9 +229,4 @@ mod tests {
         assert_eq!(units, vec![&[0x67, 1, 2][..], &[0x68, 3], &[0x65, 4, 5]]);
     }
 
-    #[test]
-    fn odd_sides_are_made_even() {
-        assert_eq!(even_size(512, 683), (512, 684));
-        assert_eq!(even_size(1, 2), (2, 2));
-    }
 }
