@@ -10,7 +10,7 @@ use crate::common::*;
 
 /// Pillow's Python (`$VRMA_MAKER_PILLOW_PYTHON`, set by scripts/test from
 /// scripts/setup-pillow).
-fn pillow() -> Option<PathBuf> {
+pub fn pillow() -> Option<PathBuf> {
     std::env::var_os("VRMA_MAKER_PILLOW_PYTHON")
         .map(PathBuf::from)
         .filter(|p| p.exists())

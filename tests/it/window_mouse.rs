@@ -1707,8 +1707,8 @@ fn a_hand_preset_is_one_click_and_the_eye_target_handle_drags_where_the_eyes_loo
     s.finish(&saved);
 }
 
-const FILE_POSE_FROM_IMAGE: (i32, i32) = (72, 357);
-const FILE_IMPORT_ANIMATION: (i32, i32) = (90, 234);
+const FILE_POSE_FROM_IMAGE: (i32, i32) = (72, 378);
+const FILE_IMPORT_ANIMATION: (i32, i32) = (90, 255);
 
 /// A project of `model` with no keys yet (so that Ctrl+S saves it in place).
 fn empty_project(dir: &Path, model: &Path) -> std::path::PathBuf {
@@ -2094,4 +2094,98 @@ fn a_bvh_import_shows_its_mapping_and_inserts_keys_at_the_playhead_as_one_undo_s
     ctrl_chord(&s.display, "q");
     let at_exit = s.finish(&saved);
     assert_eq!(key_times(&at_exit), expected);
+}
+
+const FILE_EXPORT_FILM: (i32, i32) = (90, 234);
+/// In the Export PNG window: Export animation….
+const FILM_EXPORT: (i32, i32) = (680, 168);
+/// The Cancel button beside the status line's progress bar.
+const STATUS_CANCEL: (i32, i32) = (30, 771);
+
+/// A project of keys at 0 s, 1 s and `last` s on `model` at `fps`: the left arm up, the
+/// right arm up, the spine turned (something moves on every frame).
+fn film_project(dir: &Path, model: &Path, name: &str, last: f32, fps: u32) -> PathBuf {
+    let path = dir.join(name);
+    let keys = json!([
+        {"id": 1, "t": 0, "ease": "LINEAR", "pose": {"bones": {"leftUpperArm": [0, 0, 0.5, 0.866]}}},
+        {"id": 2, "t": 1, "ease": "LINEAR", "pose": {"bones": {"rightUpperArm": [0, 0, -0.5, 0.866]}}},
+        {"id": 3, "t": last, "ease": "LINEAR", "pose": {"bones": {"spine": [0, 0.3, 0, 0.95]}}}]);
+    let project = json!({"v": 1, "fps": fps, "model": {"path": model}, "playhead": 0, "keys": keys});
+    std::fs::write(&path, project.to_string()).unwrap();
+    path
+}
+
+/// File ▸ Export animation as video… clicked, then Export animation… in the options
+/// window and a name typed in the dialog: a looping WebP of every frame (Pillow counts
+/// them) at the remembered size. A long film's Cancel, clicked on the status bar while
+/// it renders, leaves no file, and the editor goes on.
+#[test]
+fn export_animation_with_real_clicks_writes_every_frame_and_cancel_leaves_nothing() {
+    let Some((dir, model)) = prepare("window-film") else {
+        return;
+    };
+    let Some(python) = crate::render_anim::pillow() else {
+        required_or_skip("Pillow (scripts/setup-pillow)", false);
+        return;
+    };
+    // The remembered Export PNG size, as a user's settings file has it.
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    std::fs::write(
+        dir.join("data/settings.json"),
+        json!({"png": {"size": [256, 341]}}).to_string(),
+    )
+    .unwrap();
+    let films = dir.join("films");
+    std::fs::create_dir_all(&films).unwrap();
+    let short = film_project(&dir, &model, "short.json", 2.0, 10);
+    let out = films.join("wave.webp");
+    let at_exit = dir.join("at-exit.json");
+    let s = start_for(&dir, &short, &at_exit, 150);
+    s.click(FILE_MENU);
+    s.click(FILE_EXPORT_FILM);
+    pause(1.0);
+    s.click(FILM_EXPORT);
+    s.answer_path_dialog(&out);
+    let started = Instant::now();
+    while !out.exists() && started.elapsed() < Duration::from_secs(120) {
+        pause(0.5);
+    }
+    ctrl_chord(&s.display, "q");
+    s.finish(&at_exit);
+    let read = std::process::Command::new(&python)
+        .arg(repo().join("tests/python/film_frames.py"))
+        .arg(&out)
+        .arg("0")
+        .arg(dir.join("first.png"))
+        .output()
+        .unwrap();
+    assert!(read.status.success(), "{}", String::from_utf8_lossy(&read.stderr));
+    let info: Value = serde_json::from_slice(&read.stdout).unwrap();
+    assert_eq!(info["frames"], 21, "2 s at 10 fps: {info}");
+    assert_eq!(info["size"], json!([256, 341]), "the remembered size");
+    assert_eq!((info["loop"].clone(), info["alpha"].clone()), (json!(0), json!(true)));
+
+    // Thirty seconds at 30 fps: still rendering when Cancel is clicked.
+    let long = film_project(&dir, &model, "long.json", 30.0, 30);
+    let cancelled = films.join("long.webp");
+    let s = start_for(&dir, &long, &at_exit, 150);
+    s.click(FILE_MENU);
+    s.click(FILE_EXPORT_FILM);
+    pause(1.0);
+    s.click(FILM_EXPORT);
+    s.answer_path_dialog(&cancelled);
+    wait_for_log(&s.log, "film started", Duration::from_secs(60));
+    pause(2.0);
+    s.click(STATUS_CANCEL);
+    wait_for_log(&s.log, "film ended", Duration::from_secs(60));
+    pause(1.0);
+    let left: Vec<_> = std::fs::read_dir(&films)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("wave.webp")], "nothing else: {left:?}");
+    let log = std::fs::read_to_string(&s.log).unwrap();
+    assert!(log.contains("film ended: cancelled"), "{log}");
+    ctrl_chord(&s.display, "q");
+    s.finish(&at_exit);
 }

@@ -157,6 +157,7 @@ fn start_film(
         }
     };
     films.running = true;
+    info!("film started: {frames} frames");
     queue.active = Some(ActiveFilm {
         film,
         frames,
@@ -315,6 +316,11 @@ fn finish_film(
         .map_err(|e| e.to_string());
     commands.entity(active.camera).despawn();
     queue.active = None;
+    match &outcome {
+        Ok(path) => info!("film ended: written to {}", path.display()),
+        Err(e) if *e == tr!("app-film-cancelled") => info!("film ended: cancelled"),
+        Err(e) => info!("film ended: {e}"),
+    }
     queue.finished.push(outcome);
     films.running = false;
     still_pose.0 = None;

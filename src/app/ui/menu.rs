@@ -189,6 +189,11 @@ fn file_menu(
                     ui.close();
                 }
             }
+            // A film asks for its size, camera and background first (the still's window).
+            if ui.button(tr!("ui-menu-export-film")).clicked() {
+                windows.png = true;
+                ui.close();
+            }
             if ui.button(tr!("ui-menu-import-animation")).clicked() {
                 out.dialog(DialogPurpose::ImportAnimation);
                 ui.close();
@@ -202,11 +207,6 @@ fn file_menu(
                 )
                 .on_hover_text(tr!("ui-menu-import-rate.tooltip"));
             });
-            // A film asks for its size, camera and background first (the still's window).
-            if ui.button(tr!("ui-menu-export-film")).clicked() {
-                windows.png = true;
-                ui.close();
-            }
             ui.separator();
             if ui.button(tr!("ui-menu-open-model")).clicked() {
                 out.dialog(DialogPurpose::OpenModel);
