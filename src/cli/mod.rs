@@ -255,6 +255,10 @@ pub enum Command {
         /// where scripts/setup-pose-models installs them).
         #[arg(long, value_name = "DIR")]
         models: Option<PathBuf>,
+        /// Limb bones the picture got backwards in depth, e.g. leftLowerArm,rightUpperLeg:
+        /// each takes the other depth that draws the same picture (the avatar's sides).
+        #[arg(long, value_delimiter = ',', value_name = "BONES")]
+        flip: Vec<String>,
     },
     /// The live camera mode over a folder of frames (standing in for a webcam): every
     /// frame's pose, tracked and smoothed as View > Follow camera does.
@@ -439,6 +443,7 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, Refusal> {
             mirror,
             project,
             models,
+            flip,
         } => pose_from_image::run(
             &model,
             &image,
@@ -448,6 +453,7 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, Refusal> {
                 project: project.as_deref(),
                 hands,
                 mirror,
+                flip: &flip,
             },
         )
         .map(Some),

@@ -1,4 +1,5 @@
-//! `vrma-maker pose-from-image --model M IMAGE -o POSE.json [--hands] [--mirror]`: find
+//! `vrma-maker pose-from-image --model M IMAGE -o POSE.json [--hands] [--mirror]
+//! [--flip BONE,…]`: find
 //! the person in a photo (MediaPipe's models on tract, `vrma_vision`) and write the pose
 //! they show on model M (`core::capture`: the model's own bone lengths, limbs through the
 //! IK), as File ▸ Export pose writes one (`.json` forced). Prints what was posed, what kept
@@ -11,8 +12,9 @@ use serde_json::{Value, json};
 
 use crate::core::Refusal;
 use crate::core::animation::edit::{Edit, PoseEdit};
-use crate::core::capture::{Part, pose_from_capture};
+use crate::core::capture::{FLIPPABLE_LIMBS, Part, pose_from_capture};
 use crate::core::formats::table::{ExportKind, ExportWork, write_file};
+use crate::core::model::humanoid::Bone;
 use crate::vision::{PoseModels, default_models_dir, read_image};
 
 pub struct Options<'a> {
@@ -20,10 +22,26 @@ pub struct Options<'a> {
     pub project: Option<&'a Path>,
     pub hands: bool,
     pub mirror: bool,
+    /// Limb bones to flip in depth (`core::capture::Capture::with_depth_flipped`).
+    pub flip: &'a [String],
 }
 
 pub fn run(model: &Path, image: &Path, output: &Path, options: &Options) -> Result<Value, Refusal> {
     let started = Instant::now();
+    let flips = options
+        .flip
+        .iter()
+        .map(|name| {
+            Bone::from_name(name.trim())
+                .filter(|b| FLIPPABLE_LIMBS.contains(b))
+                .ok_or_else(|| {
+                    Refusal::new(format!(
+                        "--flip: '{name}' is not a limb bone (one of {})",
+                        FLIPPABLE_LIMBS.map(|b| b.name()).join(", ")
+                    ))
+                })
+        })
+        .collect::<Result<Vec<Bone>, Refusal>>()?;
     let mut editor = super::open_editor(model, options.project)?;
     let picture = read_image(image)?;
     let dir = options
@@ -37,11 +55,17 @@ pub fn run(model: &Path, image: &Path, output: &Path, options: &Options) -> Resu
         .find(&picture, None)
         .map_err(|e| e.context(image.display()))?;
     let found_in = finding.elapsed();
-    let capture = if options.mirror {
+    let mut capture = if options.mirror {
         found.capture.mirrored()
     } else {
         found.capture.clone()
     };
+    // In the avatar's terms: after mirroring, a flipped left arm is the avatar's left.
+    for &bone in &flips {
+        capture = capture
+            .with_depth_flipped(bone)
+            .map_err(|e| e.context(image.display()))?;
+    }
     let posed = pose_from_capture(&editor.rig, &editor.pose, &capture)
         .map_err(|e| e.context(image.display()))?;
     // The same edit and the same pose file as the window's (Export pose).
@@ -69,6 +93,7 @@ pub fn run(model: &Path, image: &Path, output: &Path, options: &Options) -> Resu
         .collect();
     Ok(json!({
         "posed": names(&posed.posed),
+        "flipped": flips.iter().map(|b| b.name()).collect::<Vec<_>>(),
         "kept": names(&posed.kept()),
         "used": used,
         "landmarks": pixels,

@@ -576,6 +576,100 @@ fn stills_of_the_test_avatar_in_known_poses_read_back_near_those_poses() {
     }
 }
 
+/// The depth flip (`pose-from-image --flip`): on the known-pose stills, every limb bone
+/// the picture put on the wrong side in depth (pointing towards the camera where it was
+/// posed away from it, or back, and more than 20° off) comes within 20° of its posed
+/// direction with one flip of that bone, and no other limb bone moves.
+#[test]
+fn one_flip_brings_a_limb_read_on_the_wrong_side_in_depth_back_and_nothing_else_moves() {
+    let Some(models) = models() else { return };
+    if !required_or_skip("a Vulkan driver", have_vulkan()) {
+        return;
+    }
+    use vrma_maker::core::capture::limb_directions;
+    let dir = scratch("pose_photo_flip");
+    let avatar = test_avatar(&dir, "avatar.vrm", false, &[]);
+    let rig = vrma_maker::core::body::rig::load_rig(&avatar).unwrap();
+    let yaw = 45.0f32;
+    let seen = bevy::math::Quat::from_rotation_y(-yaw.to_radians());
+    let camera = dir.join("camera.json");
+    std::fs::write(&camera, camera_round(yaw).to_string()).unwrap();
+    let read = |path: &Path| {
+        Pose::from_json(&vrma_maker::core::read_json(path).unwrap(), &mut Vec::new()).unwrap()
+    };
+    let _turn = RenderTurn::take();
+    let mut fixed = Vec::new();
+    for (name, known) in known_poses() {
+        let pose = dir.join(format!("{name}.json"));
+        std::fs::write(&pose, known.to_string()).unwrap();
+        let drawn = dir.join(format!("{name} drawn.png"));
+        let photo = dir.join(format!("{name}.png"));
+        on_grey(&crate::three_reference::ours(
+            &avatar, &pose, &camera, &drawn,
+        ))
+        .save(&photo)
+        .unwrap();
+        let found = dir.join(format!("{name} found.json"));
+        let result = pose_from_image(&avatar, &photo, &found, &models, &[]);
+        assert!(
+            result.status.success(),
+            "{}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+        let want: Vec<(Bone, Vec3)> =
+            limb_directions(&rig, &Pose::from_json(&known, &mut Vec::new()).unwrap())
+                .into_iter()
+                .map(|(bone, d)| (bone, seen * d))
+                .collect();
+        let read_back = limb_directions(&rig, &read(&found));
+        for ((bone, want), (_, got)) in want.iter().zip(&read_back) {
+            let error = want.angle_between(*got).to_degrees();
+            let wrong_side = want.z * got.z < 0.0 && want.z.abs() > 0.2;
+            if error <= 20.0 || !wrong_side {
+                continue;
+            }
+            let flipped_path = dir.join(format!("{name} {bone:?} flipped.json"));
+            let result = pose_from_image(
+                &avatar,
+                &photo,
+                &flipped_path,
+                &models,
+                &["--flip", bone.name()],
+            );
+            assert!(
+                result.status.success(),
+                "{}",
+                String::from_utf8_lossy(&result.stderr)
+            );
+            let report = json_stdout(&result);
+            assert_eq!(report["flipped"], serde_json::json!([bone.name()]));
+            let flipped = limb_directions(&rig, &read(&flipped_path));
+            for ((limb, before), (_, after)) in read_back.iter().zip(&flipped) {
+                let moved = before.angle_between(*after).to_degrees();
+                if limb == bone {
+                    let now = want.angle_between(*after).to_degrees();
+                    println!("{name}: {bone:?} {error:.0}° off, {now:.0}° after one flip");
+                    assert!(
+                        now <= 20.0,
+                        "{name}: {bone:?} is {now:.0}° off after its flip"
+                    );
+                } else {
+                    assert!(
+                        moved < 2.0,
+                        "{name}: flipping {bone:?} moved {limb:?} by {moved:.1}°"
+                    );
+                }
+            }
+            fixed.push(format!("{name} {bone:?}"));
+        }
+    }
+    println!("flipped back: {fixed:?}");
+    assert!(
+        !fixed.is_empty(),
+        "no limb was read on the wrong side: the test checked nothing"
+    );
+}
+
 /// `picture` as a shaking camera shows it: turned by `degrees`, moved by `shift` pixels,
 /// with sensor noise of up to ±`noise` levels from `seed`.
 fn shaken(

@@ -2110,7 +2110,8 @@ fn film_project(dir: &Path, model: &Path, name: &str, last: f32, fps: u32) -> Pa
         {"id": 1, "t": 0, "ease": "LINEAR", "pose": {"bones": {"leftUpperArm": [0, 0, 0.5, 0.866]}}},
         {"id": 2, "t": 1, "ease": "LINEAR", "pose": {"bones": {"rightUpperArm": [0, 0, -0.5, 0.866]}}},
         {"id": 3, "t": last, "ease": "LINEAR", "pose": {"bones": {"spine": [0, 0.3, 0, 0.95]}}}]);
-    let project = json!({"v": 1, "fps": fps, "model": {"path": model}, "playhead": 0, "keys": keys});
+    let project =
+        json!({"v": 1, "fps": fps, "model": {"path": model}, "playhead": 0, "keys": keys});
     std::fs::write(&path, project.to_string()).unwrap();
     path
 }
@@ -2159,11 +2160,18 @@ fn export_animation_with_real_clicks_writes_every_frame_and_cancel_leaves_nothin
         .arg(dir.join("first.png"))
         .output()
         .unwrap();
-    assert!(read.status.success(), "{}", String::from_utf8_lossy(&read.stderr));
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
     let info: Value = serde_json::from_slice(&read.stdout).unwrap();
     assert_eq!(info["frames"], 21, "2 s at 10 fps: {info}");
     assert_eq!(info["size"], json!([256, 341]), "the remembered size");
-    assert_eq!((info["loop"].clone(), info["alpha"].clone()), (json!(0), json!(true)));
+    assert_eq!(
+        (info["loop"].clone(), info["alpha"].clone()),
+        (json!(0), json!(true))
+    );
 
     // Thirty seconds at 30 fps: still rendering when Cancel is clicked.
     let long = film_project(&dir, &model, "long.json", 30.0, 30);
@@ -2183,7 +2191,11 @@ fn export_animation_with_real_clicks_writes_every_frame_and_cancel_leaves_nothin
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
-    assert_eq!(left, vec![std::ffi::OsString::from("wave.webp")], "nothing else: {left:?}");
+    assert_eq!(
+        left,
+        vec![std::ffi::OsString::from("wave.webp")],
+        "nothing else: {left:?}"
+    );
     let log = std::fs::read_to_string(&s.log).unwrap();
     assert!(log.contains("film ended: cancelled"), "{log}");
     ctrl_chord(&s.display, "q");

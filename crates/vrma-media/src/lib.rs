@@ -14,7 +14,6 @@ use std::path::{Path, PathBuf};
 
 pub use vrma_core::Refusal;
 
-
 /// What an output's name asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FilmFormat {

@@ -10,8 +10,7 @@ use openh264::encoder::{BitRate, Encoder, EncoderConfig, FrameRate, IntraFramePe
 use openh264::formats::{RgbSliceU8, YUVBuffer};
 
 use crate::{
-    FilmSettings, FilmWriter, MP4_DEFAULT_BACKGROUND, Refusal, check_frame, even_size,
-    write_whole,
+    FilmSettings, FilmWriter, MP4_DEFAULT_BACKGROUND, Refusal, check_frame, even_size, write_whole,
 };
 
 /// Samples per second of the track's clock (a whole number of them per frame).
@@ -228,5 +227,4 @@ mod tests {
         let units = nal_units(&stream);
         assert_eq!(units, vec![&[0x67, 1, 2][..], &[0x68, 3], &[0x65, 4, 5]]);
     }
-
 }
