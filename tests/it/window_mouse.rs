@@ -2201,3 +2201,84 @@ fn export_animation_with_real_clicks_writes_every_frame_and_cancel_leaves_nothin
     ctrl_chord(&s.display, "q");
     s.finish(&at_exit);
 }
+
+/// A corner of the picture in the landmark window, clear of every limb's line.
+const PHOTO_CORNER: (i32, i32) = (700, 95);
+
+/// In the landmark window after File ▸ Pose from image: a click on the picture, Tab
+/// (the first limb: the left upper arm) and F flip that limb's depth, as one more undo
+/// step, to exactly the pose `pose-from-image --flip leftUpperArm` writes.
+#[test]
+fn tab_and_f_in_the_photo_window_flip_a_limbs_depth_as_one_undo_step() {
+    let Some((dir, model)) = prepare("window-photo-flip") else {
+        return;
+    };
+    let (Some(models), Some(photo)) = (crate::pose_photo::models(), crate::pose_photo::photo())
+    else {
+        return;
+    };
+    let project = empty_project(&dir, &model);
+    let saved = dir.join("saved.json");
+    let start_project = dir.join("before.json");
+    std::fs::copy(&project, &start_project).unwrap();
+    let s = start_for(&dir, &project, &saved, 150);
+    let before = s.save(&project);
+    s.click(FILE_MENU);
+    s.click(FILE_POSE_FROM_IMAGE);
+    s.answer_path_dialog(&photo);
+    let mut posed = before.clone();
+    for _ in 0..40 {
+        pause(0.5);
+        posed = s.save(&project);
+        if posed["pose"] != before["pose"] {
+            break;
+        }
+    }
+    assert_ne!(posed["pose"], before["pose"], "the photo posed the model");
+    s.click(PHOTO_CORNER);
+    xdotool(&s.display, &["key", "Tab"]);
+    pause(0.6);
+    xdotool(&s.display, &["key", "f"]);
+    pause(0.6);
+    // Esc gives the keys back to the editor (Ctrl+S below).
+    xdotool(&s.display, &["key", "Escape"]);
+    let mut flipped = posed.clone();
+    for _ in 0..20 {
+        pause(0.5);
+        flipped = s.save(&project);
+        if flipped["pose"] != posed["pose"] {
+            break;
+        }
+    }
+    assert_ne!(flipped["pose"], posed["pose"], "Tab and F flipped a limb");
+    let cli_pose = dir.join("cli-flipped.json");
+    let result = crate::pose_photo::pose_from_image(
+        &model,
+        &photo,
+        &cli_pose,
+        &models,
+        &[
+            "--hands",
+            "--project",
+            start_project.to_str().unwrap(),
+            "--flip",
+            "leftUpperArm",
+        ],
+    );
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let cli: Value = serde_json::from_slice(&std::fs::read(&cli_pose).unwrap()).unwrap();
+    for (bone, q) in cli["bones"].as_object().unwrap() {
+        let got = &flipped["pose"]["bones"][bone];
+        for k in 0..4 {
+            let (a, b) = (q[k].as_f64().unwrap(), got[k].as_f64().unwrap_or(f64::NAN));
+            assert!((a - b).abs() < 1e-4, "{bone}: window {got}, CLI {q}");
+        }
+    }
+    s.one_undo_step(&project, "the flip", &posed, &flipped);
+    ctrl_chord(&s.display, "q");
+    s.finish(&saved);
+}

@@ -107,6 +107,8 @@ files-photo-key-used = green: used
 files-photo-key-unclear = grey: not clear enough
 files-photo-key-hands = blue: hands
 files-photo-refine = Refine it with the handles; Undo (Ctrl+Z) takes the whole pose back.
+files-photo-flip-hint = A limb pointing the wrong way (towards you or away)? Click its line to flip it; or click the picture, then Tab picks a limb and F flips it (Esc, or the pointer off the picture, gives the keys back).
+files-photo-picked = Picked: { $bone }
 files-list-separator = {", "}
 
 # The body parts the photo's summary names

@@ -92,6 +92,8 @@ files-photo-key-used = 緑: 使用
 files-photo-key-unclear = 灰: 不鮮明
 files-photo-key-hands = 青: 手
 files-photo-refine = ハンドルで調整できます。元に戻す（Ctrl+Z）でポーズ全体を元に戻せます。
+files-photo-flip-hint = 手足の前後が逆になっていますか？ その線をクリックすると反転します。写真をクリックしてから Tab で手足を選び、F でも反転できます（Esc か写真の外にポインタを動かすとキーは元に戻ります）。
+files-photo-picked = 選択中: { $bone }
 files-list-separator = 、
 
 # The body parts the photo's summary names

@@ -642,6 +642,13 @@ pub const FLIPPABLE_LIMBS: [Bone; 8] = [
     Bone::RightLowerLeg,
 ];
 
+/// The body landmarks at a flippable limb bone's root and tip (its line in a picture).
+pub fn limb_points(bone: Bone) -> Option<(usize, usize)> {
+    let index = FLIPPABLE_LIMBS.iter().position(|&b| b == bone)?;
+    let (root, tip, _) = LIMB_BONES[index];
+    Some((root, tip))
+}
+
 impl Capture {
     /// The capture with one limb bone pointing the other way in depth: a picture cannot
     /// tell whether a limb points towards the camera or away (the mirror-image depths

@@ -2,7 +2,9 @@
 //! MediaPipe's models run on a worker (loaded on first use, then kept), the pose the
 //! person shows lands on the model as one undoable edit (`core::capture`: the model's
 //! own bone lengths, limbs through the IK; limbs not clearly seen keep their pose), and
-//! a window shows the photo with the landmarks that were used.
+//! a window shows the photo with the landmarks that were used. A limb the picture got
+//! backwards in depth is flipped there: a click on its line, or Tab to pick one and F
+//! (the picture focused), each flip one more undoable edit.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -13,7 +15,11 @@ use bevy_egui::{EguiContexts, egui};
 use crate::app::session::{Banner, EditRequest, Job, KeepAwake, Session};
 use crate::core::Refusal;
 use crate::core::animation::edit::PoseEdit;
-use crate::core::capture::{BODY_POINTS, Part, pose_from_capture};
+use crate::core::body::pose::Pose;
+use crate::core::capture::{
+    BODY_POINTS, Capture, FLIPPABLE_LIMBS, Part, limb_points, pose_from_capture,
+};
+use crate::core::model::humanoid::Bone;
 use crate::tr;
 use crate::vision::{Found, PoseModels, default_models_dir, read_image};
 
@@ -47,6 +53,53 @@ struct Overlay {
     body: Vec<(egui::Pos2, bool)>,
     hands: Vec<egui::Pos2>,
     summary: String,
+    /// What the photo showed (after any mirroring) and the pose it was read onto: a flip
+    /// reads the photo again from there.
+    capture: Capture,
+    start: Pose,
+    /// Each flippable limb bone's line in the shown picture.
+    limbs: Vec<(Bone, egui::Pos2, egui::Pos2)>,
+    /// The limbs flipped so far, and the one Tab has picked.
+    flipped: Vec<Bone>,
+    picked: Option<usize>,
+}
+
+/// A click this close to a limb's line (points) flips it.
+const LIMB_HIT: f32 = 8.0;
+
+impl Overlay {
+    /// The limb whose line passes nearest `at`, if one is close.
+    fn limb_at(&self, at: egui::Pos2) -> Option<usize> {
+        self.limbs
+            .iter()
+            .enumerate()
+            .map(|(i, (_, a, b))| (i, distance_to_segment(at, *a, *b)))
+            .filter(|(_, d)| *d <= LIMB_HIT)
+            .min_by(|x, y| x.1.total_cmp(&y.1))
+            .map(|(i, _)| i)
+    }
+
+    /// Flips limb `index` (or back), and the pose read with every flip so far.
+    fn flip(&mut self, index: usize, rig: &crate::core::body::rig::Rig) -> Result<Pose, Refusal> {
+        let bone = self.limbs[index].0;
+        match self.flipped.iter().position(|b| *b == bone) {
+            Some(at) => {
+                self.flipped.remove(at);
+            }
+            None => self.flipped.push(bone),
+        }
+        let mut capture = self.capture.clone();
+        for &flipped in &self.flipped {
+            capture = capture.with_depth_flipped(flipped)?;
+        }
+        Ok(pose_from_capture(rig, &self.start, &capture)?.pose)
+    }
+}
+
+fn distance_to_segment(p: egui::Pos2, a: egui::Pos2, b: egui::Pos2) -> f32 {
+    let ab = b - a;
+    let t = ((p - a).dot(ab) / ab.length_sq().max(1e-6)).clamp(0.0, 1.0);
+    (a + ab * t).distance(p)
 }
 
 pub(super) fn plugin(app: &mut App) {
@@ -177,6 +230,17 @@ fn follow(
         .iter()
         .flat_map(|(_, points)| points.iter().map(|p| at(*p)))
         .collect();
+    let limbs = FLIPPABLE_LIMBS
+        .iter()
+        .filter_map(|&bone| {
+            let (root, tip) = limb_points(bone)?;
+            Some((
+                bone,
+                at(read.found.body_pixels[root]),
+                at(read.found.body_pixels[tip]),
+            ))
+        })
+        .collect();
     photo.overlay = Some(Overlay {
         title: path.file_name().map_or_else(
             || path.display().to_string(),
@@ -188,6 +252,11 @@ fn follow(
         body,
         hands,
         summary,
+        capture: read.found.capture,
+        start: editor.pose.clone(),
+        limbs,
+        flipped: Vec::new(),
+        picked: None,
     });
 }
 
@@ -207,10 +276,17 @@ fn part_name(part: Part) -> String {
 
 /// The landmark window: green dots were used, grey ones were not clear enough; the
 /// hands' landmarks in blue.
-fn show(mut contexts: EguiContexts, mut photo: ResMut<PhotoPose>) -> Result {
+fn show(
+    mut contexts: EguiContexts,
+    mut photo: ResMut<PhotoPose>,
+    session: Res<Session>,
+    mut edits: MessageWriter<EditRequest>,
+    mut banner: ResMut<Banner>,
+) -> Result {
     let Some(overlay) = &mut photo.overlay else {
         return Ok(());
     };
+    let mut flip = None;
     let ctx = contexts.ctx_mut()?;
     if overlay.texture.is_none()
         && let Some(shown) = overlay.shown.take()
@@ -229,7 +305,61 @@ fn show(mut contexts: EguiContexts, mut photo: ResMut<PhotoPose>) -> Result {
         .default_pos(egui::pos2(740.0, 40.0))
         .show(ctx, |ui| {
             if let Some(texture) = &overlay.texture {
-                let (rect, _) = ui.allocate_exact_size(overlay.size, egui::Sense::hover());
+                let (rect, response) = ui.allocate_exact_size(overlay.size, egui::Sense::click());
+                let offset = rect.min.to_vec2();
+                if response.clicked() {
+                    // Focused, the picture has the keys: Tab picks a limb, F flips it (and
+                    // neither reaches the 3D view's shortcuts).
+                    response.request_focus();
+                    if let Some(index) = response
+                        .interact_pointer_pos()
+                        .and_then(|at| overlay.limb_at(at - offset))
+                    {
+                        overlay.picked = Some(index);
+                        flip = Some(index);
+                    }
+                }
+                // The keys go back to the editor (Ctrl+S, the view's keys) once the pointer
+                // leaves the picture, or with Esc.
+                let pointer_on_picture = ui
+                    .ctx()
+                    .pointer_hover_pos()
+                    .is_some_and(|p| rect.expand(LIMB_HIT).contains(p));
+                if response.has_focus() && !pointer_on_picture {
+                    response.surrender_focus();
+                }
+                if response.has_focus() {
+                    ui.memory_mut(|m| {
+                        m.set_focus_lock_filter(
+                            response.id,
+                            egui::EventFilter {
+                                tab: true,
+                                ..Default::default()
+                            },
+                        )
+                    });
+                    let (tab, back, f) = ui.input_mut(|i| {
+                        (
+                            i.consume_key(egui::Modifiers::NONE, egui::Key::Tab),
+                            i.consume_key(egui::Modifiers::SHIFT, egui::Key::Tab),
+                            i.consume_key(egui::Modifiers::NONE, egui::Key::F),
+                        )
+                    });
+                    let count = overlay.limbs.len().max(1);
+                    if tab {
+                        overlay.picked = Some(overlay.picked.map_or(0, |p| (p + 1) % count));
+                    }
+                    if back {
+                        overlay.picked = Some(
+                            overlay
+                                .picked
+                                .map_or(count - 1, |p| (p + count - 1) % count),
+                        );
+                    }
+                    if f {
+                        flip = overlay.picked;
+                    }
+                }
                 ui.painter().image(
                     texture.id(),
                     rect,
@@ -237,7 +367,16 @@ fn show(mut contexts: EguiContexts, mut photo: ResMut<PhotoPose>) -> Result {
                     egui::Color32::WHITE,
                 );
                 let painter = ui.painter_at(rect);
-                let offset = rect.min.to_vec2();
+                for (i, (bone, a, b)) in overlay.limbs.iter().enumerate() {
+                    let colour = if overlay.flipped.contains(bone) {
+                        egui::Color32::from_rgb(255, 150, 40)
+                    } else {
+                        egui::Color32::from_white_alpha(160)
+                    };
+                    let width = if overlay.picked == Some(i) { 4.0 } else { 2.0 };
+                    painter
+                        .line_segment([*a + offset, *b + offset], egui::Stroke::new(width, colour));
+                }
                 for (p, used) in &overlay.body {
                     let (fill, radius) = if *used {
                         (egui::Color32::from_rgb(60, 220, 90), 4.0)
@@ -276,8 +415,24 @@ fn show(mut contexts: EguiContexts, mut photo: ResMut<PhotoPose>) -> Result {
                 );
             });
             ui.label(&overlay.summary);
+            if let Some(index) = overlay.picked {
+                let bone = overlay.limbs[index].0;
+                ui.label(tr!(
+                    "files-photo-picked",
+                    bone = crate::app::session::names::bone_label(bone)
+                ));
+            }
+            ui.label(tr!("files-photo-flip-hint"));
             ui.label(tr!("files-photo-refine"));
         });
+    if let Some(index) = flip {
+        match overlay.flip(index, &session.editor.rig) {
+            Ok(pose) => {
+                edits.write(EditRequest::new(PoseEdit::SetPose(Box::new(pose))));
+            }
+            Err(refusal) => banner.error(refusal.to_string()),
+        }
+    }
     if !open {
         photo.overlay = None;
     }
