@@ -107,6 +107,35 @@ fn main() {
     vmd.push(0);
     write(dir, "vmd", "arm-leg-mouth.vmd", &vmd);
 
+    // A short H.264 MP4 of a square moving over grey, by our own film writer.
+    let film_dir = std::env::temp_dir().join(format!("seed-corpus-{}", std::process::id()));
+    std::fs::create_dir_all(&film_dir).expect("scratch folder");
+    let film = film_dir.join("square.mp4");
+    let settings = vrma_media::FilmSettings {
+        width: 32,
+        height: 24,
+        fps: 10,
+        frames: 3,
+        loop_count: 0,
+        background: Some([90, 90, 90]),
+    };
+    let mut writer = vrma_media::open(&film, &settings).expect("a film writer");
+    for i in 0..3 {
+        let mut rgba = vec![0u8; 32 * 24 * 4];
+        for p in rgba.chunks_exact_mut(4).skip(i * 40).take(60) {
+            p.copy_from_slice(&[250, 200, 40, 255]);
+        }
+        writer.push(&rgba).expect("a frame");
+    }
+    writer.finish().expect("the film");
+    write(
+        dir,
+        "video",
+        "square.mp4",
+        &std::fs::read(&film).expect("the film"),
+    );
+    let _ = std::fs::remove_dir_all(&film_dir);
+
     // An ASCII FBX of two limb nodes, one take animating the spine (ufbx reads both
     // ASCII and binary; the fuzzer finds its way to the binary form from the header).
     let fbx = concat!(

@@ -9,6 +9,7 @@ mod import_anim;
 mod inspect;
 mod mannequin;
 mod pose_from_image;
+mod pose_from_video;
 mod render_anim;
 mod render_png;
 mod sample;
@@ -260,6 +261,29 @@ pub enum Command {
         #[arg(long, value_delimiter = ',', value_name = "BONES")]
         flip: Vec<String>,
     },
+    /// A video (H.264 in MP4 or MOV) turned into a project of editable keys: the person's
+    /// pose in every frame, smoothed looking ahead, standing feet planted.
+    PoseFromVideo {
+        /// The .vrm the keys are for.
+        #[arg(long)]
+        model: PathBuf,
+        /// The video: H.264 in MP4 or MOV.
+        video: PathBuf,
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        /// The first second of the video to take.
+        #[arg(long, value_name = "SECONDS")]
+        from: Option<f32>,
+        /// The last second of the video to take.
+        #[arg(long, value_name = "SECONDS")]
+        to: Option<f32>,
+        /// Mirror the person (a selfie video: the avatar moves as a reflection).
+        #[arg(long)]
+        mirror: bool,
+        /// The folder of the converted MediaPipe models (as pose-from-image's).
+        #[arg(long, value_name = "DIR")]
+        models: Option<PathBuf>,
+    },
     /// The live camera mode over a folder of frames (standing in for a webcam): every
     /// frame's pose, tracked and smoothed as View > Follow camera does.
     FollowFrames {
@@ -454,6 +478,26 @@ pub fn run(command: Command) -> Result<Option<serde_json::Value>, Refusal> {
                 hands,
                 mirror,
                 flip: &flip,
+            },
+        )
+        .map(Some),
+        Command::PoseFromVideo {
+            model,
+            video,
+            output,
+            from,
+            to,
+            mirror,
+            models,
+        } => pose_from_video::run(
+            &model,
+            &video,
+            &output,
+            &pose_from_video::Options {
+                models: models.as_deref(),
+                from,
+                to,
+                mirror,
             },
         )
         .map(Some),

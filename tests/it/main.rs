@@ -23,6 +23,7 @@ mod motion_vmd;
 mod mtoon;
 mod png;
 mod pose_photo;
+mod pose_video;
 mod posing_cli;
 mod real_avatars;
 mod recovery_window;

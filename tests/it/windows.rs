@@ -507,6 +507,107 @@ fn a_still_rendered_on_windows_matches_linux() {
     assert!(iou >= 0.98, "silhouettes overlap by {iou:.4}");
 }
 
+/// `render-anim` under Wine from a Japanese folder: the WebP (libwebp) and the MP4
+/// (OpenH264), both cross-built C, have the frames Linux's have, the WebP's middle frame
+/// the same silhouette (read by Pillow), the MP4 the same H.264 stream shape (ffprobe).
+#[test]
+fn animations_rendered_on_windows_match_linux() {
+    let dir = scratch("windows-film");
+    let Some(wine) = wine(&dir) else { return };
+    let Some(python) = crate::render_anim::pillow() else {
+        required_or_skip("Pillow (scripts/setup-pillow)", false);
+        return;
+    };
+    let folder = dir.join("動画 films");
+    std::fs::create_dir_all(&folder).unwrap();
+    let (model, _) = mannequins(&folder);
+    let project = folder.join("アニメ.json");
+    std::fs::write(
+        &project,
+        json!({"v": 1, "fps": 10, "model": {"path": model}, "keys": [
+            {"id": 1, "t": 0, "pose": {"bones": {"leftUpperArm": [0, 0, 0.5, 0.866]}}},
+            {"id": 2, "t": 1, "pose": {"bones": {"rightUpperArm": [0, 0, -0.5, 0.866]}}}]})
+        .to_string(),
+    )
+    .unwrap();
+    let read_webp = |film: &Path, middle: &Path| -> Value {
+        let out = Command::new(&python)
+            .arg(repo().join("tests/python/film_frames.py"))
+            .arg(film)
+            .arg("5")
+            .arg(middle)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let probe = |film: &Path| -> Value {
+        let out = Command::new("ffprobe")
+            .args(["-v", "error", "-count_frames", "-select_streams", "v:0"])
+            .args([
+                "-show_entries",
+                "stream=codec_name,pix_fmt,width,height,nb_read_frames",
+            ])
+            .args(["-of", "json"])
+            .arg(film)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["streams"][0].clone()
+    };
+    let mut webp = Vec::new();
+    let mut mp4 = Vec::new();
+    for windows in [false, true] {
+        let side = if windows { "windows" } else { "linux" };
+        for (name, into) in [("webp", &mut webp), ("mp4", &mut mp4)] {
+            let film = folder.join(format!("{side} 動画.{name}"));
+            let args = [
+                Text("render-anim"),
+                Text("--model"),
+                File(&model),
+                Text("--project"),
+                File(&project),
+                Text("-o"),
+                File(&film),
+                Text("--size"),
+                Text("120x161"),
+            ];
+            succeeded(
+                &wine.run_on(windows, &args),
+                &format!("render-anim {name} on {side}"),
+            );
+            into.push(film);
+        }
+    }
+    let middles = [
+        folder.join("linux middle.png"),
+        folder.join("windows middle.png"),
+    ];
+    let (linux, windows) = (
+        read_webp(&webp[0], &middles[0]),
+        read_webp(&webp[1], &middles[1]),
+    );
+    assert_eq!(linux["frames"], 11, "1 s at 10 fps: {linux}");
+    assert_eq!(windows["frames"], linux["frames"], "{windows}");
+    assert_eq!(windows["alpha"], true);
+    let iou = silhouette_iou(
+        &image::open(&middles[1]).unwrap().to_rgba8(),
+        &image::open(&middles[0]).unwrap().to_rgba8(),
+    );
+    assert!(iou >= 0.98, "the middle frames overlap by {iou:.4}");
+    let (linux, windows) = (probe(&mp4[0]), probe(&mp4[1]));
+    assert_eq!(linux["nb_read_frames"], "11", "{linux}");
+    assert_eq!(windows, linux, "the same H.264 stream shape");
+}
+
 #[test]
 fn the_window_opens_takes_a_key_and_quits_by_itself_and_vr_says_what_it_needs() {
     let dir = scratch("windows-window");

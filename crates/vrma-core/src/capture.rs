@@ -9,6 +9,8 @@
 //! camera. A model faces +Z with its left at +X (VRM 1.0), so a person facing the camera
 //! maps to the model by (x, −y, −z).
 
+pub mod offline;
+
 use glam::{Mat3, Quat, Vec3};
 
 use crate::Refusal;

@@ -1,5 +1,5 @@
 //! Moving pictures: rendered frames written out as an animation a chat app, a browser, a
-//! video editor or a phone plays. The format follows the output's name (`.webp`, `.png`,
+//! video editor or a phone plays, and a video read back in frame by frame (`video`). The format follows the output's name (`.webp`, `.png`,
 //! `.gif`, `.mp4`, or a folder for numbered PNGs), as in `vrma-maker render-anim`.
 //!
 //! Frames arrive one at a time, as straight-alpha RGBA of the film's size, and are
@@ -9,6 +9,9 @@
 //! failed) leaves nothing behind.
 
 mod out;
+/// Video in (H.264 in MP4 or MOV), frame by frame.
+#[cfg(feature = "codecs")]
+pub mod video;
 
 use std::path::{Path, PathBuf};
 
