@@ -14,12 +14,15 @@ fn main() {
     if target_os != "windows" || target_env != "gnu" {
         return;
     }
-    // The OpenXR loader (C++, built into openxr-sys for the `xr` feature) expects MSVC's
-    // C++ runtime on Windows; with MinGW it needs libstdc++, linked in statically so
-    // that the program needs no libstdc++ DLL.
+    // The OpenXR loader (C++, built into openxr-sys for the `xr` feature) and OpenH264
+    // (C++, the `codecs` feature's H.264) expect a C++ runtime on Windows; with MinGW it
+    // is libstdc++, linked in statically so that the program needs no libstdc++ DLL
+    // (.cargo/config.toml keeps cc from also naming the DLL's import library).
     // After everything else on the link line (a library named by `rustc-link-lib` lands
     // before the crates that need it), with the C runtime it leans on once more after it.
-    if std::env::var_os("CARGO_FEATURE_XR").is_some() {
+    if std::env::var_os("CARGO_FEATURE_XR").is_some()
+        || std::env::var_os("CARGO_FEATURE_CODECS").is_some()
+    {
         for arg in [
             "-Wl,-Bstatic",
             "-lstdc++",

@@ -9,7 +9,30 @@ mod import_anim;
 mod inspect;
 mod mannequin;
 mod pose_from_image;
+#[cfg(feature = "codecs")]
 mod pose_from_video;
+/// Without the codecs (the macOS compile check) there is no video reader.
+#[cfg(not(feature = "codecs"))]
+mod pose_from_video {
+    #[allow(dead_code)] // the same options as the codecs build's, read there
+    pub struct Options<'a> {
+        pub models: Option<&'a std::path::Path>,
+        pub from: Option<f32>,
+        pub to: Option<f32>,
+        pub mirror: bool,
+    }
+
+    pub fn run(
+        _model: &std::path::Path,
+        _video: &std::path::Path,
+        _output: &std::path::Path,
+        _options: &Options,
+    ) -> Result<serde_json::Value, crate::core::Refusal> {
+        Err(crate::core::Refusal::new(
+            "this build reads no video (built without the codecs feature)",
+        ))
+    }
+}
 mod render_anim;
 mod render_png;
 mod sample;

@@ -79,7 +79,7 @@ pub fn run(model: &Path, video: &Path, output: &Path, options: &Options) -> Resu
                 .map(|found| found.capture),
         );
         times.push(t - from);
-        if captures.len() % 30 == 0 {
+        if captures.len().is_multiple_of(30) {
             eprintln!("read {} of {} frames", captures.len(), info.frames);
         }
     }
