@@ -46,10 +46,20 @@ pub struct VideoFrame {
     pub rgb: Vec<u8>,
 }
 
+/// Where one encoded frame lies in the file.
+#[derive(Clone, Copy, Debug)]
+struct Sample {
+    offset: u64,
+    size: u32,
+    is_sync: bool,
+}
+
 /// A video being read.
 pub struct VideoReader<R: Read + Seek> {
-    reader: mp4::Mp4Reader<R>,
-    track: u32,
+    reader: R,
+    /// Every frame's place, from the sample tables (checked here: the `mp4` crate's own
+    /// sample reading divides by what a hostile file may set to zero).
+    samples: Vec<Sample>,
     info: VideoInfo,
     /// The parameter sets as Annex B, put before each key frame.
     parameter_sets: Vec<u8>,
@@ -90,10 +100,17 @@ impl<R: Read + Seek> VideoReader<R> {
                 "{size} bytes is more than a video may have ({MAX_VIDEO_BYTES})"
             )));
         }
-        let reader = mp4::Mp4Reader::read_header(reader, size).map_err(|e| {
+        let mut reader = reader;
+        check_boxes(&mut reader, size)?;
+        let header = mp4::Mp4Reader::read_header(&mut reader, size).map_err(|e| {
             Refusal::new(format!("not a video this program reads (MP4 or MOV): {e}"))
         })?;
-        let mut video = reader
+        if header.is_fragmented() {
+            return Err(Refusal::new(
+                "this is a fragmented MP4 (a stream recording): save it again as a regular H.264 MP4",
+            ));
+        }
+        let mut video = header
             .tracks()
             .values()
             .filter(|t| matches!(t.track_type(), Ok(mp4::TrackType::Video)))
@@ -127,7 +144,24 @@ impl<R: Read + Seek> VideoReader<R> {
                 "the video claims {frames} frames: 1 to {MAX_VIDEO_FRAMES} are read (cut it shorter)"
             )));
         }
-        let fps = track.frame_rate();
+        // The rate from the track's clock and its frames' durations (the `mp4` crate's
+        // own divides by a clock a hostile file may set to zero).
+        let timescale = track.trak.mdia.mdhd.timescale;
+        let ticks: u128 = track
+            .trak
+            .mdia
+            .minf
+            .stbl
+            .stts
+            .entries
+            .iter()
+            .map(|e| u128::from(e.sample_count) * u128::from(e.sample_delta))
+            .sum();
+        let fps = if timescale == 0 || ticks == 0 {
+            f64::NAN
+        } else {
+            f64::from(frames) * f64::from(timescale) / ticks as f64
+        };
         if !(fps.is_finite() && (1.0..=240.0).contains(&fps)) {
             return Err(Refusal::new(format!(
                 "the video's frame rate ({fps}) is not 1 to 240 frames per second"
@@ -144,7 +178,25 @@ impl<R: Read + Seek> VideoReader<R> {
             parameter_sets.extend_from_slice(&unit.bytes);
         }
         let length_size = usize::from(avc1.avcc.length_size_minus_one & 3) + 1;
-        let track = track.track_id();
+        let stbl = &track.trak.mdia.minf.stbl;
+        let tables = SampleTables {
+            fixed_size: stbl.stsz.sample_size,
+            sizes: stbl.stsz.sample_sizes.clone(),
+            chunks: match (&stbl.stco, &stbl.co64) {
+                (Some(stco), _) => stco.entries.iter().map(|&o| u64::from(o)).collect(),
+                (None, Some(co64)) => co64.entries.clone(),
+                (None, None) => Vec::new(),
+            },
+            runs: stbl
+                .stsc
+                .entries
+                .iter()
+                .map(|e| (e.first_chunk, e.samples_per_chunk))
+                .collect(),
+            sync: stbl.stss.as_ref().map(|s| s.entries.clone()),
+        };
+        let samples = sample_index(&tables, frames, size)?;
+        drop(header);
         // No flush after each frame: with B-frames (a phone's High profile) a frame the
         // decoder holds back for reordering, flushed early, breaks the next one's
         // references. The held frames come out at the end (`flush`).
@@ -153,7 +205,7 @@ impl<R: Read + Seek> VideoReader<R> {
             .map_err(|e| Refusal::new(format!("the H.264 decoder did not start: {e}")))?;
         Ok(VideoReader {
             reader,
-            track,
+            samples,
             info: VideoInfo {
                 width,
                 height,
@@ -189,22 +241,23 @@ impl<R: Read + Seek> VideoReader<R> {
             }
             let id = self.next_sample;
             self.next_sample += 1;
-            let size = self.sample_size(id);
-            if size > MAX_SAMPLE_BYTES {
+            let sample = self.samples[id as usize - 1];
+            if sample.size > MAX_SAMPLE_BYTES {
                 return Err(Refusal::new(format!(
-                    "frame {id} claims {size} bytes: more than a frame may have"
+                    "frame {id} claims {} bytes: more than a frame may have",
+                    sample.size
                 )));
             }
-            let sample = self
-                .reader
-                .read_sample(self.track, id)
+            let mut bytes = vec![0u8; sample.size as usize];
+            self.reader
+                .seek(std::io::SeekFrom::Start(sample.offset))
+                .and_then(|_| self.reader.read_exact(&mut bytes))
                 .map_err(|e| Refusal::new(format!("frame {id} cannot be read: {e}")))?;
-            let Some(sample) = sample else { continue };
-            let mut stream = Vec::with_capacity(sample.bytes.len() + self.parameter_sets.len());
+            let mut stream = Vec::with_capacity(bytes.len() + self.parameter_sets.len());
             if sample.is_sync || id == 1 {
                 stream.extend_from_slice(&self.parameter_sets);
             }
-            self.annex_b(&sample.bytes, &mut stream)
+            self.annex_b(&bytes, &mut stream)
                 .map_err(|e| Refusal::new(format!("frame {id}: {e}")))?;
             let decoded = self
                 .decoder
@@ -238,18 +291,6 @@ impl<R: Read + Seek> VideoReader<R> {
         Ok(())
     }
 
-    /// The size the file claims for sample `id`, before it is read.
-    fn sample_size(&self, id: u32) -> u32 {
-        let Some(track) = self.reader.tracks().get(&self.track) else {
-            return 0;
-        };
-        let stsz = &track.trak.mdia.minf.stbl.stsz;
-        if stsz.sample_size != 0 {
-            return stsz.sample_size;
-        }
-        stsz.sample_sizes.get(id as usize - 1).copied().unwrap_or(0)
-    }
-
     /// One MP4 sample (length-prefixed NAL units) as Annex B (start codes).
     fn annex_b(&self, sample: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
         let mut at = 0;
@@ -270,6 +311,228 @@ impl<R: Read + Seek> VideoReader<R> {
         }
         Ok(())
     }
+}
+
+/// The sample tables as read (the `mp4` crate's own types are not all nameable).
+struct SampleTables {
+    /// Every frame's size when not 0; else `sizes`.
+    fixed_size: u32,
+    sizes: Vec<u32>,
+    chunks: Vec<u64>,
+    /// (first chunk, frames in each chunk) from there on.
+    runs: Vec<(u32, u32)>,
+    /// The key frames (1-based); `None`: every frame is one.
+    sync: Option<Vec<u32>>,
+}
+
+/// Frames per chunk from a chunk on.
+struct Run {
+    first_chunk: u32,
+    samples_per_chunk: u32,
+}
+
+/// Every frame's offset, size and whether it is a key frame, from the sample tables
+/// (sizes, chunks of samples, chunk offsets, key frames), with every count, index and
+/// sum checked: each frame must lie inside the file.
+fn sample_index(
+    tables: &SampleTables,
+    frames: u32,
+    file_size: u64,
+) -> Result<Vec<Sample>, Refusal> {
+    let broken = |what: &str| Refusal::new(format!("the video's sample table is broken: {what}"));
+    let size_of = |i: usize| -> Option<u32> {
+        if tables.fixed_size > 0 {
+            Some(tables.fixed_size)
+        } else {
+            tables.sizes.get(i).copied()
+        }
+    };
+    let chunks = &tables.chunks;
+    if chunks.is_empty() {
+        return Err(broken("no chunk offsets"));
+    }
+    let runs: Vec<Run> = tables
+        .runs
+        .iter()
+        .map(|&(first_chunk, samples_per_chunk)| Run {
+            first_chunk,
+            samples_per_chunk,
+        })
+        .collect();
+    if runs.is_empty() || runs[0].first_chunk != 1 {
+        return Err(broken(
+            "the chunks' sample counts do not start at the first chunk",
+        ));
+    }
+    let mut samples = Vec::with_capacity(frames as usize);
+    for (r, run) in runs.iter().enumerate() {
+        if run.samples_per_chunk == 0 || run.samples_per_chunk > frames {
+            return Err(broken("a chunk claims an impossible number of frames"));
+        }
+        let last_chunk = match runs.get(r + 1) {
+            Some(next) if next.first_chunk > run.first_chunk => next.first_chunk - 1,
+            Some(_) => return Err(broken("the chunk runs are out of order")),
+            None => chunks.len() as u32,
+        };
+        for chunk in run.first_chunk..=last_chunk {
+            let Some(&start) = chunks.get(chunk as usize - 1) else {
+                return Err(broken("a chunk without an offset"));
+            };
+            let mut offset = start;
+            for _ in 0..run.samples_per_chunk {
+                if samples.len() == frames as usize {
+                    break;
+                }
+                let size =
+                    size_of(samples.len()).ok_or_else(|| broken("a frame without a size"))?;
+                let end = offset
+                    .checked_add(u64::from(size))
+                    .filter(|&end| end <= file_size)
+                    .ok_or_else(|| broken("a frame lies past the end of the file"))?;
+                samples.push(Sample {
+                    offset,
+                    size,
+                    is_sync: false,
+                });
+                offset = end;
+            }
+            if samples.len() == frames as usize {
+                break;
+            }
+        }
+        if samples.len() == frames as usize {
+            break;
+        }
+    }
+    if samples.len() != frames as usize {
+        return Err(broken("fewer frames in its chunks than it claims"));
+    }
+    match &tables.sync {
+        Some(sync) => {
+            for &id in sync {
+                if let Some(sample) = (id as usize)
+                    .checked_sub(1)
+                    .and_then(|i| samples.get_mut(i))
+                {
+                    sample.is_sync = true;
+                }
+            }
+        }
+        None => samples.iter_mut().for_each(|s| s.is_sync = true),
+    }
+    Ok(samples)
+}
+
+/// The most bytes of header boxes (`moov` and the like) read into memory to check.
+const MAX_HEADER_BYTES: u64 = 64 << 20;
+
+/// Boxes that hold boxes, and the bytes of their own before the first child: the `mp4`
+/// crate walks these, and loops for ever on a child that claims less than its own header
+/// (a hostile file), so every child's size is checked here first.
+fn children_after(name: &[u8; 4]) -> Option<usize> {
+    Some(match name {
+        b"moov" | b"trak" | b"mdia" | b"minf" | b"stbl" | b"dinf" | b"edts" | b"udta" | b"mvex"
+        | b"moof" | b"traf" | b"mfra" => 0,
+        // Version and flags, then the entry count.
+        b"stsd" | b"dref" => 8,
+        // A visual sample entry's fixed part.
+        b"avc1" | b"hev1" | b"hvc1" | b"vp09" | b"av01" => 78,
+        // An audio sample entry's.
+        b"mp4a" => 28,
+        _ => return None,
+    })
+}
+
+/// One box's header at `at` in `bytes`: its name and its whole size (header included),
+/// the size checked against what encloses it.
+fn box_at(bytes: &[u8], at: usize, end: usize) -> Result<([u8; 4], usize, usize), Refusal> {
+    let broken =
+        || Refusal::new("a box of the file's structure is broken (a size that does not fit)");
+    if end - at < 8 {
+        return Err(broken());
+    }
+    let size32 = u32::from_be_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+    let name: [u8; 4] = bytes[at + 4..at + 8].try_into().expect("4 bytes");
+    let (size, header) = match size32 {
+        // "To the end of the file" is for the last top-level box only.
+        0 => return Err(broken()),
+        1 => {
+            if end - at < 16 {
+                return Err(broken());
+            }
+            let large = u64::from_be_bytes(bytes[at + 8..at + 16].try_into().expect("8 bytes"));
+            (usize::try_from(large).map_err(|_| broken())?, 16)
+        }
+        n => (n as usize, 8),
+    };
+    if size < header || size > end - at {
+        return Err(broken());
+    }
+    Ok((name, size, header))
+}
+
+/// Checks the boxes inside `bytes[start..end]`, and inside any container among them.
+fn check_children(bytes: &[u8], start: usize, end: usize, depth: usize) -> Result<(), Refusal> {
+    if depth > 16 {
+        return Err(Refusal::new("the file's boxes nest too deep"));
+    }
+    let mut at = start;
+    while at < end {
+        let (name, size, header) = box_at(bytes, at, end)?;
+        if let Some(skip) = children_after(&name) {
+            let first = at + header + skip;
+            if first <= at + size {
+                check_children(bytes, first, at + size, depth + 1)?;
+            }
+        }
+        at += size;
+    }
+    Ok(())
+}
+
+/// Walks the file's top-level boxes (seeking past the media data) and checks every box
+/// inside the header boxes before the `mp4` crate reads them.
+fn check_boxes<R: Read + Seek>(reader: &mut R, size: u64) -> Result<(), Refusal> {
+    use std::io::SeekFrom;
+    let unreadable = |e: std::io::Error| Refusal::new(format!("the file cannot be read: {e}"));
+    let broken =
+        || Refusal::new("a box of the file's structure is broken (a size that does not fit)");
+    let mut at = 0u64;
+    while at < size {
+        if size - at < 8 {
+            break; // trailing bytes: the mp4 crate ignores them too
+        }
+        reader.seek(SeekFrom::Start(at)).map_err(unreadable)?;
+        let mut head = [0u8; 16];
+        let wanted = if size - at >= 16 { 16 } else { 8 };
+        reader.read_exact(&mut head[..wanted]).map_err(unreadable)?;
+        let size32 = u32::from_be_bytes(head[0..4].try_into().expect("4 bytes"));
+        let name: [u8; 4] = head[4..8].try_into().expect("4 bytes");
+        let box_size = match size32 {
+            0 => size - at,
+            1 if wanted == 16 => u64::from_be_bytes(head[8..16].try_into().expect("8 bytes")),
+            1 => return Err(broken()),
+            n => u64::from(n),
+        };
+        if box_size < 8 || box_size > size - at {
+            return Err(broken());
+        }
+        if children_after(&name).is_some() {
+            if box_size > MAX_HEADER_BYTES {
+                return Err(Refusal::new(format!(
+                    "the file's '{}' box claims {box_size} bytes: more than a header may have",
+                    String::from_utf8_lossy(&name)
+                )));
+            }
+            let mut bytes = vec![0u8; box_size as usize];
+            reader.seek(SeekFrom::Start(at)).map_err(unreadable)?;
+            reader.read_exact(&mut bytes).map_err(unreadable)?;
+            check_children(&bytes, 0, bytes.len(), 0)?;
+        }
+        at += box_size;
+    }
+    reader.seek(SeekFrom::Start(0)).map_err(unreadable)?;
+    Ok(())
 }
 
 /// A decoded picture as RGB, checked against the size the header gave.
@@ -380,6 +643,17 @@ mod tests {
                 assert!(!e.0.contains('\n'), "{e}");
             }
         }
+        // A box claiming less than its own header (the mp4 crate would loop for ever).
+        let mut looping = bytes.clone();
+        let stbl = looping
+            .windows(4)
+            .position(|w| w == b"stbl")
+            .expect("a sample table");
+        let child = stbl + 4;
+        looping[child..child + 4].copy_from_slice(&0u32.to_be_bytes());
+        let refused =
+            VideoReader::from_reader(std::io::Cursor::new(&looping[..]), looping.len() as u64);
+        assert!(refused.is_err(), "a box of size 0 inside the sample table");
         let text = b"not a video at all";
         assert!(
             VideoReader::from_reader(std::io::Cursor::new(&text[..]), text.len() as u64).is_err()
