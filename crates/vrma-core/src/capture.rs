@@ -9,7 +9,10 @@
 //! camera. A model faces +Z with its left at +X (VRM 1.0), so a person facing the camera
 //! maps to the model by (x, −y, −z).
 
+mod flip;
 pub mod offline;
+
+pub use flip::{FLIPPABLE_LIMBS, limb_points};
 
 use glam::{Mat3, Quat, Vec3};
 
@@ -631,57 +634,6 @@ const LIMB_BONES: [(usize, usize, &[usize]); 8] = {
     ]
 };
 
-/// The limb bones whose depth a user can flip, in the order of [`LIMB_BONES`] (the
-/// person's left and right as the avatar's, after any mirroring).
-pub const FLIPPABLE_LIMBS: [Bone; 8] = [
-    Bone::LeftUpperArm,
-    Bone::LeftLowerArm,
-    Bone::RightUpperArm,
-    Bone::RightLowerArm,
-    Bone::LeftUpperLeg,
-    Bone::LeftLowerLeg,
-    Bone::RightUpperLeg,
-    Bone::RightLowerLeg,
-];
-
-/// The body landmarks at a flippable limb bone's root and tip (its line in a picture).
-pub fn limb_points(bone: Bone) -> Option<(usize, usize)> {
-    let index = FLIPPABLE_LIMBS.iter().position(|&b| b == bone)?;
-    let (root, tip, _) = LIMB_BONES[index];
-    Some((root, tip))
-}
-
-impl Capture {
-    /// The capture with one limb bone pointing the other way in depth: a picture cannot
-    /// tell whether a limb points towards the camera or away (the mirror-image depths
-    /// draw the same), and a pose model can guess wrong. The bone's tip is reflected
-    /// through the plane facing the camera at its root; what lies beyond the tip (the
-    /// rest of the limb, the hand or foot) moves with it unturned, so nothing else in the
-    /// picture changes. A bone that cannot be flipped is refused by name.
-    pub fn with_depth_flipped(&self, bone: Bone) -> Result<Capture, Refusal> {
-        let index = FLIPPABLE_LIMBS
-            .iter()
-            .position(|&b| b == bone)
-            .ok_or_else(|| {
-                Refusal::new(format!(
-                    "{} has no depth to flip: flip an upper or lower arm or leg",
-                    bone.name()
-                ))
-            })?;
-        let mut flipped = self.clone();
-        let body = flipped
-            .body
-            .as_mut()
-            .ok_or_else(|| Refusal::new("no person was found to flip a limb of"))?;
-        let (root, tip, moving) = LIMB_BONES[index];
-        let shift = Vec3::Z * -2.0 * (body.points[tip].z - body.points[root].z);
-        for &i in moving {
-            body.points[i] += shift;
-        }
-        Ok(flipped)
-    }
-}
-
 /// Limb directions read from both of the pose model's outputs. The landmarks in the
 /// picture (`pixels`, in the world landmarks' x and y axes) are its surest reading, so
 /// each limb bone takes its direction across the picture from them and keeps the world
@@ -965,51 +917,6 @@ mod tests {
                 );
             }
         }
-    }
-
-    #[test]
-    fn a_flipped_limb_points_the_other_way_in_depth_and_nothing_else_moves() {
-        let rig = rig();
-        for (name, known) in known_poses() {
-            let capture = landmarks_of_pose(&rig, &known);
-            let before = limb_directions(&rig, &known);
-            for bone in FLIPPABLE_LIMBS {
-                let flipped = capture.with_depth_flipped(bone).unwrap();
-                let posed = pose_from_capture(&rig, &Pose::default(), &flipped).unwrap();
-                for ((limb, want), (_, got)) in
-                    before.iter().zip(limb_directions(&rig, &posed.pose))
-                {
-                    // The picture's depth is the model's z (a camera in front of it).
-                    let want = if *limb == bone {
-                        Vec3::new(want.x, want.y, -want.z)
-                    } else {
-                        *want
-                    };
-                    assert!(
-                        want.angle_between(got) < READ_BACK,
-                        "{name}, {bone:?} flipped: {limb:?} points {got}, {want} expected"
-                    );
-                }
-                let twice = flipped.with_depth_flipped(bone).unwrap();
-                let (a, b) = (
-                    &capture.body.as_ref().unwrap().points,
-                    &twice.body.unwrap().points,
-                );
-                assert!(
-                    a.iter().zip(b).all(|(p, q)| p.distance(*q) < 1e-5),
-                    "flipped back"
-                );
-            }
-        }
-        let refusal = landmarks_of_pose(&rig, &Pose::default())
-            .with_depth_flipped(Bone::Head)
-            .unwrap_err();
-        assert!(refusal.0.contains("head"), "{refusal}");
-        assert!(
-            Capture::default()
-                .with_depth_flipped(Bone::LeftUpperArm)
-                .is_err()
-        );
     }
 
     #[test]
