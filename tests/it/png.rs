@@ -273,6 +273,8 @@ fn no_graphics_device_is_one_clear_line_not_a_crash() {
         .arg(&out)
         .env("VK_ICD_FILENAMES", &nowhere)
         .env("VK_DRIVER_FILES", &nowhere)
+        // Nor OpenGL: Mesa's EGL, which ffmpeg's packages bring, is hidden from glvnd too.
+        .env("__EGL_VENDOR_LIBRARY_FILENAMES", &nowhere)
         .env_remove("WGPU_BACKEND")
         .output()
         .unwrap();

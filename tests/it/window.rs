@@ -138,6 +138,8 @@ fn without_a_vulkan_driver_the_window_says_what_to_install() {
         .env("DISPLAY", &display)
         .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
         .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+        // Nor OpenGL: Mesa's EGL, which ffmpeg's packages bring, is hidden from glvnd too.
+        .env("__EGL_VENDOR_LIBRARY_FILENAMES", "/nonexistent/egl.json")
         // (Where zenity is installed the line would also wait in a message box.)
         .env("VRMA_MAKER_NO_MESSAGE_BOX", "1")
         .output()
