@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::core::Refusal;
 use crate::core::animation::film::{Film, default_end, frame_times};
-use crate::core::body::framing::{CameraPreset, STILL_FOV_DEGREES, StillCamera};
+use crate::core::body::framing::{STILL_FOV_DEGREES, StillCamera};
 use crate::core::body::look::StillEyes;
 use crate::media::{FilmFormat, FilmSettings};
 
@@ -31,21 +31,8 @@ pub fn run(model: &Path, project: &Path, output: &Path, view: FilmView) -> Resul
     // Everything is validated before any rendering starts.
     let format = FilmFormat::of_path(output)?;
     let size = super::render_png::parse_size(view.size)?;
-    let preset = CameraPreset::from_name(view.preset).ok_or_else(|| {
-        Refusal::new(format!(
-            "--camera: '{}' is not front, side or three-quarter",
-            view.preset
-        ))
-    })?;
-    let fixed = match view.camera_json {
-        Some(path) => Some(
-            StillCamera::from_json(&super::read_json(path)?)
-                .map_err(|e| e.context(path.display()))?,
-        ),
-        None => None,
-    };
-    let background = crate::core::body::still::parse_background(view.background)
-        .map_err(|e| e.context("--background"))?;
+    let (preset, fixed, background) =
+        super::render_png::parse_view(view.preset, view.camera_json, view.background)?;
     let editor = super::open_editor(model, Some(project))?;
     let fps = view
         .fps

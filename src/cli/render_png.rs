@@ -31,6 +31,33 @@ pub fn parse_size(text: &str) -> Result<UVec2, Refusal> {
     Ok(UVec2::new(w, h))
 }
 
+/// A preset camera, the fixed camera if one is given, the background colour if any.
+pub type ParsedView = (CameraPreset, Option<StillCamera>, Option<[u8; 3]>);
+
+/// `--camera`, `--camera-json` and `--background` as render-png and render-anim take
+/// them: the preset, the fixed camera if one is given, the background colour if any.
+pub fn parse_view(
+    preset: &str,
+    camera_json: Option<&Path>,
+    background: &str,
+) -> Result<ParsedView, Refusal> {
+    let preset = CameraPreset::from_name(preset).ok_or_else(|| {
+        Refusal::new(format!(
+            "--camera: '{preset}' is not front, side or three-quarter"
+        ))
+    })?;
+    let fixed = match camera_json {
+        Some(path) => Some(
+            StillCamera::from_json(&super::read_json(path)?)
+                .map_err(|e| e.context(path.display()))?,
+        ),
+        None => None,
+    };
+    let background = crate::core::body::still::parse_background(background)
+        .map_err(|e| e.context("--background"))?;
+    Ok((preset, fixed, background))
+}
+
 /// Vertical field of view of the preset cameras (the window's stills use the same).
 const PRESET_FOV: f32 = 30.0;
 
@@ -53,21 +80,8 @@ pub fn run(
     view: View,
 ) -> Result<Value, Refusal> {
     let size = parse_size(size)?;
-    let preset = CameraPreset::from_name(view.preset).ok_or_else(|| {
-        Refusal::new(format!(
-            "--camera: '{}' is not front, side or three-quarter",
-            view.preset
-        ))
-    })?;
-    let fixed = match view.camera_json {
-        Some(path) => Some(
-            StillCamera::from_json(&super::read_json(path)?)
-                .map_err(|e| e.context(path.display()))?,
-        ),
-        None => None,
-    };
-    let background = crate::core::body::still::parse_background(view.background)
-        .map_err(|e| e.context("--background"))?;
+    let (preset, fixed, background) =
+        super::render_png::parse_view(view.preset, view.camera_json, view.background)?;
     let eyes = StillEyes::from_name(view.eyes)
         .ok_or_else(|| Refusal::new(format!("--eyes: '{}' is not camera or pose", view.eyes)))?;
     // Everything is validated before any rendering starts.
