@@ -8,6 +8,7 @@
 
 pub mod crop;
 pub mod detector;
+pub mod recorded;
 pub mod webcam;
 
 use std::path::{Path, PathBuf};

@@ -6,12 +6,18 @@
 //! through the picture's plane; and the feet are found standing (slow and low for a
 //! span) so they can be planted.
 
-use glam::Vec3;
+use glam::{Quat, Vec3};
 
-use super::{BODY_POINTS, Capture, FLIPPABLE_LIMBS, LIMB_BONES, MIN_VISIBILITY};
+use super::{BODY_POINTS, Capture, FLIPPABLE_LIMBS, LIMB_BONES, MIN_VISIBILITY, pose_from_capture};
+use crate::Refusal;
+use crate::animation::timeline::{FPS, Timeline};
+use crate::body::math::slerp_shortest;
 use crate::body::pose::Pose;
 use crate::body::rig::Rig;
-use crate::model::humanoid::{Bone, Side};
+use crate::formats::motion::KeyPolicy;
+use crate::formats::motion::keys::lay_out;
+use crate::formats::motion::retarget::{Baked, BakedFrame};
+use crate::model::humanoid::{ALL_BONES, Bone, Side};
 
 /// The centred window's spread, in seconds (a Gaussian's sigma): steadies a phone's
 /// jitter (a few centimetres frame to frame) and keeps a step's timing.
@@ -96,6 +102,120 @@ pub fn keep_depths_continuous(captures: &mut [Option<Capture>]) -> usize {
         }
     }
     flipped
+}
+
+/// Keys from video stay within this of every frame (its poses are noisier than a
+/// mocap file's, and a key per wobble is not editable).
+pub const VIDEO_KEYS: KeyPolicy = KeyPolicy::Reduced {
+    degrees: 4.0,
+    metres: 0.02,
+};
+
+/// What a whole video's captures become: keys from 0 s, with the standing feet planted.
+#[derive(Clone, Debug)]
+pub struct VideoKeys {
+    pub timeline: Timeline,
+    /// Seconds from the first frame to the last.
+    pub duration: f32,
+    /// How many frames had somebody in them.
+    pub found: usize,
+    /// How many limb depths were kept from flipping (see [`keep_depths_continuous`]).
+    pub depths_kept: usize,
+}
+
+/// A video's captures (one per frame, `None` where nobody was found, at `times`
+/// seconds from the first) turned into editable keys: smoothed looking ahead, each
+/// limb's depth kept continuous, posed onto `rig` (a frame without a person keeps the
+/// last pose), resampled on the timeline's grid, reduced to keys within
+/// [`VIDEO_KEYS`], and each foot planted where it stands.
+pub fn keys_from_video(
+    rig: &Rig,
+    mut captures: Vec<Option<Capture>>,
+    times: &[f32],
+    fps: f32,
+) -> Result<VideoKeys, Refusal> {
+    let found = captures.iter().filter(|c| c.is_some()).count();
+    if found == 0 || times.len() != captures.len() {
+        return Err(Refusal::new("nobody was found in the video"));
+    }
+    smooth_offline(&mut captures, fps, SMOOTHING_SECONDS);
+    let depths_kept = keep_depths_continuous(&mut captures);
+    let mut pose = Pose::default();
+    let poses: Vec<Pose> = captures
+        .iter()
+        .map(|capture| {
+            if let Some(posed) = capture
+                .as_ref()
+                .and_then(|c| pose_from_capture(rig, &pose, c).ok())
+            {
+                pose = posed.pose;
+            }
+            pose.clone()
+        })
+        .collect();
+    let baked = bake_on_grid(rig, &poses, times);
+    let mut timeline = lay_out(&baked, VIDEO_KEYS)?;
+    let grid: Vec<Pose> = baked
+        .frames
+        .iter()
+        .map(|f| Pose {
+            bones: f.bones,
+            hips: Some(f.hips),
+            ..Default::default()
+        })
+        .collect();
+    for (foot, first, last) in standing_spans(rig, &grid, FPS) {
+        timeline.set_plant(foot, first as f32 / FPS, last as f32 / FPS, true);
+    }
+    Ok(VideoKeys {
+        timeline,
+        duration: (baked.frames.len().max(2) - 1) as f32 / FPS,
+        found,
+        depths_kept,
+    })
+}
+
+/// The video's poses on the timeline's grid (each bone slerped, the hips lerped between
+/// the two frames around each grid time): a phone's 29.97 or 60 fps becomes keys on
+/// whole frames.
+fn bake_on_grid(rig: &Rig, poses: &[Pose], times: &[f32]) -> Baked {
+    let end = times.last().copied().unwrap_or(0.0).max(0.0);
+    let count = (end * FPS).round() as usize + 1;
+    let hips_rest = rig.hips_rest();
+    let mut next = 0;
+    let frames = (0..count)
+        .map(|i| {
+            let t = i as f32 / FPS;
+            while next + 1 < times.len() && times[next + 1] <= t {
+                next += 1;
+            }
+            let (a, b) = (next, (next + 1).min(times.len() - 1));
+            let span = (times[b] - times[a]).max(1e-6);
+            let w = ((t - times[a]) / span).clamp(0.0, 1.0);
+            let (pa, pb) = (&poses[a], &poses[b]);
+            BakedFrame {
+                bones: std::array::from_fn(|k| slerp_shortest(pa.bones[k], pb.bones[k], w)),
+                hips: pa
+                    .hips
+                    .unwrap_or(hips_rest)
+                    .lerp(pb.hips.unwrap_or(hips_rest), w),
+                expressions: Vec::new(),
+            }
+        })
+        .collect::<Vec<_>>();
+    let moving = ALL_BONES
+        .into_iter()
+        .filter(|b| {
+            frames
+                .iter()
+                .any(|f| f.bones[b.index()].angle_between(Quat::IDENTITY) > 1e-3)
+        })
+        .collect();
+    Baked {
+        frames,
+        moving,
+        expressions: Vec::new(),
+    }
 }
 
 /// The spans (first and last frame) each foot stands: its sole slow and low for at
