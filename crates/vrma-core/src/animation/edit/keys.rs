@@ -118,6 +118,16 @@ impl Editor {
                 timeline.delete_keys(&covered);
                 // Checked before anything changes: a clip past the hour is refused whole.
                 self.selection = timeline.paste_keys(&keys, at)?;
+                // A clip's planted feet (a video's standing spans) come with its keys, in
+                // place of what was planted over the time it covers.
+                if !clip.plants().is_empty() {
+                    for foot in [Side::Left, Side::Right] {
+                        timeline.set_plant(foot, at, end, false);
+                    }
+                    for plant in clip.plants() {
+                        timeline.set_plant(plant.foot, at + plant.from, at + plant.to, true);
+                    }
+                }
                 self.timeline = timeline;
                 self.follow_playhead();
             }
@@ -272,6 +282,48 @@ mod tests {
         ed.apply(super::super::Edit::Undo).unwrap();
         // The same keys (ids are never reused, so the next one stays counted on).
         assert_eq!(ed.timeline.keys(), before.keys());
+    }
+
+    #[test]
+    fn an_inserted_clip_brings_its_planted_feet_in_place_of_those_it_covers() {
+        let mut ed = editor(MannequinVariant::Vrm1);
+        for t in [0.0, 4.0] {
+            ed.timeline.set_key(t, Pose::default());
+        }
+        ed.timeline.set_plant(Side::Right, 0.5, 3.0, true);
+        ed.timeline.set_plant(Side::Left, 3.5, 4.0, true);
+        let mut clip = Timeline::default();
+        clip.set_key(0.0, Pose::default());
+        clip.set_key(1.0, Pose::default());
+        clip.set_plant(Side::Left, 0.2, 0.6, true);
+        let before = ed.timeline.clone();
+        ed.apply(
+            KeyEdit::InsertAt {
+                timeline: Box::new(clip),
+                at: 1.0,
+            }
+            .into(),
+        )
+        .unwrap();
+        let spans: Vec<(Side, f32, f32)> = ed
+            .timeline
+            .plants()
+            .iter()
+            .map(|p| (p.foot, p.from, p.to))
+            .collect();
+        // The right foot's span loses 1 s–2 s; the clip's left span lands at 1.2 s–1.6 s;
+        // the left span after the clip stays.
+        assert_eq!(
+            spans,
+            vec![
+                (Side::Left, 1.2, 1.6),
+                (Side::Left, 3.5, 4.0),
+                (Side::Right, 0.5, 1.0),
+                (Side::Right, 2.0, 3.0)
+            ]
+        );
+        ed.apply(super::super::Edit::Undo).unwrap();
+        assert_eq!(ed.timeline.plants(), before.plants());
     }
 
     #[test]
