@@ -2282,3 +2282,181 @@ fn tab_and_f_in_the_photo_window_flip_a_limbs_depth_as_one_undo_step() {
     ctrl_chord(&s.display, "q");
     s.finish(&saved);
 }
+
+const FILE_IMPORT_VIDEO: (i32, i32) = (66, 399);
+
+/// A video made by Debian's ffmpeg from the test photograph, the camera drifting across
+/// it (the person is found in every frame).
+fn video_of_photo(photo: &Path, seconds: f32, out: &Path) {
+    let made = std::process::Command::new("ffmpeg")
+        .args(["-v", "error", "-y", "-loop", "1", "-framerate", "30", "-i"])
+        .arg(photo)
+        .args([
+            "-vf",
+            "scale=480:480,crop=440:440:20+15*sin(n/9):20+10*cos(n/7)",
+            "-t",
+            &seconds.to_string(),
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+        ])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+}
+
+/// File ▸ Import video… with real clicks: the window shows the frames being read with
+/// their landmarks; Cancel leaves the project as it was; Import puts the keys and
+/// planted spans `pose-from-video` finds in the same video at the playhead, as one undo
+/// step.
+#[test]
+fn import_video_with_real_clicks_inserts_the_clis_keys_at_the_playhead_and_cancel_changes_nothing()
+{
+    let Some((dir, model)) = prepare("window-import-video") else {
+        return;
+    };
+    let (Some(models), Some(photo)) = (crate::pose_photo::models(), crate::pose_photo::photo())
+    else {
+        return;
+    };
+    let tools = [("ffmpeg", "-version"), ("tesseract", "--version")]
+        .iter()
+        .all(|(tool, asked)| {
+            std::process::Command::new(tool)
+                .arg(asked)
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    if !required_or_skip("ffmpeg and tesseract (Debian)", tools) {
+        return;
+    }
+    let short = dir.join("short clip.mp4");
+    video_of_photo(&photo, 1.5, &short);
+    let long = dir.join("long clip.mp4");
+    video_of_photo(&photo, 30.0, &long);
+    let cli_path = dir.join("cli.json");
+    let cli = bin()
+        .args(["pose-from-video", "--model", model.to_str().unwrap()])
+        .arg(&short)
+        .args(["-o", cli_path.to_str().unwrap(), "--models"])
+        .arg(&models)
+        .output()
+        .unwrap();
+    assert!(
+        cli.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cli.stderr)
+    );
+    let cli_project: Value = serde_json::from_slice(&std::fs::read(&cli_path).unwrap()).unwrap();
+    let project = dir.join("start.json");
+    let keys = json!([{"id": 1, "t": 0.0, "pose": {"bones": {}}}, {"id": 2, "t": 3.0, "pose": {"bones": {}}}]);
+    let start = json!({"v": 1, "fps": 30, "model": {"path": model}, "playhead": 0.5, "keys": keys});
+    std::fs::write(&project, start.to_string()).unwrap();
+    let saved = dir.join("saved.json");
+    let s = start_for(&dir, &project, &saved, 300);
+    let before = s.save(&project);
+    assert_eq!(before["playhead"].as_f64(), Some(0.5), "{before}");
+    let window = (680, 40, 345, 580); // the video window, beside the model
+
+    // The long clip: reading, it shows its frames with landmarks; Cancel changes nothing.
+    s.click(FILE_MENU);
+    s.click(FILE_IMPORT_VIDEO);
+    s.answer_path_dialog(&long);
+    let import = crate::window_language::wait_for_text(&s.display, window, "eng", "at 0.50", &dir);
+    s.click(import);
+    let cancel = crate::window_language::wait_for_text(&s.display, window, "eng", "Cancel", &dir);
+    let shot = s.shot("reading.png", &dir);
+    let landmarks = (window.0..window.0 + window.2)
+        .flat_map(|x| (window.1..window.1 + window.3).map(move |y| (x, y)))
+        .filter(|&(x, y)| {
+            let p = shot.get_pixel(x, y);
+            (40..90).contains(&p[0]) && p[1] > 200 && (70..120).contains(&p[2])
+        })
+        .count();
+    assert!(
+        landmarks > 100,
+        "{landmarks} landmark-green pixels while reading"
+    );
+    // Under them, the frame being read: the orange of her suit.
+    let orange = (window.0..window.0 + window.2)
+        .flat_map(|x| (window.1..window.1 + window.3).map(move |y| (x, y)))
+        .filter(|&(x, y)| {
+            let p = shot.get_pixel(x, y);
+            p[0] > 170 && (50..150).contains(&p[1]) && p[2] < 90
+        })
+        .count();
+    assert!(
+        orange > 3000,
+        "{orange} orange pixels of the frame while reading"
+    );
+    s.click(cancel);
+    crate::window_language::wait_for_text(&s.display, window, "eng", "at 0.50", &dir);
+    pause(1.0);
+    let cancelled = s.save(&project);
+    assert_eq!(
+        content(&cancelled, &before),
+        content(&before, &cancelled),
+        "Cancel changed nothing"
+    );
+
+    // The short clip, imported (opening it replaces the long one in the window): the
+    // CLI's keys and planted spans, from the playhead.
+    s.click(FILE_MENU);
+    s.click(FILE_IMPORT_VIDEO);
+    s.answer_path_dialog(&short);
+    let import = crate::window_language::wait_for_text(&s.display, window, "eng", "at 0.50", &dir);
+    s.click(import);
+    let mut after = before.clone();
+    for _ in 0..120 {
+        pause(0.5);
+        after = s.save(&project);
+        if key_times(&after) != key_times(&before) {
+            break;
+        }
+    }
+    let clip_times = key_times(&cli_project);
+    let clip_end = clip_times.last().copied().unwrap();
+    let mut expected = vec![0.0];
+    expected.extend(clip_times.iter().map(|t| ((t + 0.5) * 30.0).round() / 30.0));
+    if 3.0 > clip_end + 0.5 {
+        expected.push(3.0);
+    }
+    assert_eq!(
+        key_times(&after),
+        expected,
+        "the video's keys went in at 0.5 s"
+    );
+    let plants = |project: &Value, shift: f64| -> Vec<(String, i64, i64)> {
+        project["plants"]
+            .as_array()
+            .map(|list| {
+                list.iter()
+                    .map(|p| {
+                        let frame =
+                            |v: &Value| ((v.as_f64().unwrap() + shift) * 30.0).round() as i64;
+                        (
+                            p["foot"].as_str().unwrap().to_string(),
+                            frame(&p["from"]),
+                            frame(&p["to"]),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        plants(&after, 0.0),
+        plants(&cli_project, 0.5),
+        "the planted spans came too"
+    );
+    s.one_undo_step(&project, "the video import", &before, &after);
+    ctrl_chord(&s.display, "q");
+    let at_exit = s.finish(&saved);
+    assert_eq!(key_times(&at_exit), expected);
+}

@@ -7,6 +7,7 @@ files-title-open-project = Open project
 files-title-save-project-as = Save project as
 files-title-import-animation = Import animation
 files-title-pose-from-image = Pose from image
+files-title-import-video = Import video
 files-title-export = Export { $format }
 files-title-export-film = Export animation as video
 
@@ -16,6 +17,7 @@ files-filter-pose = Pose
 files-filter-project = VRMA Maker project
 files-filter-animation = Animation (VRMA, glTF clip, BVH, FBX, VMD)
 files-filter-photo = Photo (PNG, JPEG)
+files-filter-video = Video (MP4, MOV)
 files-filter-vrma = VRM Animation
 files-filter-bvh = BVH motion capture
 files-filter-glb = glTF binary
@@ -109,6 +111,22 @@ files-photo-key-hands = blue: hands
 files-photo-refine = Refine it with the handles; Undo (Ctrl+Z) takes the whole pose back.
 files-photo-flip-hint = A limb pointing the wrong way (towards you or away)? Click its line to flip it; or click the picture, then Tab picks a limb and F flips it (Esc, or the pointer off the picture, gives the keys back).
 files-photo-picked = Picked: { $bone }
+
+# File ▸ Import video: its window
+files-video-title = Import video: { $name }
+files-video-about = { $width }×{ $height }, { $fps } fps, { $seconds } s
+files-video-from = From
+files-video-to = to
+files-video-mirror = Mirror (a selfie video: the avatar moves as your reflection)
+    .tooltip = Swaps left and right, as the live camera does
+files-video-import = Import at { $time } s
+files-video-progress = Reading frame { $done } of { $total }
+files-video-goes-at = The keys go in at { $time } s (one undo step).
+files-video-cancel = Cancel
+files-video-running = A video is already being read
+files-video-cancelled = Video import cancelled: nothing changed
+files-video-failed = Reading { $path } failed: { $reason }
+files-video-imported = { $keys } keys and { $plants } planted spans from { $path } inserted at { $time } s
 files-list-separator = {", "}
 
 # The body parts the photo's summary names

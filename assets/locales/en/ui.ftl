@@ -26,7 +26,9 @@ ui-menu-open-mannequin = Open built-in mannequin
 ui-menu-load-pose = Load pose…
 ui-menu-pose-from-image = Pose from image…
     .tooltip = Find the person in a photo and give the model their pose
-ui-menu-type-path = Or type a path (.vrm, project, pose, photo, .bvh):
+ui-menu-import-video = Import video…
+    .tooltip = Turn a video of a person (MP4 or MOV, H.264) into keys with planted feet, at the playhead
+ui-menu-type-path = Or type a path (.vrm, project, pose, photo, video, .bvh):
 ui-menu-open = Open
 ui-menu-quit = Quit
 

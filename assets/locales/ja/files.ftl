@@ -7,6 +7,7 @@ files-title-open-project = プロジェクトを開く
 files-title-save-project-as = 名前を付けてプロジェクトを保存
 files-title-import-animation = アニメーションを読み込む
 files-title-pose-from-image = 画像からポーズを作成
+files-title-import-video = 動画を読み込み
 files-title-export = { $format }を書き出す
 files-title-export-film = アニメーションを動画として書き出す
 
@@ -16,6 +17,7 @@ files-filter-pose = ポーズ
 files-filter-project = VRMA Maker プロジェクト
 files-filter-animation = アニメーション (VRMA、glTF クリップ、BVH、FBX、VMD)
 files-filter-photo = 写真 (PNG、JPEG)
+files-filter-video = 動画 (MP4、MOV)
 files-filter-vrma = VRM アニメーション
 files-filter-bvh = BVH モーションキャプチャ
 files-filter-glb = glTF バイナリ
@@ -94,6 +96,22 @@ files-photo-key-hands = 青: 手
 files-photo-refine = ハンドルで調整できます。元に戻す（Ctrl+Z）でポーズ全体を元に戻せます。
 files-photo-flip-hint = 手足の前後が逆になっていますか？ その線をクリックすると反転します。写真をクリックしてから Tab で手足を選び、F でも反転できます（Esc か写真の外にポインタを動かすとキーは元に戻ります）。
 files-photo-picked = 選択中: { $bone }
+
+# File ▸ Import video: its window
+files-video-title = 動画を読み込み: { $name }
+files-video-about = { $width }×{ $height }、{ $fps } fps、{ $seconds } 秒
+files-video-from = 開始
+files-video-to = 終了
+files-video-mirror = 左右反転 (自撮り動画: アバターが鏡像のように動きます)
+    .tooltip = ライブカメラと同じく左右を入れ替えます
+files-video-import = { $time } 秒に読み込む
+files-video-progress = フレーム { $done } / { $total } を読み込み中
+files-video-goes-at = キーは { $time } 秒に入ります (取り消しは 1 回)。
+files-video-cancel = キャンセル
+files-video-running = 別の動画を読み込み中です
+files-video-cancelled = 動画の読み込みをキャンセルしました: 何も変わっていません
+files-video-failed = { $path } を読み込めませんでした: { $reason }
+files-video-imported = { $path } から { $keys } 個のキーと { $plants } 個の接地区間を { $time } 秒に入れました
 files-list-separator = 、
 
 # The body parts the photo's summary names

@@ -26,7 +26,9 @@ ui-menu-open-mannequin = 内蔵マネキンを開く
 ui-menu-load-pose = ポーズを読み込み…
 ui-menu-pose-from-image = 画像からポーズ…
     .tooltip = 写真に写った人物を見つけ、そのポーズをモデルに付けます
-ui-menu-type-path = またはパスを入力 (.vrm、プロジェクト、ポーズ、写真、.bvh):
+ui-menu-import-video = 動画を読み込み…
+    .tooltip = 人が映った動画 (MP4 または MOV、H.264) を、足の接地つきのキーにして再生ヘッドの位置に入れます
+ui-menu-type-path = またはパスを入力 (.vrm、プロジェクト、ポーズ、写真、動画、.bvh):
 ui-menu-open = 開く
 ui-menu-quit = 終了
 

@@ -10,6 +10,7 @@ mod export;
 mod import_dialog;
 mod path_dialog;
 mod photo;
+mod video;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -113,6 +114,9 @@ fn native_dialog(purpose: DialogPurpose, folder: &Path) -> Option<PathBuf> {
         DialogPurpose::PoseFromImage => dialog
             .add_filter(tr!("files-filter-photo"), &IMAGE_EXTENSIONS)
             .pick_file(),
+        DialogPurpose::ImportVideo => dialog
+            .add_filter(tr!("files-filter-video"), &video::VIDEO_EXTENSIONS)
+            .pick_file(),
         DialogPurpose::SaveProjectAs => dialog
             .add_filter(tr!("files-filter-project"), &["json"])
             .set_file_name("animation.json")
@@ -162,6 +166,11 @@ fn purpose_of(path: &Path) -> DialogPurpose {
         .any(|e| e.eq_ignore_ascii_case(extension))
     {
         DialogPurpose::PoseFromImage
+    } else if video::VIDEO_EXTENSIONS
+        .iter()
+        .any(|e| e.eq_ignore_ascii_case(extension))
+    {
+        DialogPurpose::ImportVideo
     } else if is_project_file(path) {
         DialogPurpose::OpenProject
     } else if crate::core::formats::table::import_format(path).is_some()
@@ -192,6 +201,7 @@ pub(super) fn plugin(app: &mut App) {
         );
     export::plugin(app);
     photo::plugin(app);
+    video::plugin(app);
     camera::plugin(app);
     close_guard::plugin(app);
 }
@@ -203,6 +213,7 @@ pub(super) fn window_plugin(app: &mut App) {
     autosave::offer_plugin(app);
     close_guard::question_plugin(app);
     photo::window_plugin(app);
+    video::window_plugin(app);
     app.add_systems(
         bevy_egui::EguiPrimaryContextPass,
         (path_dialog::show, import_dialog::show).in_set(super::session::UiLayout::Windows),
@@ -315,6 +326,7 @@ struct AnswerOutput<'w, 's> {
     imports: ResMut<'w, export::ImportJob>,
     import_dialog: ResMut<'w, import_dialog::ImportDialog>,
     photo: ResMut<'w, photo::PhotoPose>,
+    video: ResMut<'w, video::VideoImport>,
     guard: ResMut<'w, CloseGuard>,
     editor_camera: Query<'w, 's, (&'static Transform, &'static Projection), With<EditorCamera>>,
 }
@@ -409,6 +421,7 @@ fn handle_answers(
                 out.imports.start(path, &session, rate, &mut banner);
             }
             DialogPurpose::PoseFromImage => out.photo.start(path, &mut banner),
+            DialogPurpose::ImportVideo => out.video.open(path, &mut banner),
             DialogPurpose::SaveProjectAs => {
                 let path = with_extension(&path, "json");
                 finish_save(

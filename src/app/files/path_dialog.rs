@@ -70,7 +70,8 @@ fn saved_as(purpose: DialogPurpose) -> Option<(&'static str, &'static str)> {
         | DialogPurpose::LoadPose
         | DialogPurpose::OpenProject
         | DialogPurpose::ImportAnimation
-        | DialogPurpose::PoseFromImage => None,
+        | DialogPurpose::PoseFromImage
+        | DialogPurpose::ImportVideo => None,
     }
 }
 
@@ -83,6 +84,7 @@ pub(super) fn title(purpose: DialogPurpose) -> String {
         DialogPurpose::SaveProjectAs => tr!("files-title-save-project-as"),
         DialogPurpose::ImportAnimation => tr!("files-title-import-animation"),
         DialogPurpose::PoseFromImage => tr!("files-title-pose-from-image"),
+        DialogPurpose::ImportVideo => tr!("files-title-import-video"),
         DialogPurpose::Export(kind) => tr!("files-title-export", format = super::filter_name(kind)),
         DialogPurpose::ExportFilm => tr!("files-title-export-film"),
     }

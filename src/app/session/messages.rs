@@ -82,6 +82,8 @@ pub enum DialogPurpose {
     ImportAnimation,
     /// A photo (PNG or JPEG) whose person's pose goes onto the model.
     PoseFromImage,
+    /// A video (MP4 or MOV, H.264) whose person's motion goes in as keys.
+    ImportVideo,
     /// An entry of the export table (`core::formats::table`).
     Export(ExportKind),
     /// The animation as a moving picture (WebP, APNG, GIF, MP4: the name's extension).

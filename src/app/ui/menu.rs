@@ -229,6 +229,14 @@ fn file_menu(
                 out.dialog(DialogPurpose::PoseFromImage);
                 ui.close();
             }
+            if ui
+                .button(tr!("ui-menu-import-video"))
+                .on_hover_text(tr!("ui-menu-import-video.tooltip"))
+                .clicked()
+            {
+                out.dialog(DialogPurpose::ImportVideo);
+                ui.close();
+            }
             ui.separator();
             ui.label(tr!("ui-menu-type-path"));
             ui.horizontal(|ui| {

@@ -592,10 +592,10 @@ pub fn open_typed_path(display: &str, window: &str, path: &Path) {
     };
     xdotool(display, &["windowfocus", "--sync", window]); // the keys go to the field
     click("19", "11"); // File
-    click("150", "426"); // the path field (under File ▸ Open recent and the rest)
+    click("150", "447"); // the path field (under File ▸ Open recent and the rest)
     retype_field(display, path.to_str().unwrap()); // it keeps the last path typed
     pause(800);
-    click("321", "426"); // Open
+    click("321", "447"); // Open
 }
 
 /// Model-space bone positions of a pose on a model (`apply`'s `world`).
