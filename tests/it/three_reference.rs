@@ -107,6 +107,44 @@ pub fn three_vrm(model: &Path, pose: &Path, camera: &Path, out: &Path) -> Refere
     }
 }
 
+/// Frames drawn by three-vrm: `samples` is what `vrma-maker sample` prints (`[{t,
+/// pose}]`), each frame written to `out_dir/frame_0001.png` on, opaque over
+/// `background`, the springs settled on the first frame and stepped through time after.
+pub fn three_vrm_frames(
+    model: &Path,
+    samples: &Path,
+    camera: &Path,
+    out_dir: &Path,
+    (width, height): (u32, u32),
+    background: &str,
+) -> usize {
+    let from = KEY_LIGHT_FROM;
+    let output = Command::new("node")
+        .arg(repo().join("tests/node/render_three.mjs"))
+        .args([model, samples, camera, out_dir])
+        .args(["--size", &format!("{width}x{height}")])
+        .args([
+            "--light-direction",
+            &format!("{},{},{}", from.x, from.y, from.z),
+        ])
+        .args(["--key", &std::f32::consts::PI.to_string()])
+        .args([
+            "--ambient",
+            &(std::f32::consts::PI * AMBIENT_FRACTION).to_string(),
+        ])
+        .args(["--background", background])
+        .env("VRMA_MAKER_CHROMIUM", chromium())
+        .output()
+        .expect("node runs");
+    assert!(
+        output.status.success(),
+        "render_three.mjs: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    report["frames"].as_u64().expect("a frame count") as usize
+}
+
 pub fn ours(model: &Path, pose: &Path, camera: &Path, out: &Path) -> image::RgbaImage {
     let size = format!("{}x{}", SIZE.0, SIZE.1);
     render_png(

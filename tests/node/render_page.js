@@ -38,6 +38,23 @@ function applyPose(vrm, pose, isV0) {
   }
 }
 
+// Pose the raw bones, then settle the springs from a reset with the pose held, at 60 Hz,
+// as the editor does before a still.
+function settleSprings(vrm, settle) {
+  vrm.update(0);
+  vrm.scene.updateMatrixWorld(true);
+  vrm.springBoneManager?.reset();
+  const steps = Math.round(settle * 60);
+  for (let i = 0; i < steps; i++) vrm.update(1 / 60);
+  vrm.scene.updateMatrixWorld(true);
+  // A still is at t = 0 of its UV animation (the settling above advanced it).
+  for (const material of vrm.materials ?? []) {
+    for (const name of ['uvAnimationScrollXOffset', 'uvAnimationScrollYOffset', 'uvAnimationRotationPhase']) {
+      if (material.uniforms?.[name]) material.uniforms[name].value = 0;
+    }
+  }
+}
+
 window.render = async (input) => {
   const { width, height, camera: view, pose, light, settle, licenseUrl } = input;
   const canvas = document.getElementById('view');
@@ -73,21 +90,32 @@ window.render = async (input) => {
   // The eyes on the camera (a player's default target), unless asked to keep the pose's.
   if (vrm.lookAt && input.eyes !== 'pose') vrm.lookAt.target = camera;
 
-  applyPose(vrm, pose, isV0);
-  // Pose the raw bones, then settle the springs from a reset with the pose held, at
-  // 60 Hz, as the editor does before a still.
-  vrm.update(0);
-  vrm.scene.updateMatrixWorld(true);
-  vrm.springBoneManager?.reset();
-  const steps = Math.round(settle * 60);
-  for (let i = 0; i < steps; i++) vrm.update(1 / 60);
-  vrm.scene.updateMatrixWorld(true);
-  // A still is at t = 0 of its UV animation (the settling above advanced it).
-  for (const material of vrm.materials ?? []) {
-    for (const name of ['uvAnimationScrollXOffset', 'uvAnimationScrollYOffset', 'uvAnimationRotationPhase']) {
-      if (material.uniforms?.[name]) material.uniforms[name].value = 0;
+  // A sequence (`poses`, each {t, pose}): the springs settle on the first frame, then
+  // are stepped through the time between frames at 60 Hz, as a player shows them.
+  const sequence = Array.isArray(input.poses) ? input.poses : null;
+  if (sequence) {
+    if (input.background) renderer.setClearColor(new THREE.Color(input.background), 1);
+    const pngs = [];
+    let last = null;
+    for (const { t, pose: framePose } of sequence) {
+      applyPose(vrm, framePose, isV0);
+      if (last === null) {
+        settleSprings(vrm, settle);
+      } else {
+        const steps = Math.max(1, Math.round((t - last) * 60));
+        for (let i = 0; i < steps; i++) vrm.update((t - last) / steps);
+        vrm.scene.updateMatrixWorld(true);
+      }
+      last = t;
+      renderer.render(scene, camera);
+      pngs.push(canvas.toDataURL('image/png'));
     }
+    renderer.dispose();
+    return { pngs, vrm_version: isV0 ? '0' : '1' };
   }
+
+  applyPose(vrm, pose, isV0);
+  settleSprings(vrm, settle);
 
   const springs = [];
   for (const joint of vrm.springBoneManager?.joints ?? []) {

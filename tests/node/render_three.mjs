@@ -9,12 +9,16 @@
 // intensity AMBIENT). Springs are settled first: reset, then SETTLE seconds (default
 // 1.5) at 60 Hz with the pose held.
 //
+// A sequence: POSE.json an array of {t, pose} (what `vrma-maker sample` prints) and OUT
+// a folder, each frame written as OUT/frame_0001.png on, the springs settled on the
+// first and stepped through time after; --background #rrggbb for an opaque picture.
+//
 // CAMERA.json is render-png's: {"position": [x,y,z], "target": [x,y,z], "fov": degrees}
 // in the VRM 1.0 frame. Prints one JSON object: {"vrm_version", "springs": [{"node",
 // "world": [x,y,z], "tail": [x,y,z]}]} (each spring joint's node name, its world
 // position and its tail's after settling, VRM 1.0 frame). Errors: exit 1 and one line on stderr.
 import { createServer } from 'node:http';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join, normalize, extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +34,7 @@ function fail(message) {
 
 function parseArgs(argv) {
   const positional = [];
-  const options = { size: '512x512', key: String(Math.PI), ambient: '0', settle: '1.5', 'light-direction': '1.5,3,2.5' };
+  const options = { size: '512x512', key: String(Math.PI), ambient: '0', settle: '1.5', 'light-direction': '1.5,3,2.5', background: '' };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i].startsWith('--')) {
       const name = argv[i].slice(2);
@@ -90,7 +94,9 @@ async function main() {
     width,
     height,
     camera,
-    pose,
+    pose: Array.isArray(pose) ? null : pose,
+    poses: Array.isArray(pose) ? pose : null,
+    background: options.background || null,
     licenseUrl: licenseUrl(glb),
     settle: Number(options.settle),
     light: {
@@ -117,6 +123,15 @@ async function main() {
     await page.waitForFunction(() => window.renderReady === true, null, { timeout: 60000 })
       .catch(() => fail(`the page did not start: ${errors.join('; ')}`));
     const result = await page.evaluate((i) => window.render(i), input);
+    if (result.pngs) {
+      await mkdir(outPath, { recursive: true });
+      for (const [i, data] of result.pngs.entries()) {
+        const name = `frame_${String(i + 1).padStart(4, '0')}.png`;
+        await writeFile(join(outPath, name), Buffer.from(data.replace(/^data:image\/png;base64,/, ''), 'base64'));
+      }
+      process.stdout.write(JSON.stringify({ vrm_version: result.vrm_version, frames: result.pngs.length }) + '\n');
+      return;
+    }
     const png = Buffer.from(result.png.replace(/^data:image\/png;base64,/, ''), 'base64');
     await writeFile(outPath, png);
     process.stdout.write(JSON.stringify({ vrm_version: result.vrm_version, springs: result.springs }) + '\n');
