@@ -68,17 +68,14 @@ pub struct Reference {
     springs: Vec<Value>,
 }
 
-/// three-vrm's still (reduced to `SIZE`) and its settled spring joints.
-pub fn three_vrm(model: &Path, pose: &Path, camera: &Path, out: &Path) -> Reference {
-    let (w, h) = (
-        SIZE.0 * REFERENCE_SUPERSAMPLE,
-        SIZE.1 * REFERENCE_SUPERSAMPLE,
-    );
+/// `render_three.mjs` on `files` (model, pose or samples, camera, output) at `size`, lit
+/// as our renderer lights a still; its JSON report.
+fn render_three(files: &[&Path], (width, height): (u32, u32), extra: &[&str]) -> Value {
     let from = KEY_LIGHT_FROM;
     let output = Command::new("node")
         .arg(repo().join("tests/node/render_three.mjs"))
-        .args([model, pose, camera, out])
-        .args(["--size", &format!("{w}x{h}")])
+        .args(files)
+        .args(["--size", &format!("{width}x{height}")])
         .args([
             "--light-direction",
             &format!("{},{},{}", from.x, from.y, from.z),
@@ -88,7 +85,7 @@ pub fn three_vrm(model: &Path, pose: &Path, camera: &Path, out: &Path) -> Refere
             "--ambient",
             &(std::f32::consts::PI * AMBIENT_FRACTION).to_string(),
         ])
-        .args(["--settle", &SETTLE_SECONDS.to_string()])
+        .args(extra)
         .env("VRMA_MAKER_CHROMIUM", chromium())
         .output()
         .expect("node runs");
@@ -97,7 +94,20 @@ pub fn three_vrm(model: &Path, pose: &Path, camera: &Path, out: &Path) -> Refere
         "render_three.mjs: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    serde_json::from_slice(&output.stdout).expect("one JSON object")
+}
+
+/// three-vrm's still (reduced to `SIZE`) and its settled spring joints.
+pub fn three_vrm(model: &Path, pose: &Path, camera: &Path, out: &Path) -> Reference {
+    let (w, h) = (
+        SIZE.0 * REFERENCE_SUPERSAMPLE,
+        SIZE.1 * REFERENCE_SUPERSAMPLE,
+    );
+    let report = render_three(
+        &[model, pose, camera, out],
+        (w, h),
+        &["--settle", &SETTLE_SECONDS.to_string()],
+    );
     let big = image::open(out).expect("three-vrm's PNG").to_rgba8();
     assert_eq!(big.dimensions(), (w, h));
     let small = downsample(big.as_raw(), w, h, REFERENCE_SUPERSAMPLE);
@@ -118,30 +128,11 @@ pub fn three_vrm_frames(
     (width, height): (u32, u32),
     background: &str,
 ) -> usize {
-    let from = KEY_LIGHT_FROM;
-    let output = Command::new("node")
-        .arg(repo().join("tests/node/render_three.mjs"))
-        .args([model, samples, camera, out_dir])
-        .args(["--size", &format!("{width}x{height}")])
-        .args([
-            "--light-direction",
-            &format!("{},{},{}", from.x, from.y, from.z),
-        ])
-        .args(["--key", &std::f32::consts::PI.to_string()])
-        .args([
-            "--ambient",
-            &(std::f32::consts::PI * AMBIENT_FRACTION).to_string(),
-        ])
-        .args(["--background", background])
-        .env("VRMA_MAKER_CHROMIUM", chromium())
-        .output()
-        .expect("node runs");
-    assert!(
-        output.status.success(),
-        "render_three.mjs: {}",
-        String::from_utf8_lossy(&output.stderr)
+    let report = render_three(
+        &[model, samples, camera, out_dir],
+        (width, height),
+        &["--background", background],
     );
-    let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
     report["frames"].as_u64().expect("a frame count") as usize
 }
 

@@ -2311,10 +2311,10 @@ fn video_of_photo(photo: &Path, seconds: f32, out: &Path) {
     );
 }
 
-/// File ▸ Import video… with real clicks: the window shows the frames being read with
-/// their landmarks; Cancel leaves the project as it was; Import puts the keys and
-/// planted spans `pose-from-video` finds in the same video at the playhead, as one undo
-/// step.
+/// File ▸ Import video… with real clicks (and a video's path typed, as a drop opens it):
+/// the window shows the frames being read with their landmarks; Cancel leaves the
+/// project as it was; Import puts the keys and planted spans `pose-from-video` finds in
+/// the same video at the playhead, as one undo step.
 #[test]
 fn import_video_with_real_clicks_inserts_the_clis_keys_at_the_playhead_and_cancel_changes_nothing()
 {
@@ -2405,11 +2405,13 @@ fn import_video_with_real_clicks_inserts_the_clis_keys_at_the_playhead_and_cance
         "Cancel changed nothing"
     );
 
-    // The short clip, imported (opening it replaces the long one in the window): the
-    // CLI's keys and planted spans, from the playhead.
-    s.click(FILE_MENU);
-    s.click(FILE_IMPORT_VIDEO);
-    s.answer_path_dialog(&short);
+    // The short clip, typed into File's path field (what a drop does: the name says it
+    // is a video), replacing the long one in the window, then imported: the CLI's keys
+    // and planted spans, from the playhead.
+    open_typed_path(&s.display, &s.window, &short);
+    // The window names the short clip before its Import is pressed (the long clip's
+    // window, still open, has an Import button too).
+    crate::window_language::wait_for_text(&s.display, window, "eng", "short clip", &dir);
     let import = crate::window_language::wait_for_text(&s.display, window, "eng", "at 0.50", &dir);
     s.click(import);
     let mut after = before.clone();

@@ -64,6 +64,17 @@ struct Reading {
     shown: Mutex<Option<Shown>>,
 }
 
+/// How many passes a new frame's texture waits before it is shown.
+const PASSES_BEFORE_SHOWN: u32 = 3;
+
+/// A frame's texture being uploaded, with what goes over it.
+struct Pending {
+    texture: egui::TextureHandle,
+    size: egui::Vec2,
+    body: Vec<egui::Pos2>,
+    passes: u32,
+}
+
 /// The open window.
 struct Open {
     path: PathBuf,
@@ -72,6 +83,7 @@ struct Open {
     to: f32,
     mirror: bool,
     texture: Option<egui::TextureHandle>,
+    pending: Option<Pending>,
     size: egui::Vec2,
     body: Vec<egui::Pos2>,
     reading: Arc<Reading>,
@@ -104,6 +116,7 @@ impl VideoImport {
                     to: clip.seconds(),
                     mirror: false,
                     texture: None,
+                    pending: None,
                     size: egui::Vec2::ZERO,
                     body: Vec::new(),
                     reading,
@@ -322,17 +335,31 @@ fn show(
         return Ok(());
     };
     let ctx = contexts.ctx_mut()?;
-    if let Some(next) = open.reading.shown.lock().ok().and_then(|mut s| s.take()) {
+    // A frame's texture is shown only once it has been drawn for a few passes (uploaded
+    // by then): a texture replaced as soon as it is made shows black until its upload,
+    // and on a slow renderer the next frame would replace it first, so it would stay
+    // black all along.
+    if let Some(pending) = &mut open.pending {
+        pending.passes += 1;
+        if pending.passes >= PASSES_BEFORE_SHOWN
+            && let Some(pending) = open.pending.take()
+        {
+            open.texture = Some(pending.texture);
+            open.size = pending.size;
+            open.body = pending.body;
+        }
+    } else if let Some(next) = open.reading.shown.lock().ok().and_then(|mut s| s.take()) {
         let size = [
             next.picture.width() as usize,
             next.picture.height() as usize,
         ];
         let pixels = egui::ColorImage::from_rgb(size, next.picture.as_raw());
-        // A new texture per frame shown (ten a second at most; the last one is freed as
-        // its handle drops): bevy_egui shows a replaced texture's new pixels as black.
-        open.texture = Some(ctx.load_texture("import-video", pixels, egui::TextureOptions::LINEAR));
-        open.size = egui::vec2(size[0] as f32, size[1] as f32);
-        open.body = next.body;
+        open.pending = Some(Pending {
+            texture: ctx.load_texture("import-video", pixels, egui::TextureOptions::LINEAR),
+            size: egui::vec2(size[0] as f32, size[1] as f32),
+            body: next.body,
+            passes: 0,
+        });
     }
     let mut window_open = true;
     let mut start = false;
@@ -424,7 +451,7 @@ fn show(
                     .clicked();
             }
         });
-    if open.running.is_some() {
+    if open.running.is_some() || open.pending.is_some() {
         awake.now();
     }
     if cancel || (!window_open && open.running.is_some()) {
