@@ -64,6 +64,12 @@ struct Reading {
     shown: Mutex<Option<Shown>>,
 }
 
+/// A read on its worker: the keys, or `None` when cancelled.
+type Reader = Job<Result<Option<VideoKeys>, Refusal>>;
+
+/// A decoded frame and its time in seconds.
+type TimedFrame = Result<(f32, image::RgbImage), Refusal>;
+
 /// How many passes a new frame's texture waits before it is shown.
 const PASSES_BEFORE_SHOWN: u32 = 3;
 
@@ -87,7 +93,8 @@ struct Open {
     size: egui::Vec2,
     body: Vec<egui::Pos2>,
     reading: Arc<Reading>,
-    running: Option<(Job<Result<Option<VideoKeys>, Refusal>>, f32)>,
+    /// The read, and the playhead its keys go in at.
+    running: Option<(Reader, f32)>,
     /// Why the last read failed (shown in the window as well as the banner).
     failed: Option<String>,
     /// Closed while reading: the window goes once the read has stopped.
@@ -167,15 +174,7 @@ fn shown(frame: &image::RgbImage, found: Option<&Found>) -> Shown {
 }
 
 #[cfg(feature = "codecs")]
-fn frames_of(
-    path: &Path,
-) -> Result<
-    (
-        Clip,
-        impl Iterator<Item = Result<(f32, image::RgbImage), Refusal>>,
-    ),
-    Refusal,
-> {
+fn frames_of(path: &Path) -> Result<(Clip, impl Iterator<Item = TimedFrame>), Refusal> {
     let mut reader = crate::media::video::VideoReader::open(path)?;
     let info = reader.info().clone();
     let clip = Clip {
@@ -194,15 +193,7 @@ fn frames_of(
 
 /// Without the codecs (the macOS compile check) there is no video reader.
 #[cfg(not(feature = "codecs"))]
-fn frames_of(
-    _path: &Path,
-) -> Result<
-    (
-        Clip,
-        std::iter::Empty<Result<(f32, image::RgbImage), Refusal>>,
-    ),
-    Refusal,
-> {
+fn frames_of(_path: &Path) -> Result<(Clip, std::iter::Empty<TimedFrame>), Refusal> {
     Err(Refusal::new(
         "this build reads no video (built without the codecs feature)",
     ))
