@@ -156,18 +156,24 @@ fn read_photo(path: &std::path::Path, models: &Models) -> Result<Read, Refusal> 
     let found = loaded
         .find(&picture, None)
         .map_err(|e| e.context(path.display()))?;
-    let scale = SHOWN_SIDE as f32 / picture.width().max(picture.height()) as f32;
-    let scale = scale.min(1.0);
-    let shown = image::imageops::thumbnail(
-        &picture,
-        ((picture.width() as f32 * scale).round() as u32).max(1),
-        ((picture.height() as f32 * scale).round() as u32).max(1),
-    );
+    let (shown, scale) = shrunk(&picture, SHOWN_SIDE);
     Ok(Read {
         found,
         shown,
         scale,
     })
+}
+
+/// A picture as a window shows it: its longest side at most `longest` (never enlarged),
+/// and the scale that maps its pixels onto the copy.
+pub(super) fn shrunk(picture: &image::RgbImage, longest: u32) -> (image::RgbImage, f32) {
+    let scale = (longest as f32 / picture.width().max(picture.height()).max(1) as f32).min(1.0);
+    let copy = image::imageops::thumbnail(
+        picture,
+        ((picture.width() as f32 * scale).round() as u32).max(1),
+        ((picture.height() as f32 * scale).round() as u32).max(1),
+    );
+    (copy, scale)
 }
 
 /// When the worker is done: the pose as one edit (from the pose as it is now), the

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, egui};
 
-use super::photo::{Models, PhotoPose, loaded};
+use super::photo::{Models, PhotoPose, loaded, shrunk};
 use crate::app::session::{Banner, EditRequest, Job, KeepAwake, Session};
 use crate::core::Refusal;
 use crate::core::animation::edit::KeyEdit;
@@ -151,12 +151,7 @@ pub(super) fn window_plugin(app: &mut App) {
 
 /// The frame the window shows: shrunk to [`SHOWN_SIDE`], the landmarks scaled with it.
 fn shown(frame: &image::RgbImage, found: Option<&Found>) -> Shown {
-    let scale = (SHOWN_SIDE as f32 / frame.width().max(frame.height()).max(1) as f32).min(1.0);
-    let picture = image::imageops::thumbnail(
-        frame,
-        ((frame.width() as f32 * scale).round() as u32).max(1),
-        ((frame.height() as f32 * scale).round() as u32).max(1),
-    );
+    let (picture, scale) = shrunk(frame, SHOWN_SIDE);
     let body = found
         .map(|found| {
             (0..BODY_POINTS)
