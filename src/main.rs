@@ -99,6 +99,7 @@ fn main() -> ExitCode {
             file: cli.file,
             screenshot: cli.screenshot,
             exit_after: cli.exit_after,
+            quit_when: cli.quit_when,
             save_on_exit: cli.save_on_exit,
             select: cli.select,
             export_png: cli.export_png,

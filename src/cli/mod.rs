@@ -58,6 +58,10 @@ pub struct Cli {
     /// Testing: quit the window after this many seconds (no questions asked).
     #[arg(long, value_name = "SECONDS")]
     pub exit_after: Option<f32>,
+    /// Testing: quit as `--exit-after` does as soon as this file exists (a test that is
+    /// done says so, instead of waiting out a deadline set long for a slow machine).
+    #[arg(long, hide = true, value_name = "FILE")]
+    pub quit_when: Option<PathBuf>,
     /// Testing: save the project as it stands at exit to this file.
     #[arg(long, value_name = "PROJECT.json")]
     pub save_on_exit: Option<PathBuf>,

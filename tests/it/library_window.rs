@@ -110,6 +110,8 @@ struct LibraryWindow {
     window: String,
     child: std::process::Child,
     out: std::path::PathBuf,
+    /// Written when the test is done: the app quits then (`--quit-when`).
+    quit_file: std::path::PathBuf,
     library: vrma_maker::core::animation::library::Library,
 }
 
@@ -137,11 +139,15 @@ fn open_with_library(
         library.add_part(name, pose, *mask).unwrap();
     }
     let out = dir.join("saved.json");
+    let quit_file = dir.join("quit");
+    let _ = std::fs::remove_file(&quit_file);
     let (xvfb, display) = start_xvfb().expect("Xvfb starts");
     let child = bin()
         .arg(&model)
         .args(["--exit-after", &seconds.to_string(), "--save-on-exit"])
         .arg(&out)
+        .arg("--quit-when")
+        .arg(&quit_file)
         .env("DISPLAY", &display)
         .env("VRMA_MAKER_DATA_DIR", &data)
         .stdout(std::process::Stdio::null())
@@ -167,6 +173,7 @@ fn open_with_library(
         window,
         child,
         out,
+        quit_file,
         library,
     })
 }
@@ -182,13 +189,14 @@ impl LibraryWindow {
         std::thread::sleep(Duration::from_millis(350));
     }
 
-    /// Waits for the timed exit and reads the project saved then.
+    /// Quits the app (as its timed exit would) and reads the project saved then.
     fn finish(
         mut self,
     ) -> (
         serde_json::Value,
         vrma_maker::core::animation::library::Library,
     ) {
+        std::fs::write(&self.quit_file, b"").unwrap();
         let status = wait_with_timeout(&mut self.child, Duration::from_secs(90));
         assert!(status.is_some_and(|s| s.success()));
         let saved = serde_json::from_slice(&std::fs::read(&self.out).unwrap()).unwrap();

@@ -221,8 +221,16 @@ fn run_window(
     act: &dyn Fn(&str, &str),
 ) -> WindowRun {
     let (_xvfb, display) = start_xvfb().expect("Xvfb starts");
+    // Written once `act` is done and the screenshot taken: the app quits then, not at
+    // its --exit-after deadline (set long for a loaded machine).
+    let quit_file = dir.join("quit-window");
+    let _ = std::fs::remove_file(&quit_file);
     let mut command = bin();
-    command.args(args).env("DISPLAY", &display);
+    command
+        .args(args)
+        .arg("--quit-when")
+        .arg(&quit_file)
+        .env("DISPLAY", &display);
     for (k, v) in envs {
         command.env(k, v);
     }
@@ -263,6 +271,7 @@ fn run_window(
     wait_for_log(&log, "model ready to pose", Duration::from_secs(120));
     act(&display, &window);
     let shot = grab_display(&display, &dir.join("window.png"));
+    std::fs::write(&quit_file, b"").unwrap();
     let status = wait_with_timeout(&mut child, Duration::from_secs(120));
     let stderr = std::fs::read_to_string(&log).unwrap_or_default();
     assert!(status.is_some(), "the window did not exit:\n{stderr}");

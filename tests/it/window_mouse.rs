@@ -66,6 +66,9 @@ struct Session {
     window: String,
     app: std::process::Child,
     log: std::path::PathBuf,
+    /// Written when the test is done: the app quits then (`--quit-when`), not at its
+    /// `--exit-after` deadline, which is set long for a slow machine.
+    quit_file: std::path::PathBuf,
 }
 
 fn start(dir: &Path, model: &Path, saved: &Path) -> Session {
@@ -95,11 +98,15 @@ fn start_with_env(
     static RUNS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let log = dir.join(format!("log-{run}.txt"));
+    let quit_file = dir.join(format!("quit-{run}"));
+    let _ = std::fs::remove_file(&quit_file);
     let file = std::fs::File::create(&log).unwrap();
     let app = bin()
         .arg(opened)
         .args(["--exit-after", &seconds.to_string(), "--save-on-exit"])
         .arg(saved)
+        .arg("--quit-when")
+        .arg(&quit_file)
         .args(extra)
         .env("DISPLAY", &display)
         .env("VRMA_MAKER_DATA_DIR", dir.join("data"))
@@ -131,6 +138,7 @@ fn start_with_env(
         window,
         app,
         log,
+        quit_file,
     }
 }
 
@@ -326,8 +334,9 @@ impl Session {
         }
     }
 
-    /// Waits for the timed exit and reads the project saved then.
+    /// Quits the app (as its timed exit would) and reads the project saved then.
     fn finish(mut self, saved: &Path) -> Value {
+        std::fs::write(&self.quit_file, b"").unwrap();
         let status = wait_with_timeout(&mut self.app, Duration::from_secs(90));
         let log = std::fs::read_to_string(&self.log).unwrap_or_default();
         assert!(status.is_some_and(|s| s.success()), "{status:?}\n{log}");

@@ -36,6 +36,8 @@ fn keyboard_shortcuts_edit_keys_and_the_project_saves_at_exit() {
         .arg(&project)
         .args(["--exit-after", "40", "--save-on-exit"])
         .arg(&out)
+        .arg("--quit-when")
+        .arg(dir.join("quit"))
         .env("DISPLAY", &display)
         .stdout(log.try_clone().unwrap())
         .stderr(log)
@@ -75,6 +77,7 @@ fn keyboard_shortcuts_edit_keys_and_the_project_saves_at_exit() {
     // One frame back.
     press(&["Left"]);
 
+    std::fs::write(dir.join("quit"), b"").unwrap(); // done: quit now, not at --exit-after
     let status = wait_with_timeout(&mut app, Duration::from_secs(90));
     let log = std::fs::read_to_string(dir.join("log.txt")).unwrap_or_default();
     assert!(
@@ -132,6 +135,8 @@ fn g_moves_the_hand_by_ik_and_a_cancelled_r_changes_nothing() {
             "--save-on-exit",
         ])
         .arg(&out)
+        .arg("--quit-when")
+        .arg(dir.join("quit"))
         .env("DISPLAY", &display)
         .stdout(log.try_clone().unwrap())
         .stderr(log)
@@ -179,6 +184,7 @@ fn g_moves_the_hand_by_ik_and_a_cancelled_r_changes_nothing() {
     xdotool(&display, &["key", "Escape"]);
     pause();
 
+    std::fs::write(dir.join("quit"), b"").unwrap(); // done: quit now, not at --exit-after
     let status = wait_with_timeout(&mut app, Duration::from_secs(90));
     let log = std::fs::read_to_string(dir.join("log.txt")).unwrap_or_default();
     assert!(

@@ -1,10 +1,12 @@
 //! Start-up flags and testing aids: `--screenshot OUT.png` saves the window once the
 //! model is on screen, then exits; `--exit-after SECONDS` quits after a while (waiting
-//! for a VR session to end) and `--save-on-exit P.json` saves the project as it stands
+//! for a VR session to end), `--quit-when FILE` as soon as FILE exists, and `--save-on-exit P.json` saves the project as it stands
 //! at exit; `--select BONE`, `--play` and `--export-png OUT.png` act once the model
 //! shows (used by the real-window tests under Xvfb).
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured};
@@ -84,14 +86,18 @@ fn export_at_start(
     }));
 }
 
-/// Where `--exit-after` is: the wake-up timer started, when quitting was asked for,
+/// Where `--exit-after` is: the wake-up thread started (it raises `due` at the
+/// deadline, or as soon as `--quit-when`'s file exists), when quitting was asked for,
 /// the exit sent.
 #[derive(Default)]
 struct ExitAfter {
-    alarm: bool,
+    due: Option<Arc<AtomicBool>>,
     asked_at: Option<f32>,
     sent: bool,
 }
+
+/// How often the wake-up thread looks for `--quit-when`'s file.
+const QUIT_FILE_POLL: Duration = Duration::from_millis(100);
 
 fn exit_after(
     launch: Res<Launch>,
@@ -102,22 +108,32 @@ fn exit_after(
     mut state: Local<ExitAfter>,
 ) {
     let ExitAfter {
-        alarm,
+        due,
         asked_at,
         sent,
     } = &mut *state;
-    let Some(limit) = launch.exit_after else {
+    if launch.exit_after.is_none() && launch.quit_when.is_none() {
         return;
-    };
+    }
     let now = time.elapsed_secs();
-    // An idle window sleeps between frames: a timer thread wakes it for the deadline
-    // (and a few times after, while quitting takes its frames).
-    if !*alarm && let Some(proxy) = proxy {
-        *alarm = true;
-        let proxy = (**proxy).clone();
-        let wait = Duration::from_secs_f32((limit - now).max(0.0));
+    // An idle window sleeps between frames: a thread wakes it when quitting is due (and
+    // a few times after, while quitting takes its frames).
+    let due = due.get_or_insert_with(|| {
+        let due = Arc::new(AtomicBool::new(false));
+        let raised = due.clone();
+        let proxy = proxy.map(|proxy| (**proxy).clone());
+        let deadline = launch
+            .exit_after
+            .map(|limit| Instant::now() + Duration::from_secs_f32((limit - now).max(0.0)));
+        let quit_file = launch.quit_when.clone();
         std::thread::spawn(move || {
-            std::thread::sleep(wait);
+            while deadline.is_none_or(|d| Instant::now() < d)
+                && !quit_file.as_ref().is_some_and(|f| f.exists())
+            {
+                std::thread::sleep(QUIT_FILE_POLL);
+            }
+            raised.store(true, Ordering::Release);
+            let Some(proxy) = proxy else { return };
             for _ in 0..40 {
                 if proxy
                     .send_event(bevy::winit::WinitUserEvent::WakeUp)
@@ -128,12 +144,18 @@ fn exit_after(
                 std::thread::sleep(Duration::from_millis(250));
             }
         });
-    }
-    if *sent || now < limit {
+        due
+    });
+    let past_deadline = launch.exit_after.is_some_and(|limit| now >= limit);
+    if *sent || !(past_deadline || due.load(Ordering::Acquire)) {
         return;
     }
     let asked = *asked_at.get_or_insert_with(|| {
-        info!("--exit-after {limit}: quitting");
+        match (&launch.quit_when, launch.exit_after) {
+            (Some(file), _) if file.exists() => info!("--quit-when {}: quitting", file.display()),
+            (_, Some(limit)) => info!("--exit-after {limit}: quitting"),
+            _ => {}
+        }
         now
     });
     gate.quit_requested = true;

@@ -19,6 +19,8 @@ pub struct Launch {
     pub screenshot: Option<PathBuf>,
     /// Testing: quit after this many seconds.
     pub exit_after: Option<f32>,
+    /// Testing: quit as `exit_after` does once this file exists.
+    pub quit_when: Option<PathBuf>,
     /// Testing: save the project as it stands at exit here.
     pub save_on_exit: Option<PathBuf>,
     /// Testing: the bone selected at start.
