@@ -117,6 +117,7 @@ fn bench(c: &mut Criterion) {
                 end: Bone::LeftHand,
                 target: Vec3::new(0.55, 1.2 + wobble, 0.2),
                 keep_angle: true,
+                body: false,
             };
             app.world_mut()
                 .write_message(EditRequest(Edit::preview(edit)));

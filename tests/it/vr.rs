@@ -594,7 +594,7 @@ fn controllers_grab_the_hips_and_a_hand_and_the_saved_project_shows_it() {
         .apply(Edit::preview(PoseEdit::MoveHips {
             to: Some(lowered),
             rotate: None,
-            pin_feet: true,
+            hold_pins: true,
         }))
         .unwrap();
     expected.apply(Edit::Gesture(Gesture::End)).unwrap();

@@ -1,13 +1,17 @@
 //! A long random walk through the one edit path (issue 8): 10,000 random operations —
 //! pose edits, IK, poles, hips moves with pinned feet, key edits, seeks, drags with
-//! cancel, undo and redo — on the mannequin. No panic, no NaN, and undo/redo stay exact.
+//! cancel, undo and redo — on the mannequin. No panic, no NaN, undo/redo stay exact, and
+//! every joint a pose edit turns stays within its human limits.
 
 use glam::{Quat, Vec3};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use vrma_core::animation::edit::{Edit, Editor, Gesture, GripSide, KeyEdit, PoseEdit};
+use vrma_core::animation::edit::{
+    Edit, Editor, Gesture, GripSide, KeyEdit, PIN_ENDS, Pins, PoseEdit,
+};
 use vrma_core::animation::timeline::Ease;
 use vrma_core::body::ik::Limb;
+use vrma_core::body::limits;
 use vrma_core::model::humanoid::{ALL_BONES, Bone, Side};
 use vrma_core::model::mannequin::{self, MannequinVariant};
 
@@ -37,23 +41,28 @@ fn arb_edit() -> impl Strategy<Value = Edit> {
     prop_oneof![
         (bone.clone(), arb_quat())
             .prop_map(|(bone, rotation)| Edit::Pose(PoseEdit::Rotate { bone, rotation })),
-        (end.clone(), arb_vec(), any::<bool>()).prop_map(|(end, target, keep_angle)| Edit::Pose(
-            PoseEdit::Ik {
+        (end.clone(), arb_vec(), any::<bool>(), any::<bool>()).prop_map(
+            |(end, target, keep_angle, body)| Edit::Pose(PoseEdit::Ik {
                 end,
                 target,
-                keep_angle
-            }
-        )),
+                keep_angle,
+                body
+            })
+        ),
+        (0usize..PIN_ENDS.len(), any::<bool>()).prop_map(|(i, on)| Edit::Pin {
+            ends: Pins::of(PIN_ENDS[i]).unwrap(),
+            on
+        }),
         (limb, arb_vec()).prop_map(|(limb, point)| Edit::Pose(PoseEdit::Pole { limb, point })),
         (
             proptest::option::of(arb_vec()),
             proptest::option::of(arb_quat()),
             any::<bool>()
         )
-            .prop_map(|(to, rotate, pin_feet)| Edit::Pose(PoseEdit::MoveHips {
+            .prop_map(|(to, rotate, hold_pins)| Edit::Pose(PoseEdit::MoveHips {
                 to,
                 rotate,
-                pin_feet
+                hold_pins
             })),
         Just(Edit::Pose(PoseEdit::Mirror)),
         Just(Edit::Pose(PoseEdit::ArmsDown)),
@@ -76,7 +85,8 @@ fn arb_edit() -> impl Strategy<Value = Edit> {
         (end, arb_vec()).prop_map(|(end, target)| Edit::preview(PoseEdit::Ik {
             end,
             target,
-            keep_angle: true
+            keep_angle: true,
+            body: true
         })),
         Just(Edit::Gesture(Gesture::End)),
         Just(Edit::Gesture(Gesture::Cancel)),
@@ -99,7 +109,20 @@ fn ten_thousand_random_edits_keep_every_invariant() {
             for (i, op) in ops.into_iter().enumerate() {
                 let undo = matches!(op, Edit::Undo) && editor.history.can_undo();
                 let before = undo.then(|| editor.snapshot());
-                let _ = editor.apply(op); // refusals are part of the walk
+                let posing = matches!(op, Edit::Pose(_) | Edit::Gesture(Gesture::Preview(_)));
+                let bones_before = editor.pose.bones;
+                let applied = editor.apply(op).is_ok(); // refusals are part of the walk
+                // The joint limits are on: whatever a pose edit turned stays inside them
+                // (a pose between keys may not, and nothing clamps it until it is edited).
+                if posing && applied {
+                    for bone in ALL_BONES {
+                        let q = editor.pose.rotation(bone);
+                        prop_assert!(
+                            q == bones_before[bone.index()] || limits::within_limits(bone, q),
+                            "op {i}: {bone} turned to {q} outside its limits"
+                        );
+                    }
+                }
                 // The pose stays finite and normalized.
                 prop_assert!(
                     editor

@@ -8,7 +8,7 @@ use super::menu::POSE_ACTIONS;
 use super::slider_edit;
 use crate::app::session::names::bone_label;
 use crate::app::session::{EditRequest, Prefs, Selection, Session, UiSpace};
-use crate::core::animation::edit::{Edit, GripSide, PoseEdit};
+use crate::core::animation::edit::{Edit, GripSide, Pins, PoseEdit};
 use crate::core::body::pose::is_identity;
 use crate::core::model::humanoid::{ALL_BONES, Bone, Side};
 use crate::tr;
@@ -138,13 +138,27 @@ fn model_and_pose(
         }
     });
     let mut settings = editor.settings;
-    let pin = ui
-        .checkbox(&mut settings.pin_feet, tr!("ui-inspector-pin-feet"))
-        .on_hover_text(tr!("ui-inspector-pin-feet.tooltip"));
+    let mut feet_pinned = editor.pins.covers(Pins::FEET);
+    if ui
+        .checkbox(&mut feet_pinned, tr!("ui-inspector-pin-feet"))
+        .on_hover_text(tr!("ui-inspector-pin-feet.tooltip"))
+        .changed()
+    {
+        edits.write(EditRequest(Edit::Pin {
+            ends: Pins::FEET,
+            on: feet_pinned,
+        }));
+    }
+    let follows = ui
+        .checkbox(&mut settings.body_follows, tr!("ui-inspector-body-follows"))
+        .on_hover_text(tr!("ui-inspector-body-follows.tooltip"));
     let keep = ui
         .checkbox(&mut settings.keep_angle, tr!("ui-inspector-keep-angle"))
         .on_hover_text(tr!("ui-inspector-keep-angle.tooltip"));
-    if pin.changed() || keep.changed() {
+    let limits = ui
+        .checkbox(&mut settings.limits, tr!("ui-inspector-limits"))
+        .on_hover_text(tr!("ui-inspector-limits.tooltip"));
+    if follows.changed() || keep.changed() || limits.changed() {
         edits.write(EditRequest(Edit::ChangeSettings(settings)));
     }
 }

@@ -14,7 +14,7 @@ use crate::app::session::keymap::{self, Action};
 use crate::app::session::{
     Banner, EditRequest, EditorSet, MarkersVisible, ModalTool, PointerOverUi, Selection, Session,
 };
-use crate::core::animation::edit::{Edit, Gesture};
+use crate::core::animation::edit::{Edit, Gesture, Pins};
 use crate::core::animation::handle::PoseHandle;
 use crate::core::body::math::{ray_axis, ray_plane, screen_angle};
 use crate::core::model::humanoid::Bone;
@@ -300,7 +300,7 @@ fn update_op(
                 let facing = if axis.dot(-forward) < 0.0 { -1.0 } else { 1.0 };
                 let world = Quat::from_axis_angle(axis, angle * facing) * op.start_world_rotation;
                 let local = (op.parent_world_rotation.inverse() * world).normalize();
-                PoseHandle::of(op.bone).turn_to(local, &settings)
+                PoseHandle::of(op.bone).turn_to(local)
             }),
         };
         if let Some(edit) = edit {
@@ -322,7 +322,9 @@ fn update_op(
     let what = match (op.kind, PoseHandle::of(op.bone)) {
         (OpKind::Move, PoseHandle::Reach(_)) => "view-what-ik",
         (OpKind::Move, PoseHandle::Pole(_)) => "view-what-pole",
-        (OpKind::Move | OpKind::Rotate, PoseHandle::Hips) if session.editor.settings.pin_feet => {
+        (OpKind::Move | OpKind::Rotate, PoseHandle::Hips)
+            if session.editor.pins.covers(Pins::FEET) =>
+        {
             "view-what-hips-feet-pinned"
         }
         (OpKind::Move | OpKind::Rotate, PoseHandle::Hips) => "view-what-hips",

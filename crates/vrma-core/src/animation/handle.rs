@@ -138,25 +138,26 @@ impl PoseHandle {
                 end,
                 target: point,
                 keep_angle: settings.keep_angle,
+                body: settings.body_follows,
             },
             PoseHandle::Pole(limb) => PoseEdit::Pole { limb, point },
             PoseHandle::Hips => PoseEdit::MoveHips {
                 to: Some(point),
                 rotate: None,
-                pin_feet: settings.pin_feet,
+                hold_pins: true,
             },
             PoseHandle::Turn(_) | PoseHandle::Curl(_) => return None,
         })
     }
 
     /// The edit that gives the handle's bone this normalized local rotation (the hips
-    /// keep pinned feet when PIN FEET is on).
-    pub fn turn_to(self, rotation: Quat, settings: &Settings) -> PoseEdit {
+    /// keep the pinned ends where they are).
+    pub fn turn_to(self, rotation: Quat) -> PoseEdit {
         match self {
             PoseHandle::Hips => PoseEdit::MoveHips {
                 to: None,
                 rotate: Some(rotation),
-                pin_feet: settings.pin_feet,
+                hold_pins: true,
             },
             other => PoseEdit::Rotate {
                 bone: other.bone(),
@@ -187,21 +188,17 @@ mod tests {
     }
 
     #[test]
-    fn turning_the_hips_keeps_the_feet_setting() {
-        let settings = Settings {
-            pin_feet: true,
-            ..Settings::default()
-        };
-        let edit = PoseHandle::Hips.turn_to(Quat::from_rotation_y(0.3), &settings);
+    fn turning_the_hips_holds_the_pins() {
+        let edit = PoseHandle::Hips.turn_to(Quat::from_rotation_y(0.3));
         assert!(matches!(
             edit,
             PoseEdit::MoveHips {
                 to: None,
-                pin_feet: true,
+                hold_pins: true,
                 ..
             }
         ));
-        let edit = PoseHandle::of(Bone::Spine).turn_to(Quat::IDENTITY, &settings);
+        let edit = PoseHandle::of(Bone::Spine).turn_to(Quat::IDENTITY);
         assert!(matches!(
             edit,
             PoseEdit::Rotate {

@@ -6,6 +6,7 @@ pub mod film;
 pub mod handle;
 pub mod history;
 pub mod library;
+pub mod pins;
 pub mod plant;
 pub mod project;
 pub mod timeline;

@@ -1,6 +1,7 @@
 //! Project files (SPEC §12): the model reference, the keys, the playhead, the current
 //! pose and settings, as JSON. Loading validates everything before anything changes.
 
+use crate::animation::pins::Pins;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -13,8 +14,16 @@ use crate::num;
 /// Editor settings saved with a project.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Settings {
-    pub pin_feet: bool,
     pub keep_angle: bool,
+    /// Dragging a hand, foot or the head past its reach bends the spine and moves the
+    /// hips after it ("Body follows"); off at the desktop by default.
+    pub body_follows: bool,
+    /// The same in VR, where it is on by default (a user who pulls a hand expects the
+    /// body to lean after it).
+    pub body_follows_vr: bool,
+    /// Edits keep every joint within human limits (`body::limits`); off for stylised
+    /// poses.
+    pub limits: bool,
     /// Loop playback.
     pub looping: bool,
     /// Timeline length in seconds (at least the last key).
@@ -39,8 +48,10 @@ pub const FPS_RANGE: (f32, f32) = (1.0, 240.0);
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            pin_feet: true,
             keep_angle: true,
+            body_follows: false,
+            body_follows_vr: true,
+            limits: true,
             looping: true,
             length: 4.0,
             fps: FPS,
@@ -91,6 +102,8 @@ pub struct Project {
     pub playhead: f32,
     pub pose: Pose,
     pub settings: Settings,
+    /// The pinned hands, feet and head (both feet by default: "Pin feet").
+    pub pins: Pins,
 }
 
 fn bool_field(
@@ -186,14 +199,19 @@ impl Project {
             "keys": keys,
             "pose": self.pose.to_json(&self.model_title),
             "settings": {
-                "pin_feet": self.settings.pin_feet,
+                // Read by versions before pins: the two foot pins.
+                "pin_feet": self.pins.covers(Pins::FEET),
                 "keep_angle": self.settings.keep_angle,
+                "body_follows": self.settings.body_follows,
+                "body_follows_vr": self.settings.body_follows_vr,
+                "limits": self.settings.limits,
                 "loop": self.settings.looping,
                 "length": num(self.settings.length),
                 "speed": num(self.settings.speed),
                 "loop_range": self.settings.loop_range.map(|(a, b)| json!([num(a), num(b)])),
             },
             "plants": Plant::list_json(self.timeline.plants()),
+            "pins": self.pins.to_json(),
         })
     }
 
@@ -210,6 +228,7 @@ impl Project {
             )));
         }
         let mut settings = Settings::default();
+        let mut pins = Pins::FEET;
         if let Some(fps) = obj.get("fps").filter(|v| !v.is_null()) {
             match fps.as_f64().map(|f| f as f32) {
                 Some(f) if (FPS_RANGE.0..=FPS_RANGE.1).contains(&f) => settings.fps = f,
@@ -278,8 +297,12 @@ impl Project {
             let s = s
                 .as_object()
                 .ok_or_else(|| Refusal::new("project.settings: expected an object"))?;
-            settings.pin_feet = bool_field(s, "pin_feet", settings.pin_feet)?;
+            let pin_feet = bool_field(s, "pin_feet", true)?;
+            pins = pins.with(Pins::FEET, pin_feet);
             settings.keep_angle = bool_field(s, "keep_angle", settings.keep_angle)?;
+            settings.body_follows = bool_field(s, "body_follows", settings.body_follows)?;
+            settings.body_follows_vr = bool_field(s, "body_follows_vr", settings.body_follows_vr)?;
+            settings.limits = bool_field(s, "limits", settings.limits)?;
             settings.looping = bool_field(s, "loop", settings.looping)?;
             if let Some(len) = s.get("length").filter(|l| !l.is_null()) {
                 settings.length = len
@@ -306,6 +329,9 @@ impl Project {
                 settings.loop_range = Some((snap(a), snap(b)));
             }
         }
+        if let Some(list) = obj.get("pins").filter(|v| !v.is_null()) {
+            pins = Pins::from_json(list).map_err(|e| e.context("project"))?;
+        }
         settings.length = settings.length.max(timeline.end());
         settings
             .check()
@@ -317,6 +343,7 @@ impl Project {
             playhead,
             pose,
             settings,
+            pins,
         })
     }
 

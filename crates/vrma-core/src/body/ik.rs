@@ -3,9 +3,11 @@
 //! angle", pole drags with the end fixed, and moving the hips with the feet pinned.
 //! Everything is model space, VRM 1.0 frame.
 
-use glam::{Quat, Vec3};
+use glam::{Mat3, Quat, Vec3};
 
 use crate::Refusal;
+use crate::body::limits;
+use crate::body::math::arc;
 use crate::body::pose::Pose;
 use crate::body::rig::Rig;
 use crate::model::humanoid::Bone;
@@ -78,6 +80,58 @@ fn orthogonal(v: Vec3, axis: Vec3) -> Vec3 {
     v - axis * v.dot(axis)
 }
 
+/// Bend planes tried round the reach line, and the step between them.
+const BEND_CANDIDATES: usize = 24;
+const BEND_STEP: f32 = std::f32::consts::PI / 12.0;
+
+/// A limb's hinge at rest, in model space: the upper bone's and the forearm's (or
+/// shin's) directions, and the axis the elbow or knee flexes about, across the upper.
+struct Hinge {
+    upper: Vec3,
+    forearm: Vec3,
+    axis: Vec3,
+}
+
+impl Hinge {
+    fn of(rig: &Rig, limb: Limb) -> Result<Hinge, Refusal> {
+        let [upper, lower, end] = limb.bones();
+        let rest = Pose::default();
+        let at = |b: Bone| {
+            rig.world_position(&rest, b)
+                .ok_or_else(|| Refusal::new(format!("the model has no '{b}' bone")))
+        };
+        let (a, b, c) = (at(upper)?, at(lower)?, at(end)?);
+        let upper_dir = (b - a).normalize_or(Vec3::X);
+        let forearm = (c - b).normalize_or(upper_dir);
+        let flexion = limits::joint_range(lower).map_or(Vec3::Y, |range| range.bend.axis);
+        let axis = orthogonal(flexion, upper_dir)
+            .try_normalize()
+            .unwrap_or_else(|| upper_dir.any_orthonormal_vector());
+        Ok(Hinge {
+            upper: upper_dir,
+            forearm,
+            axis,
+        })
+    }
+}
+
+/// The orthonormal frame with `x` and `y` as its first two columns.
+fn frame(x: Vec3, y: Vec3) -> Mat3 {
+    Mat3::from_cols(x, y, x.cross(y))
+}
+
+/// The part of `q` that turns about `axis` (swing-twist split).
+fn twist_part(q: Quat, axis: Vec3) -> Quat {
+    let along = axis * q.xyz().dot(axis);
+    let twist = Quat::from_xyzw(along.x, along.y, along.z, q.w);
+    // Swung half way round, the twist has no meaning.
+    if twist.length() > 1e-6 {
+        twist.normalize()
+    } else {
+        Quat::IDENTITY
+    }
+}
+
 /// Solves one limb so its end reaches `target` (clamped to 99.9% of the chain).
 /// `pole`: a point the elbow/knee should bend towards; `None` keeps the current bend.
 /// `end_rotation`: the end's world rotation to keep; `None` lets it follow the forearm.
@@ -100,7 +154,7 @@ pub fn solve_limb(
     let get = |b: Bone| {
         world[b.index()].ok_or_else(|| Refusal::new(format!("the model has no '{b}' bone")))
     };
-    let ((a, w1), (b, w2), (c, w3)) = (get(upper)?, get(lower)?, get(end)?);
+    let ((a, _), (b, _), (c, _)) = (get(upper)?, get(lower)?, get(end)?);
     let parent_rotation = rig
         .bone(upper)
         .and_then(|rb| rb.parent)
@@ -139,17 +193,59 @@ pub fn solve_limb(
 
     let cos_a = ((l1 * l1 + dist * dist - l2 * l2) / (2.0 * l1 * dist)).clamp(-1.0, 1.0);
     let sin_a = (1.0 - cos_a * cos_a).max(0.0).sqrt();
-    let new_b = a + l1 * (cos_a * dir + sin_a * bend);
     let new_c = a + dist * dir;
+    let hinge = Hinge::of(rig, limb)?;
+    let kept_twist = twist_part(pose.rotation(lower), hinge.forearm);
+    let end_local = pose.rotation(end);
 
-    let r1 = Quat::from_rotation_arc((b - a) / l1, (new_b - a) / l1);
-    let w1_new = (r1 * w1).normalize();
-    let swung = (r1 * (c - b)).normalize();
-    let r2 = Quat::from_rotation_arc(swung, (new_c - new_b).normalize());
-    let w2_new = (r2 * r1 * w2).normalize();
-    let w3_new = end_rotation.unwrap_or((r2 * r1 * w3).normalize());
+    // The elbow or knee bends about its hinge only: the upper bone turns so that the
+    // hinge lies across the bend plane. A pole (a dragged elbow, a seen one) sets the
+    // plane; otherwise, of the planes nearest the current bend, the first whose
+    // upper-bone turn is humanly possible wins, so a reach never bends a knee backwards
+    // or twists an arm round.
+    let solve = |bend: Vec3| {
+        let elbow = a + l1 * (cos_a * dir + sin_a * bend);
+        let along = (elbow - a) / l1;
+        let across = bend.cross(dir).normalize();
+        let w1_new = frame(along, across) * frame(hinge.upper, hinge.axis).inverse();
+        let w1_new = Quat::from_mat3(&w1_new).normalize();
+        let reach_dir = (new_c - elbow).normalize();
+        let folded = w1_new * hinge.forearm;
+        let angle = folded
+            .cross(reach_dir)
+            .dot(across)
+            .atan2(folded.dot(reach_dir));
+        let hinged = w1_new * Quat::from_axis_angle(hinge.axis, angle) * kept_twist;
+        // Rest limbs a little bent (VRoid's) leave the forearm a hair off: swing it on.
+        let w2_new = arc((hinged * hinge.forearm).normalize(), reach_dir) * hinged;
+        let w2_new = w2_new.normalize();
+        (
+            w1_new,
+            w2_new,
+            (parent_rotation.inverse() * w1_new).normalize(),
+        )
+    };
+    let tried = if pole.is_some() { 1 } else { BEND_CANDIDATES };
+    let candidates = (0..tried).map(|i| {
+        // 0, +15°, −15°, +30°, … round the reach line from the wanted bend.
+        let step = (i as f32 / 2.0).ceil() * if i % 2 == 1 { 1.0 } else { -1.0 };
+        Quat::from_axis_angle(dir, step * BEND_STEP) * bend
+    });
+    let mut chosen = None;
+    for candidate in candidates {
+        let solved = solve(candidate);
+        // Strictly inside: what the editor's clamp then leaves exactly as it is.
+        let possible = limits::joint_range(upper).is_none_or(|r| r.contains(solved.2, 1e-5));
+        if chosen.is_none() || possible {
+            chosen = Some(solved);
+        }
+        if possible {
+            break;
+        }
+    }
+    let (w1_new, w2_new, n_upper) = chosen.expect("at least one bend plane is tried");
+    let w3_new = end_rotation.unwrap_or(w2_new * end_local);
 
-    let n_upper = (parent_rotation.inverse() * w1_new).normalize();
     let n_lower = (w1_new.inverse() * w2_new).normalize();
     let n_end = (w2_new.inverse() * w3_new).normalize();
     if !(n_upper.is_finite() && n_lower.is_finite() && n_end.is_finite()) {
@@ -412,6 +508,83 @@ mod tests {
                 orthogonal(elbow - shoulder, axis).dot(orthogonal(point - shoulder, axis)) > 0.0,
                 "on the dragged side"
             );
+        }
+    }
+
+    /// Every bone of the limb inside its joint limits.
+    fn limb_within_limits(pose: &Pose, limb: Limb) -> bool {
+        limb.bones()[..2]
+            .iter()
+            .all(|&b| limits::within_limits(b, pose.rotation(b)))
+    }
+
+    #[test]
+    fn reaches_bend_elbows_and_knees_about_their_hinges_within_human_limits() {
+        for rig in rigs() {
+            for limb in Limb::ALL {
+                let [upper, _, end] = limb.bones();
+                let mut pose = Pose::default();
+                let root = pos(&rig, &pose, upper);
+                let side = if pos(&rig, &pose, end).x > 0.0 {
+                    1.0
+                } else {
+                    -1.0
+                };
+                let targets = if limb.is_arm() {
+                    [
+                        root + Vec3::new(side * 0.3, -0.2, 0.25),
+                        root + Vec3::new(side * 0.1, -0.45, 0.1),
+                        root + Vec3::new(-side * 0.2, 0.0, 0.3),
+                        root + Vec3::new(side * 0.35, 0.3, -0.1),
+                    ]
+                } else {
+                    [
+                        root + Vec3::new(0.0, -0.6, 0.3),
+                        root + Vec3::new(0.0, -0.5, -0.35),
+                        root + Vec3::new(side * 0.2, -0.7, 0.0),
+                        root + Vec3::new(0.0, -0.3, 0.45),
+                    ]
+                };
+                for target in targets {
+                    reach(&rig, &mut pose, end, target, false).unwrap();
+                    let err = pos(&rig, &pose, end).distance(target);
+                    assert!(err <= 1e-4, "{limb:?} to {target}: error {err}");
+                    assert!(
+                        limb_within_limits(&pose, limb),
+                        "{limb:?} to {target}: {:?}",
+                        limb.bones().map(|b| pose.rotation(b))
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_foot_reaching_behind_the_body_keeps_its_knee_forward() {
+        for rig in rigs() {
+            let mut pose = Pose::default();
+            let hip = pos(&rig, &pose, Bone::LeftUpperLeg);
+            // Behind and up: a kick back, the heel towards the seat.
+            for target in [
+                hip + Vec3::new(0.0, -0.45, -0.3),
+                hip + Vec3::new(0.0, -0.25, -0.35),
+            ] {
+                reach(&rig, &mut pose, Bone::LeftFoot, target, false).unwrap();
+                let (knee, foot) = (
+                    pos(&rig, &pose, Bone::LeftLowerLeg),
+                    pos(&rig, &pose, Bone::LeftFoot),
+                );
+                // The knee lies in front of the hip-to-foot line.
+                let line = (foot - hip).normalize();
+                let out = orthogonal(knee - hip, line);
+                let forward = orthogonal(Vec3::Z, line).normalize();
+                assert!(
+                    out.dot(forward) > 0.0,
+                    "{:?} to {target}: knee {knee}, hip {hip}, foot {foot}",
+                    rig.version()
+                );
+                assert!(limb_within_limits(&pose, Limb::LeftLeg));
+            }
         }
     }
 }

@@ -368,6 +368,11 @@ impl Grabber {
         spheres: &[Sphere],
         settings: &Settings,
     ) -> Vec<Edit> {
+        // In the headset the body follows a pulled hand by its own setting (on by default).
+        let settings = &Settings {
+            body_follows: settings.body_follows_vr,
+            ..*settings
+        };
         let mut edits = Vec::new();
         let mut released = false;
         for (i, input) in inputs.into_iter().enumerate() {
@@ -473,7 +478,7 @@ impl Grabber {
                     && local.angle_between(grab.last_turn) > 1e-4
                 {
                     grab.last_turn = local;
-                    edits.push(Edit::preview(grab.handle.turn_to(local, settings)));
+                    edits.push(Edit::preview(grab.handle.turn_to(local)));
                     self.gesture_open = true;
                 }
                 continue;
@@ -1032,13 +1037,13 @@ mod tests {
         };
         let PoseEdit::MoveHips {
             to: Some(to),
-            pin_feet,
+            hold_pins,
             ..
         } = *inner
         else {
             panic!("{inner:?}")
         };
-        assert!(pin_feet);
+        assert!(hold_pins);
         let hit = 2.0 - 0.07;
         let expected =
             Vec3::new(0.0, 1.0, 0.0) + down * Vec3::NEG_Z * hit + Vec3::new(0.0, 0.0, -0.07);

@@ -28,17 +28,19 @@ use crate::Refusal;
 use crate::animation::history::History;
 use crate::animation::project::{Project, Settings};
 use crate::animation::timeline::{Key, KeyPick, MAX_TIME, Plant, Timeline, snap};
+use crate::body::follow::Held;
 use crate::body::hand::HandDirections;
-use crate::body::ik::FootPins;
 use crate::body::pose::{BodyMask, Pose, PoseDirections};
 use crate::body::rig::Rig;
 
 mod clipboard;
 mod keys;
+mod pins;
 mod pose;
 mod script;
 mod selection;
 
+pub use crate::animation::pins::{PIN_ENDS, Pins};
 pub use clipboard::Copied;
 pub use keys::KeyEdit;
 pub use pose::{GripSide, PoseEdit};
@@ -71,6 +73,13 @@ pub enum Edit {
     SetPlaying(bool),
     /// Change the editor settings (pin feet, keep angle, loop, length; not undoable).
     ChangeSettings(Settings),
+    /// Turn the joint limits on or off (a setting: not undoable).
+    SetLimits(bool),
+    /// Pin (`on`) or let go of hands, feet or the head: one undo step.
+    Pin {
+        ends: Pins,
+        on: bool,
+    },
     /// Copy the selected keys (changes nothing to undo).
     CopyKeys,
     /// Copy the current pose (changes nothing to undo).
@@ -127,6 +136,8 @@ pub struct Snapshot {
     pub playhead: f32,
     /// The timeline length (importing an animation lengthens it).
     pub length: f32,
+    /// The pinned ends.
+    pub pins: Pins,
 }
 
 /// Two steps are equal when the user would see the same work; `next_key_id` only keeps
@@ -146,6 +157,7 @@ impl Snapshot {
             && self.plants == other.plants
             && self.playhead == other.playhead
             && self.length == other.length
+            && self.pins == other.pins
     }
 
     /// The step in the project's JSON data model: `{pose, keys, playhead, length}`, the
@@ -159,6 +171,7 @@ impl Snapshot {
             "selection": &*self.selection,
             "playhead": crate::num(self.playhead),
             "length": crate::num(self.length),
+            "pins": self.pins.to_json(),
         })
     }
 
@@ -197,6 +210,10 @@ impl Snapshot {
             next_key_id: timeline.next_id(),
             playhead: number("playhead")?,
             length: number("length")?,
+            pins: match value.get("pins") {
+                None | Some(Value::Null) => Pins::default(),
+                Some(list) => Pins::from_json(list)?,
+            },
         })
     }
 }
@@ -229,8 +246,10 @@ pub struct Editor {
     pub revision: u64,
     /// The snapshot taken when a drag began.
     gesture_start: Option<Snapshot>,
-    /// Where the feet were when the current drag began (pinned feet).
-    gesture_pins: Option<FootPins>,
+    /// The pinned hands, feet and head.
+    pub pins: Pins,
+    /// Where the pinned ends were when the current drag began.
+    gesture_pins: Option<Vec<Held>>,
     expression_names: Vec<String>,
 }
 
@@ -257,6 +276,7 @@ impl Editor {
             dirty: false,
             revision: 0,
             gesture_start: None,
+            pins: Pins::default(),
             gesture_pins: None,
             expression_names: names,
         }
@@ -275,6 +295,7 @@ impl Editor {
             .pose
             .retain_known_expressions(&editor.expression_names, warnings);
         editor.settings = project.settings;
+        editor.pins = project.pins;
         editor.playhead = snap(project.playhead);
         if let Some(pose) = editor.sample(editor.playhead) {
             editor.pose = pose;
@@ -296,6 +317,7 @@ impl Editor {
             .pose
             .retain_known_expressions(&other.expression_names, &mut warnings);
         other.settings = self.settings;
+        other.pins = self.pins;
         other.playhead = self.playhead;
         other.history = std::mem::take(&mut self.history);
         other.selection = std::mem::take(&mut self.selection);
@@ -311,6 +333,7 @@ impl Editor {
             playhead: self.playhead,
             pose: self.pose.clone(),
             settings: self.settings,
+            pins: self.pins,
         }
     }
 
@@ -324,6 +347,7 @@ impl Editor {
             next_key_id: self.timeline.next_id(),
             playhead: self.playhead,
             length: self.settings.length,
+            pins: self.pins,
         }
     }
 
@@ -334,6 +358,7 @@ impl Editor {
         self.pose = snapshot.pose;
         self.playhead = snapshot.playhead;
         self.settings.length = snapshot.length;
+        self.pins = snapshot.pins;
     }
 
     fn mark_changed(&mut self) {
@@ -466,6 +491,20 @@ impl Editor {
                 self.mark_changed();
                 Ok(())
             }
+            Edit::Pin { ends, on } => {
+                if self.pins.with(ends, on) == self.pins {
+                    return Ok(()); // already so: not a step
+                }
+                self.recorded(|editor| {
+                    editor.pins = editor.pins.with(ends, on);
+                    Ok(())
+                })
+            }
+            Edit::SetLimits(on) => {
+                self.settings.limits = on;
+                self.mark_changed();
+                Ok(())
+            }
             Edit::CopyKeys => self.copy_keys(),
             Edit::CopyPose => self.copy_pose(),
             Edit::PasteLast { mirror, mask } => self.paste_last(mirror, mask),
@@ -509,7 +548,7 @@ impl Editor {
         match gesture {
             Gesture::Preview(edit) => {
                 if self.gesture_start.is_none() {
-                    self.gesture_pins = FootPins::capture(&self.rig, &self.pose);
+                    self.gesture_pins = Some(self.capture_pins());
                 }
                 let start = self.gesture_start.take().unwrap_or_else(|| self.snapshot());
                 let result = self.change_pose(edit);
@@ -546,7 +585,16 @@ mod tests {
     use glam::{Quat, Vec3};
     use proptest::prelude::*;
 
+    /// An editor on a mannequin with the joint limits off: these tests turn bones freely
+    /// to check editing itself; `limits_on` tests the limits through the editor.
     pub(super) fn editor(variant: MannequinVariant) -> Editor {
+        let mut editor = limits_on(variant);
+        editor.settings.limits = false;
+        editor
+    }
+
+    /// An editor on a mannequin as a user gets one: the joint limits on.
+    pub(super) fn limits_on(variant: MannequinVariant) -> Editor {
         Editor::new(crate::body::rig::rig_from_bytes(&mannequin::build(variant)).unwrap())
     }
 
@@ -746,7 +794,7 @@ mod tests {
             ed.apply(Edit::preview(PoseEdit::MoveHips {
                 to: Some(to),
                 rotate: None,
-                pin_feet: true,
+                hold_pins: true,
             }))
             .unwrap();
             let now = feet(&ed);

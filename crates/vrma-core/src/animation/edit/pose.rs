@@ -6,8 +6,11 @@ use serde_json::{Map, Value, json};
 
 use super::Editor;
 use crate::Refusal;
+use crate::body::aim;
+use crate::body::follow;
 use crate::body::hand::{Finger, HandShape, copy_hand_to_other_side};
-use crate::body::ik::{self, FootPins, Limb};
+use crate::body::ik::{self, Limb};
+use crate::body::limits;
 use crate::body::look::{Look, LookTarget};
 use crate::body::pose::{BodyMask, Pose};
 use crate::model::humanoid::{ALL_BONES, Bone, Side};
@@ -52,20 +55,24 @@ pub enum PoseEdit {
     /// Replace the whole pose (a library pose, a pose file, a script's `pose` step);
     /// expressions the model lacks are dropped.
     SetPose(Box<Pose>),
-    /// Move a hand or foot to a model-space target with two-bone IK.
+    /// Move a hand or foot to a model-space target with two-bone IK; with `body` the
+    /// spine leans and the hips move after it when the limb falls short (the head can
+    /// be moved so too).
     Ik {
         end: Bone,
         target: Vec3,
         keep_angle: bool,
+        body: bool,
     },
     /// Swing an elbow or knee towards a point, hand or foot fixed.
     Pole { limb: Limb, point: Vec3 },
-    /// Set the hips position and/or normalized rotation (absolute); with `pin_feet` the
-    /// legs re-solve to where the feet were when the edit (or drag) began.
+    /// Set the hips position and/or normalized rotation (absolute); with `hold_pins`
+    /// the pinned ends (the feet, with Pin feet) stay where they were when the edit (or
+    /// drag) began.
     MoveHips {
         to: Option<Vec3>,
         rotate: Option<Quat>,
-        pin_feet: bool,
+        hold_pins: bool,
     },
     /// Lay the part of `pose` that `mask` covers over the current pose (mirrored first
     /// when asked): a library pose onto one arm, a pasted pose onto the upper body.
@@ -87,11 +94,42 @@ pub enum PoseEdit {
     CopyHand { from: Side },
     /// Where the eyes look (`None`: as posed, no gaze).
     LookAt(Option<LookTarget>),
+    /// Turn the chest a little, the neck and the head to face a model-space point, and
+    /// the eyes to look at it.
+    Look { target: Vec3 },
 }
 
 impl Editor {
-    /// Applies a pose edit to the pose only. A refused edit changes nothing.
+    /// Applies a pose edit to the pose only, keeping the bones it turned within their
+    /// joint limits when they are on; a whole pose laid down (a library pose, a file, a
+    /// picture's) is kept as it was made. A refused edit changes nothing.
     pub(super) fn change_pose(&mut self, edit: PoseEdit) -> Result<(), Refusal> {
+        let lays_down_a_pose = matches!(edit, PoseEdit::SetPose(_) | PoseEdit::ApplyPose { .. });
+        let before = (self.settings.limits && !lays_down_a_pose).then_some(self.pose.bones);
+        let unchanged = self.pose.clone();
+        let pins = self
+            .gesture_pins
+            .clone()
+            .unwrap_or_else(|| self.capture_pins());
+        let held = edit.held_pins(pins);
+        if let Err(refusal) = self
+            .change_pose_freely(edit)
+            .and_then(|()| crate::body::follow::keep(&self.rig, &mut self.pose, &held))
+        {
+            self.pose = unchanged;
+            return Err(refusal);
+        }
+        if let Some(before) = before {
+            let moved: Vec<Bone> = ALL_BONES
+                .into_iter()
+                .filter(|b| before[b.index()] != self.pose.bones[b.index()])
+                .collect();
+            limits::clamp_pose_bones(&mut self.pose, &moved);
+        }
+        Ok(())
+    }
+
+    fn change_pose_freely(&mut self, edit: PoseEdit) -> Result<(), Refusal> {
         match edit {
             PoseEdit::Rotate { bone, rotation } => {
                 self.check_poseable(bone)?;
@@ -175,6 +213,10 @@ impl Editor {
                 }
                 self.pose.look = target.map(Look::at);
             }
+            PoseEdit::Look { target } => {
+                aim::look_at_point(&self.rig, &mut self.pose, target)?;
+                self.pose.look = Some(Look::at(LookTarget::Point(target)));
+            }
             PoseEdit::Expression { name, value } => {
                 if !self.expression_names.contains(&name) {
                     return Err(Refusal::new(format!(
@@ -193,9 +235,17 @@ impl Editor {
                 end,
                 target,
                 keep_angle,
+                body,
             } => {
                 let mut pose = self.pose.clone();
-                ik::reach(&self.rig, &mut pose, end, target, keep_angle)?;
+                if body {
+                    let follow = self.follow(end);
+                    follow::reach_with_body(
+                        &self.rig, &mut pose, end, target, keep_angle, &follow,
+                    )?;
+                } else {
+                    ik::reach(&self.rig, &mut pose, end, target, keep_angle)?;
+                }
                 self.pose = pose;
             }
             PoseEdit::Pole { limb, point } => {
@@ -203,18 +253,9 @@ impl Editor {
                 ik::drag_pole(&self.rig, &mut pose, limb, point)?;
                 self.pose = pose;
             }
-            PoseEdit::MoveHips {
-                to,
-                rotate,
-                pin_feet,
-            } => {
-                let pins = if pin_feet {
-                    self.gesture_pins
-                        .or_else(|| FootPins::capture(&self.rig, &self.pose))
-                } else {
-                    None
-                };
-                ik::move_hips(&self.rig, &mut self.pose, to, rotate, pins.as_ref())?;
+            // The pinned ends are held after (see `change_pose`).
+            PoseEdit::MoveHips { to, rotate, .. } => {
+                ik::move_hips(&self.rig, &mut self.pose, to, rotate, None)?;
             }
             PoseEdit::ApplyPose { pose, mask, mirror } => {
                 let pose = if mirror { pose.mirrored() } else { *pose };
@@ -270,7 +311,7 @@ impl Editor {
 mod tests {
     use super::*;
     use crate::animation::edit::Edit;
-    use crate::animation::edit::tests::{editor, keyed};
+    use crate::animation::edit::tests::{editor, keyed, limits_on};
     use crate::model::mannequin::MannequinVariant;
 
     #[test]
@@ -393,5 +434,90 @@ mod tests {
             ed.pose,
             "written back to the key at the playhead"
         );
+    }
+
+    #[test]
+    fn with_limits_on_a_backward_elbow_comes_straight_and_off_it_stays_as_turned() {
+        // Bent the wrong way: about +Y for the left elbow, whose flexion is about -Y.
+        let backwards = Quat::from_rotation_y(0.8);
+        let mut ed = limits_on(MannequinVariant::Vrm1);
+        let script = crate::animation::edit::script::parse_step(&json!(
+            {"op": "rotate", "bone": "leftLowerArm", "quat": [0.0, backwards.y, 0.0, backwards.w]}
+        ))
+        .unwrap();
+        ed.apply(script.clone()).unwrap();
+        let straightened = ed.pose.rotation(Bone::LeftLowerArm);
+        assert!(
+            straightened.angle_between(Quat::IDENTITY) < 1e-4,
+            "clamped straight: {straightened}"
+        );
+        // The limits stay on the rest of the arm's edits: a forward bend is kept.
+        let forward = Quat::from_rotation_y(-0.8);
+        ed.apply(Edit::Pose(PoseEdit::Rotate {
+            bone: Bone::LeftLowerArm,
+            rotation: forward,
+        }))
+        .unwrap();
+        assert!(ed.pose.rotation(Bone::LeftLowerArm).angle_between(forward) < 1e-5);
+        let off = crate::animation::edit::script::parse_step(&json!({"op": "limits", "on": false}))
+            .unwrap();
+        ed.apply(off).unwrap();
+        assert!(!ed.settings.limits);
+        ed.apply(script).unwrap();
+        assert!(
+            ed.pose
+                .rotation(Bone::LeftLowerArm)
+                .angle_between(backwards)
+                < 1e-5,
+            "limits off: as turned"
+        );
+    }
+
+    #[test]
+    fn with_limits_on_reaching_and_moving_the_hips_keep_the_pinned_feet_and_every_joint_inside() {
+        for variant in [MannequinVariant::Vrm1, MannequinVariant::Vrm0] {
+            let mut ed = limits_on(variant);
+            let feet = |ed: &Editor| {
+                [Bone::LeftFoot, Bone::RightFoot]
+                    .map(|b| ed.rig.world_position(&ed.pose, b).unwrap())
+            };
+            let planted = feet(&ed);
+            let rest = ed.rig.hips_rest();
+            ed.apply(Edit::Pose(PoseEdit::MoveHips {
+                to: Some(rest - Vec3::Y * 0.15),
+                rotate: None,
+                hold_pins: true,
+            }))
+            .unwrap();
+            for (now, then) in feet(&ed).iter().zip(planted) {
+                assert!(now.distance(then) < 1e-3, "{variant:?}: {now} vs {then}");
+            }
+            let shoulder = ed.rig.world_position(&ed.pose, Bone::LeftUpperArm).unwrap();
+            ed.apply(Edit::Pose(PoseEdit::Ik {
+                end: Bone::LeftHand,
+                target: shoulder + Vec3::new(0.25, -0.1, 0.3),
+                keep_angle: false,
+                body: false,
+            }))
+            .unwrap();
+            for bone in ALL_BONES {
+                assert!(
+                    limits::within_limits(bone, ed.pose.rotation(bone)),
+                    "{variant:?}: {bone} {}",
+                    ed.pose.rotation(bone)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_limits_setting_is_saved_with_the_project() {
+        let mut ed = limits_on(MannequinVariant::Vrm1);
+        assert!(ed.settings.limits, "on by default");
+        ed.apply(Edit::SetLimits(false)).unwrap();
+        let json = ed.project(None).to_json();
+        assert_eq!(json["settings"]["limits"], json!(false));
+        let back = crate::animation::project::Project::from_json(&json, &mut Vec::new()).unwrap();
+        assert!(!back.settings.limits, "read back");
     }
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Edit, GripSide, KeyEdit, PoseEdit, SelectMode};
+use super::{Edit, GripSide, KeyEdit, Pins, PoseEdit, SelectMode};
 use crate::Refusal;
 use crate::animation::timeline::{Ease, KeyPick, Plant};
 use crate::body::hand;
@@ -159,12 +159,35 @@ pub fn parse_step(value: &Value) -> Result<Edit, Refusal> {
                     .as_bool()
                     .ok_or_else(|| Refusal::new("'keep_angle' must be true or false"))?,
             };
+            let body = match step.get("body") {
+                None => false,
+                Some(v) => v
+                    .as_bool()
+                    .ok_or_else(|| Refusal::new("'body' must be true or false"))?,
+            };
             Edit::Pose(PoseEdit::Ik {
                 end,
                 target: step_vec3(step, "target")?,
                 keep_angle,
+                body,
             })
         }
+        "look" => Edit::Pose(PoseEdit::Look {
+            target: step_vec3(step, "target")?,
+        }),
+        "pin" | "unpin" => {
+            let name = op_str(step, "end")?;
+            let end = Bone::from_name(name)
+                .ok_or_else(|| Refusal::new(format!("unknown bone '{name}'")))?;
+            Edit::Pin {
+                ends: Pins::of(end)?,
+                on: op == "pin",
+            }
+        }
+        "limits" => match step.get("on").and_then(Value::as_bool) {
+            Some(on) => Edit::SetLimits(on),
+            None => return Err(Refusal::new("limits: 'on' must be true or false")),
+        },
         "pole" => {
             let name = op_str(step, "chain")?;
             let limb = Limb::from_name(name).ok_or_else(|| {
@@ -187,7 +210,8 @@ pub fn parse_step(value: &Value) -> Result<Edit, Refusal> {
                 None => None,
                 Some(q) => Some(read_quat(q, "'rotate'")?),
             };
-            let pin_feet = match step.get("pin_feet") {
+            // "pin_feet": false lets the pinned ends (the feet, with Pin feet) go.
+            let hold_pins = match step.get("pin_feet") {
                 None => true,
                 Some(v) => v
                     .as_bool()
@@ -199,7 +223,7 @@ pub fn parse_step(value: &Value) -> Result<Edit, Refusal> {
             Edit::Pose(PoseEdit::MoveHips {
                 to,
                 rotate,
-                pin_feet,
+                hold_pins,
             })
         }
         "select_keys" => {
