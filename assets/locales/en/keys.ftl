@@ -34,6 +34,7 @@ keys-view-bottom = view from below
 keys-frame-selection = frame the selected bone
 keys-frame-all = frame the whole avatar
 keys-move = move the selection: hands/feet by IK, elbows/knees swing (pole), hips (feet pinned)
+keys-pin = pin the selected hand, foot or head where it is (P again lets it go): it stays while the body moves
 keys-rotate = rotate the selected bone about the view axis
 
 # F1 help: during a move or rotation (G / R).

@@ -23,3 +23,6 @@ view-axis-x-locked = X locked
 view-axis-y-locked = Y locked
 view-axis-z-locked = Z locked
 view-axis-free = free (X/Y/Z lock)
+view-pinned = { $bone } pinned: it stays where it is while the body moves
+view-unpinned = { $bone } let go
+view-pin-not-an-end = { $bone } cannot be pinned: pin a hand, a foot or the head

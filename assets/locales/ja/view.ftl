@@ -23,3 +23,6 @@ view-axis-x-locked = X 軸固定
 view-axis-y-locked = Y 軸固定
 view-axis-z-locked = Z 軸固定
 view-axis-free = 自由 (X/Y/Z で軸固定)
+view-pinned = { $bone } をピン留めしました：体が動いてもその場に留まります
+view-unpinned = { $bone } のピンを外しました
+view-pin-not-an-end = { $bone } はピン留めできません：手・足・頭をピン留めしてください

@@ -40,6 +40,8 @@ pub enum Action {
     Move,
     /// Rotate the selected bone (R).
     Rotate,
+    /// Pin or let go of the selected hand, foot or head (P).
+    Pin,
     LockX,
     LockY,
     LockZ,
@@ -166,6 +168,12 @@ pub const KEYMAP: &[Binding] = &[
         scope: Scope::Viewport,
         chords: &[key(KeyCode::KeyR)],
         does: "keys-rotate",
+    },
+    Binding {
+        action: Action::Pin,
+        scope: Scope::Viewport,
+        chords: &[key(KeyCode::KeyP)],
+        does: "keys-pin",
     },
     Binding {
         action: Action::LockX,

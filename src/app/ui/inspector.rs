@@ -139,25 +139,34 @@ fn model_and_pose(
     });
     let mut settings = editor.settings;
     let mut feet_pinned = editor.pins.covers(Pins::FEET);
-    if ui
-        .checkbox(&mut feet_pinned, tr!("ui-inspector-pin-feet"))
-        .on_hover_text(tr!("ui-inspector-pin-feet.tooltip"))
-        .changed()
-    {
-        edits.write(EditRequest(Edit::Pin {
-            ends: Pins::FEET,
-            on: feet_pinned,
-        }));
-    }
+    // Two toggles a row, so the panel below keeps its place.
     let follows = ui
-        .checkbox(&mut settings.body_follows, tr!("ui-inspector-body-follows"))
-        .on_hover_text(tr!("ui-inspector-body-follows.tooltip"));
-    let keep = ui
-        .checkbox(&mut settings.keep_angle, tr!("ui-inspector-keep-angle"))
-        .on_hover_text(tr!("ui-inspector-keep-angle.tooltip"));
-    let limits = ui
-        .checkbox(&mut settings.limits, tr!("ui-inspector-limits"))
-        .on_hover_text(tr!("ui-inspector-limits.tooltip"));
+        .horizontal(|ui| {
+            if ui
+                .checkbox(&mut feet_pinned, tr!("ui-inspector-pin-feet"))
+                .on_hover_text(tr!("ui-inspector-pin-feet.tooltip"))
+                .changed()
+            {
+                edits.write(EditRequest(Edit::Pin {
+                    ends: Pins::FEET,
+                    on: feet_pinned,
+                }));
+            }
+            ui.checkbox(&mut settings.body_follows, tr!("ui-inspector-body-follows"))
+                .on_hover_text(tr!("ui-inspector-body-follows.tooltip"))
+        })
+        .inner;
+    let (keep, limits) = ui
+        .horizontal(|ui| {
+            let keep = ui
+                .checkbox(&mut settings.keep_angle, tr!("ui-inspector-keep-angle"))
+                .on_hover_text(tr!("ui-inspector-keep-angle.tooltip"));
+            let limits = ui
+                .checkbox(&mut settings.limits, tr!("ui-inspector-limits"))
+                .on_hover_text(tr!("ui-inspector-limits.tooltip"));
+            (keep, limits)
+        })
+        .inner;
     if follows.changed() || keep.changed() || limits.changed() {
         edits.write(EditRequest(Edit::ChangeSettings(settings)));
     }

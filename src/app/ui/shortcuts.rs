@@ -124,6 +124,7 @@ pub(super) fn shortcuts(
             | Action::FrameAll
             | Action::Move
             | Action::Rotate
+            | Action::Pin
             | Action::LockX
             | Action::LockY
             | Action::LockZ

@@ -39,6 +39,9 @@ pub(super) fn plugin(app: &mut App) {
     );
 }
 
+/// The box drawn round a pinned end's marker.
+pub const PIN_COLOUR: Color = Color::srgb(1.0, 0.55, 0.1);
+
 /// A marker's colour: the handle table's, or magenta when selected (no handle and no
 /// gizmo axis is that colour; the old gold was the elbows' and knees' own).
 fn marker_colour(bone: Bone, selected: bool) -> Color {
@@ -85,6 +88,11 @@ fn draw_markers(
             radius
         };
         gizmos.sphere(pos, radius, colour).resolution(10);
+        // A pinned hand, foot or head: an orange box round its marker.
+        if session.editor.pins.contains(bone) {
+            let pin_box = Transform::from_translation(pos).with_scale(Vec3::splat(radius * 3.2));
+            gizmos.cube(pin_box, PIN_COLOUR);
+        }
         if let Some(parent) = rig.bone(bone).and_then(|b| b.parent)
             && let Some((ppos, _)) = world[parent.index()]
         {

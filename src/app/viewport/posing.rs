@@ -55,6 +55,7 @@ pub(super) fn plugin(app: &mut App) {
         (
             (
                 forget_click,
+                pin_from_key,
                 start_from_keys,
                 start_from_gizmo,
                 update_op,
@@ -120,6 +121,40 @@ fn begin(
         start_world_rotation: rotation,
         parent_world_rotation,
     })
+}
+
+/// P: pin the selected hand, foot or head where it is, or let it go (one undo step).
+fn pin_from_key(
+    keys: Res<ButtonInput<KeyCode>>,
+    egui_input: Option<Res<EguiWantsInput>>,
+    session: Res<Session>,
+    selection: Res<Selection>,
+    posing: Res<Posing>,
+    mut edits: MessageWriter<EditRequest>,
+    mut banner: ResMut<Banner>,
+) {
+    if posing.active.is_some()
+        || egui_input.is_some_and(|e| e.wants_any_keyboard_input())
+        || !keymap::just_pressed(Action::Pin, &keys)
+    {
+        return;
+    }
+    let Some(bone) = selection.0 else {
+        banner.notice = Some(crate::tr!("view-select-bone-first"));
+        return;
+    };
+    let bone_name = crate::app::session::names::bone_label(bone);
+    let Ok(ends) = Pins::of(bone) else {
+        banner.notice = Some(crate::tr!("view-pin-not-an-end", bone = bone_name));
+        return;
+    };
+    let on = !session.editor.pins.contains(bone);
+    edits.write(EditRequest(Edit::Pin { ends, on }));
+    banner.notice = Some(if on {
+        crate::tr!("view-pinned", bone = bone_name)
+    } else {
+        crate::tr!("view-unpinned", bone = bone_name)
+    });
 }
 
 fn start_from_keys(

@@ -80,14 +80,8 @@ pub fn look_at_point(rig: &Rig, pose: &mut Pose, target: Vec3) -> Result<(), Ref
 mod tests {
     use super::*;
     use crate::body::limits;
-    use crate::model::mannequin::{self, MannequinVariant};
 
-    fn rigs() -> Vec<Rig> {
-        [MannequinVariant::Vrm1, MannequinVariant::Vrm0]
-            .into_iter()
-            .map(|v| crate::body::rig::rig_from_bytes(&mannequin::build(v)).unwrap())
-            .collect()
-    }
+    use crate::body::rig::testing::mannequin_rigs as rigs;
 
     #[test]
     fn a_point_45_degrees_aside_is_faced_by_neck_head_and_a_little_chest_within_limits() {

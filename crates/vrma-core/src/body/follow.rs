@@ -318,14 +318,8 @@ pub fn both_feet(rig: &Rig, pose: &Pose) -> Vec<Held> {
 mod tests {
     use super::*;
     use crate::model::humanoid::ALL_BONES;
-    use crate::model::mannequin::{self, MannequinVariant};
 
-    fn rigs() -> Vec<Rig> {
-        [MannequinVariant::Vrm1, MannequinVariant::Vrm0]
-            .into_iter()
-            .map(|v| crate::body::rig::rig_from_bytes(&mannequin::build(v)).unwrap())
-            .collect()
-    }
+    use crate::body::rig::testing::mannequin_rigs as rigs;
 
     fn pos(rig: &Rig, pose: &Pose, b: Bone) -> Vec3 {
         rig.world_position(pose, b).unwrap()

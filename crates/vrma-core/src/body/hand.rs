@@ -414,17 +414,8 @@ pub fn in_palm(rig: &Rig, pose: &Pose, side: Side, point: Vec3) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::mannequin::{self, MannequinVariant};
 
-    fn mannequins() -> Vec<Rig> {
-        [MannequinVariant::Vrm1, MannequinVariant::Vrm0]
-            .into_iter()
-            .map(|v| {
-                Rig::new(crate::model::vrm::Model::from_bytes(&mannequin::build(v)).unwrap())
-                    .unwrap()
-            })
-            .collect()
-    }
+    use crate::body::rig::testing::mannequin_rigs as mannequins;
 
     fn shaped(rig: &Rig, name: &str, side: Side) -> Pose {
         let mut pose = Pose::default();

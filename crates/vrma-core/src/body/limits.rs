@@ -597,8 +597,6 @@ mod tests {
     use super::*;
     use crate::body::hand::{HandDirections, presets};
     use crate::body::math::{angle_between, testing::arb_quat};
-    use crate::body::rig::Rig;
-    use crate::model::mannequin::{self, MannequinVariant};
     use proptest::prelude::*;
 
     fn degrees(d: f32) -> f32 {
@@ -826,15 +824,7 @@ mod tests {
         }
     }
 
-    fn mannequins() -> Vec<Rig> {
-        [MannequinVariant::Vrm1, MannequinVariant::Vrm0]
-            .into_iter()
-            .map(|v| {
-                Rig::new(crate::model::vrm::Model::from_bytes(&mannequin::build(v)).unwrap())
-                    .unwrap()
-            })
-            .collect()
-    }
+    use crate::body::rig::testing::mannequin_rigs as mannequins;
 
     #[test]
     fn the_hand_presets_grip_and_arms_down_stay_within_the_limits() {

@@ -324,19 +324,28 @@ impl PoseDirections {
     }
 }
 
+/// Rigs for the body's tests.
+#[cfg(test)]
+pub mod testing {
+    use super::Rig;
+    use crate::model::mannequin::{self, MannequinVariant};
+
+    /// Both mannequins' rigs, VRM 1.0 and 0.x.
+    pub fn mannequin_rigs() -> Vec<Rig> {
+        [MannequinVariant::Vrm1, MannequinVariant::Vrm0]
+            .into_iter()
+            .map(|v| super::rig_from_bytes(&mannequin::build(v)).unwrap())
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::body::math::testing::arb_quat;
-    use crate::model::mannequin::{self, MannequinVariant};
     use proptest::prelude::*;
 
-    fn rigs() -> Vec<Rig> {
-        [MannequinVariant::Vrm1, MannequinVariant::Vrm0]
-            .into_iter()
-            .map(|v| Rig::new(Model::from_bytes(&mannequin::build(v)).unwrap()).unwrap())
-            .collect()
-    }
+    use super::testing::mannequin_rigs as rigs;
 
     proptest! {
         #[test]
