@@ -196,6 +196,11 @@ impl LibraryWindow {
         serde_json::Value,
         vrma_maker::core::animation::library::Library,
     ) {
+        // Once the window shows what the test did last (a dropped pose's key).
+        wait_until_settled(
+            &self.display,
+            &self.out.with_file_name("before-quitting.png"),
+        );
         std::fs::write(&self.quit_file, b"").unwrap();
         let status = wait_with_timeout(&mut self.child, Duration::from_secs(90));
         assert!(status.is_some_and(|s| s.success()));

@@ -334,8 +334,10 @@ impl Session {
         }
     }
 
-    /// Quits the app (as its timed exit would) and reads the project saved then.
+    /// Quits the app (as its timed exit would) once it has drawn what the test did last
+    /// (a drop's key, a typed value), and reads the project saved then.
     fn finish(mut self, saved: &Path) -> Value {
+        self.settled("before-quitting.png", saved.parent().unwrap());
         std::fs::write(&self.quit_file, b"").unwrap();
         let status = wait_with_timeout(&mut self.app, Duration::from_secs(90));
         let log = std::fs::read_to_string(&self.log).unwrap_or_default();

@@ -77,7 +77,9 @@ fn keyboard_shortcuts_edit_keys_and_the_project_saves_at_exit() {
     // One frame back.
     press(&["Left"]);
 
-    std::fs::write(dir.join("quit"), b"").unwrap(); // done: quit now, not at --exit-after
+    // Done: quit once the window has drawn the last key press, not at --exit-after.
+    wait_until_settled(&display, &dir.join("before-quitting.png"));
+    std::fs::write(dir.join("quit"), b"").unwrap();
     let status = wait_with_timeout(&mut app, Duration::from_secs(90));
     let log = std::fs::read_to_string(dir.join("log.txt")).unwrap_or_default();
     assert!(
@@ -184,7 +186,9 @@ fn g_moves_the_hand_by_ik_and_a_cancelled_r_changes_nothing() {
     xdotool(&display, &["key", "Escape"]);
     pause();
 
-    std::fs::write(dir.join("quit"), b"").unwrap(); // done: quit now, not at --exit-after
+    // Done: quit once the window has drawn the last key press, not at --exit-after.
+    wait_until_settled(&display, &dir.join("before-quitting.png"));
+    std::fs::write(dir.join("quit"), b"").unwrap();
     let status = wait_with_timeout(&mut app, Duration::from_secs(90));
     let log = std::fs::read_to_string(dir.join("log.txt")).unwrap_or_default();
     assert!(

@@ -542,6 +542,23 @@ pub fn grab_display(display: &str, path: &Path) -> image::RgbaImage {
     image::open(path).expect("a screenshot").to_rgba8()
 }
 
+/// Waits (at most about half a minute) until the display shows the same picture three
+/// looks in a row: the app has drawn what the test did last (it draws on demand, and a
+/// frame on a loaded machine can take a second). `scratch` is where screenshots go.
+pub fn wait_until_settled(display: &str, scratch: &Path) {
+    let mut last = grab_display(display, scratch);
+    let mut unchanged = 0;
+    for _ in 0..40 {
+        std::thread::sleep(Duration::from_millis(400));
+        let now = grab_display(display, scratch);
+        unchanged = if now == last { unchanged + 1 } else { 0 };
+        last = now;
+        if unchanged == 3 {
+            return;
+        }
+    }
+}
+
 /// Waits until the display's `region` (x, y, width, height) differs from `before`,
 /// e.g. a menu drawn after the click that opens it: a frame of a heavy avatar on a
 /// loaded machine can take seconds. False when `limit` passed with no change.

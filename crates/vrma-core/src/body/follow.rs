@@ -234,9 +234,15 @@ pub fn reach_with_body(
 
     // The spine leans: each pass, each joint turns its share of the way that brings the
     // root (shoulder, or the head) to where the end can reach the target.
-    let joints = chain(rig, end);
+    // The body follows only a target past the limb's own reach: one within it (a foot
+    // lifted from a straight leg) is the limb's alone.
+    let beyond = match (limb, rig.world_pose(&next)[root.index()]) {
+        (Some(l), Some((at, _))) => at.distance(target) > MAX_REACH * limb_length(rig, l),
+        _ => true,
+    };
+    let joints = if beyond { chain(rig, end) } else { Vec::new() };
     let held_reach = held_reach(rig, &next, follow);
-    for _ in 0..PASSES {
+    for _ in 0..if beyond { PASSES } else { 0 } {
         let before_pass = next.clone();
         for &(bone, share) in &joints {
             let world = rig.world_pose(&next);
@@ -265,7 +271,8 @@ pub fn reach_with_body(
 
     // The hips carry what the spine could not, as far as the held ends allow.
     let world = rig.world_pose(&next);
-    if let Some((at, _)) = world[root.index()]
+    if beyond
+        && let Some((at, _)) = world[root.index()]
         && let Some(goal) = wanted_root(at, target, reach)
     {
         let hips = next.hips.unwrap_or(rig.hips_rest());
