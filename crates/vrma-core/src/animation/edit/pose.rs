@@ -114,7 +114,7 @@ impl Editor {
         let held = edit.held_pins(pins);
         if let Err(refusal) = self
             .change_pose_freely(edit)
-            .and_then(|()| crate::body::follow::keep(&self.rig, &mut self.pose, &held))
+            .and_then(|()| follow::keep(&self.rig, &mut self.pose, &held))
         {
             self.pose = unchanged;
             return Err(refusal);
