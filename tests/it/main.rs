@@ -25,6 +25,7 @@ mod png;
 mod pose_photo;
 mod pose_video;
 mod posing_cli;
+mod posing_three_vrm;
 mod real_avatars;
 mod recovery_window;
 mod render_anim;

@@ -33,6 +33,12 @@
 // three-vrm aims there after the pose: { yaw, pitch (degrees), eyes: { "<eye bone>":
 // raw world rotation }, expressions: { lookUp, lookDown, lookLeft, lookRight } }.
 //
+// POSE.json may instead be an array of poses: each is laid on the rest pose in turn, and
+// `poses` lists { world, head_turn } per pose, where `head_turn` is the raw head's world
+// rotation times the inverse of its rest world rotation (how far the head turned, as
+// drawn, whatever rest rotation the model's nodes carry). `world`, `constrained` and
+// `look_at` are then left out.
+//
 // Failure: exit code 1 and exactly one line on stderr. On success, library warnings
 // (e.g. three-vrm's VRM 0.x lookAt curve notice) are written to stderr.
 
@@ -164,6 +170,20 @@ function lookAtFacts(vrm, target, isV0) {
   return { yaw: lookAt.yaw, pitch: lookAt.pitch, eyes, expressions };
 }
 
+// Each pose from the rest pose, not from the one before.
+function posesFacts(vrm, poses, isV0) {
+  const humanoid = vrm.humanoid;
+  const head = humanoid.getRawBoneNode('head');
+  vrm.scene.updateMatrixWorld(true);
+  const headRest = head.getWorldQuaternion(new THREE.Quaternion());
+  return poses.map((pose) => {
+    humanoid.resetNormalizedPose();
+    const world = applyPose(vrm, pose, isV0);
+    const turn = head.getWorldQuaternion(new THREE.Quaternion()).multiply(headRest.clone().invert());
+    return { world, head_turn: quatOut(turn.toArray(), isV0) };
+  });
+}
+
 async function main() {
   const [modelPath, posePath, ...extra] = process.argv.slice(2);
   if (!modelPath || extra.length) fail('usage: node vrm_facts.mjs MODEL.vrm [POSE.json]');
@@ -190,7 +210,9 @@ async function main() {
     hips_rest: bones.hips.rest,
     expressions: expressionFacts(vrm),
   };
-  if (pose) {
+  if (Array.isArray(pose)) {
+    out.poses = posesFacts(vrm, pose, isV0);
+  } else if (pose) {
     out.world = applyPose(vrm, pose, isV0);
     const constrained = constraintFacts(vrm, isV0);
     if (constrained) out.constrained = constrained;
