@@ -19,6 +19,7 @@ use glam::{Mat3, Quat, Vec3};
 use crate::Refusal;
 use crate::body::hand::{Finger, hand_bone};
 use crate::body::ik::{Limb, solve_limb};
+use crate::body::limits::clamp_pose_bones;
 use crate::body::pose::Pose;
 use crate::body::rig::{Rig, WorldPose};
 use crate::body::smoothing::{OneEuroParams, OneEuroVec3};
@@ -307,7 +308,9 @@ fn world_rotation(world: &WorldPose, bone: Bone) -> Quat {
 }
 
 /// The pose `capture` shows, on `rig`, starting from `current` (which the parts without
-/// confident landmarks keep). The hips keep their place, lowered or raised so the lower
+/// confident landmarks keep). Every bone it turns stays within human joint limits
+/// (`body::limits`), whatever the editor's Limits toggle: a person's joints are human, so
+/// a reading outside them is a misread. The hips keep their place, lowered or raised so the lower
 /// foot stays at its height.
 pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result<Posed, Refusal> {
     let mut pose = current.clone();
@@ -367,12 +370,22 @@ pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result
             } else {
                 world_rotation(&world, Bone::Hips)
             };
-            spread_over(
-                rig,
-                &mut pose,
-                &[Bone::Spine, Bone::Chest, Bone::UpperChest],
-                hips.inverse() * chest,
-            );
+            let back = [Bone::Spine, Bone::Chest, Bone::UpperChest];
+            spread_over(rig, &mut pose, &back, hips.inverse() * chest);
+            // A person's back bends within human limits; a torso turned further is turned
+            // at the hips (more than a back can twist is the whole body turning). With the
+            // legs seen, the hips are as measured and the back stops at its limits.
+            clamp_pose_bones(&mut pose, &back);
+            if !legs_seen {
+                let world = rig.world_pose(&pose);
+                let top = back.into_iter().rev().find(|b| rig.has(*b));
+                if let Some(top) = top {
+                    let rest_of_turn = chest * world_rotation(&world, top).inverse();
+                    if rest_of_turn.angle_between(Quat::IDENTITY) > 1f32.to_radians() {
+                        set_world_rotation(rig, &mut pose, &world, Bone::Hips, rest_of_turn * hips);
+                    }
+                }
+            }
             posed.push(Part::Torso);
             mark(&torso);
         }
@@ -395,6 +408,7 @@ pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result
                 &[Bone::Neck, Bone::Head],
                 below.inverse() * head,
             );
+            clamp_pose_bones(&mut pose, &[Bone::Neck, Bone::Head]);
             posed.push(Part::Head);
             mark(&face);
         }
@@ -506,6 +520,8 @@ pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result
             None
         };
         solve_limb(rig, &mut pose, limb, target, Some(elbow), end_rotation)?;
+        // Within human limits: an elbow or knee read bent backwards comes straight.
+        clamp_pose_bones(&mut pose, &limb.bones());
         posed.push(part);
         mark(&[root, bend, end]);
     }
@@ -540,6 +556,7 @@ pub fn pose_from_capture(rig: &Rig, current: &Pose, capture: &Capture) -> Result
                 let parent = parent_rotation(rig, &rig.world_pose(&pose), bone);
                 let local = Quat::from_rotation_arc(rest_direction, parent.inverse() * measured);
                 pose.set_rotation(bone, local.normalize());
+                clamp_pose_bones(&mut pose, &[bone]);
             }
         }
         posed.push(match side {
@@ -855,7 +872,8 @@ mod tests {
         let mut arms_up = Pose::default();
         arms_up.set_rotation(Bone::LeftUpperArm, Quat::from_rotation_z(1.2));
         arms_up.set_rotation(Bone::RightUpperArm, Quat::from_rotation_z(-1.2));
-        arms_up.set_rotation(Bone::LeftLowerArm, Quat::from_rotation_y(0.5));
+        // Bent forwards: a person's elbow bends no other way (the read is clamped so).
+        arms_up.set_rotation(Bone::LeftLowerArm, Quat::from_rotation_y(-0.5));
         let mut reach = Pose::default();
         reach.set_rotation(Bone::RightUpperArm, Quat::from_rotation_y(1.4));
         reach.set_rotation(Bone::LeftUpperArm, Quat::from_rotation_z(-1.1));
@@ -879,12 +897,22 @@ mod tests {
         sitting.set_rotation(Bone::LeftLowerLeg, Quat::from_rotation_x(1.5));
         sitting.set_rotation(Bone::RightLowerLeg, Quat::from_rotation_x(1.2));
         sitting.set_rotation(Bone::Hips, Quat::from_rotation_y(-0.4));
-        vec![
+        let poses = vec![
             ("arms up", arms_up),
             ("reach", reach),
             ("crouch", crouch),
             ("sitting", sitting),
-        ]
+        ];
+        for (name, pose) in &poses {
+            for bone in crate::model::humanoid::ALL_BONES {
+                let q = pose.rotation(bone);
+                assert!(
+                    crate::body::limits::within_limits(bone, q),
+                    "{name}: {bone:?} {q} is no human pose"
+                );
+            }
+        }
+        poses
     }
 
     /// A straight limb comes back just bent: the IK never reaches past `MAX_REACH` of the
@@ -923,7 +951,8 @@ mod tests {
     fn fingers_and_hands_follow_their_landmarks() {
         let rig = rig();
         let mut known = Pose::default();
-        known.set_rotation(Bone::LeftHand, Quat::from_rotation_x(0.6));
+        // The wrist bent (a wrist hardly twists: the forearm does).
+        known.set_rotation(Bone::LeftHand, Quat::from_rotation_z(-0.5));
         let directions = crate::body::hand::HandDirections::measure(&rig);
         let fist = crate::body::hand::preset("fist").unwrap().shape;
         directions.shape_hand(&mut known, Side::Left, &fist, 0.8);
