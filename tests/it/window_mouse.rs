@@ -10,6 +10,8 @@ use serde_json::{Value, json};
 
 use crate::common::*;
 
+mod posing;
+
 fn pause(seconds: f32) {
     std::thread::sleep(Duration::from_secs_f32(seconds));
 }
@@ -2472,109 +2474,4 @@ fn import_video_with_real_clicks_inserts_the_clis_keys_at_the_playhead_and_cance
     ctrl_chord(&s.display, "q");
     let at_exit = s.finish(&saved);
     assert_eq!(key_times(&at_exit), expected);
-}
-
-/// Orange pixels (a pinned end's box) within `half` pixels of a window position.
-fn pin_box_pixels(img: &image::RgbaImage, (x, y): (i32, i32), half: i32) -> usize {
-    let mut n = 0;
-    for py in (y - half).max(0)..(y + half) {
-        for px in (x - half).max(0)..(x + half) {
-            let p = img.get_pixel(px as u32, py as u32);
-            n += (p[0] > 200 && (90..190).contains(&p[1]) && p[2] < 90) as usize;
-        }
-    }
-    n
-}
-
-/// P pins the selected hand (an orange box appears round its marker); G on the hips
-/// then lowers the body and the pinned hand stays where it was; the pins are saved
-/// with the project, and Ctrl+Z lets the hand go again.
-#[test]
-fn p_pins_a_hand_and_g_on_the_hips_moves_the_body_while_the_hand_stays() {
-    let Some((dir, model)) = prepare("window-pins") else {
-        return;
-    };
-    let project = dir.join("pins.json");
-    std::fs::write(
-        &project,
-        json!({"v": 1, "fps": 30, "model": {"path": model}, "keys": []}).to_string(),
-    )
-    .unwrap();
-    let saved = dir.join("saved.json");
-    let s = start_for(&dir, &project, &saved, 150);
-    // The hips marker: between the hands, as far below them as the rig puts the hips
-    // (the hands' markers fix the view's scale; all three are at the same depth).
-    let rest = world_of(&model, &json!({"v": 1, "bones": {}}), &dir);
-    let at = |bone: &str| -> [f64; 3] { std::array::from_fn(|i| rest[bone][i].as_f64().unwrap()) };
-    let (left, right, hips) = (at("leftHand"), at("rightHand"), at("hips"));
-    let scale = (LEFT_HAND_MARKER.0 - RIGHT_HAND_MARKER.0) as f64 / (left[0] - right[0]);
-    let hips_marker = (
-        (LEFT_HAND_MARKER.0 + RIGHT_HAND_MARKER.0) / 2,
-        LEFT_HAND_MARKER.1 + ((left[1] - hips[1]) * scale).round() as i32,
-    );
-
-    // The hand down by G first (an outstretched arm cannot hold its hand while the body
-    // drops), then P.
-    s.click_until_changed(LEFT_HAND_MARKER, SELECTED_BONE_LINE, &dir);
-    xdotool(&s.display, &["key", "g"]);
-    pause(0.5);
-    let mut hand_marker = LEFT_HAND_MARKER;
-    for _ in 1..=6 {
-        hand_marker = (hand_marker.0 - 5, hand_marker.1 + 20);
-        s.point(hand_marker);
-    }
-    xdotool(&s.display, &["click", "1"]);
-    pause(1.0);
-    let unpinned = s.settled("unpinned.png", &dir);
-    xdotool(&s.display, &["key", "p"]);
-    pause(1.0);
-    let pinned_shot = s.settled("pinned.png", &dir);
-    let (before, after) = (
-        pin_box_pixels(&unpinned, hand_marker, 45),
-        pin_box_pixels(&pinned_shot, hand_marker, 45),
-    );
-    assert!(
-        after > before + 20,
-        "an orange box round the pinned hand: {before} → {after} orange pixels"
-    );
-    let pinned = s.save(&project);
-    assert_eq!(
-        pinned["pins"],
-        json!(["leftHand", "leftFoot", "rightFoot"]),
-        "P pinned the hand beside the feet"
-    );
-    let hand_at = |project: &Value| -> [f64; 3] {
-        let world = world_of(&model, &project["pose"], &dir);
-        std::array::from_fn(|i| world["leftHand"][i].as_f64().unwrap())
-    };
-    let hand = hand_at(&pinned);
-
-    // The hips: G, the pointer down, click.
-    s.click_until_changed(hips_marker, SELECTED_BONE_LINE, &dir);
-    xdotool(&s.display, &["key", "g"]);
-    pause(0.5);
-    for step in 1..=4 {
-        s.point((hips_marker.0, hips_marker.1 + 10 * step));
-    }
-    xdotool(&s.display, &["click", "1"]);
-    pause(1.0);
-    let moved = s.save(&project);
-    let lowered = hips[1] - moved["pose"]["hips"][1].as_f64().unwrap_or(hips[1]);
-    assert!(lowered > 0.03, "the hips went down ({lowered:.3} m)");
-    let now = hand_at(&moved);
-    let drift = (0..3)
-        .map(|i| (now[i] - hand[i]).powi(2))
-        .sum::<f64>()
-        .sqrt();
-    assert!(
-        drift < 1e-3,
-        "the pinned hand stayed: it moved {drift:.4} m while the hips went down {lowered:.3} m"
-    );
-
-    // Two Ctrl+Z: the hips come back, then the pin goes.
-    ctrl_chord(&s.display, "z");
-    ctrl_chord(&s.display, "z");
-    let undone = s.save(&project);
-    assert_eq!(undone["pins"], json!(["leftFoot", "rightFoot"]));
-    s.finish(&saved);
 }

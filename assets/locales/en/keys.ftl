@@ -33,6 +33,7 @@ keys-view-top = view from above
 keys-view-bottom = view from below
 keys-frame-selection = frame the selected bone
 keys-frame-all = frame the whole avatar
+keys-look = look: the head turns to the pointer (the neck and chest a little, the eyes too); click or Enter sets it
 keys-move = move the selection: hands/feet by IK, elbows/knees swing (pole), hips (feet pinned)
 keys-pin = pin the selected hand, foot or head where it is (P again lets it go): it stays while the body moves
 keys-rotate = rotate the selected bone about the view axis

@@ -8,10 +8,13 @@ view-cancelled = Cancelled
 
 # The status line during a G/R move or rotation: "{ verb } { bone } · { what } · { axis } · …".
 view-op-status = { $verb } { $bone } · { $what } · { $axis } · click/{ $confirm } confirm · right click/{ $cancel } cancel
+view-look-status = { $verb } · { $what } · click/{ $confirm } confirm · right click/{ $cancel } cancel
 view-op-done = { $verb } { $bone } done
 view-op-move = Move
+view-op-look = Look
 view-op-rotate = Rotate
 # What the move or rotation drives.
+view-what-look = head, neck and eyes to the pointer
 view-what-ik = IK
 view-what-pole = swing (pole)
 view-what-hips-feet-pinned = hips, feet pinned

@@ -33,6 +33,7 @@ keys-view-top = 上から見る
 keys-view-bottom = 下から見る
 keys-frame-selection = 選択中のボーンを画面に収める
 keys-frame-all = アバター全体を画面に収める
+keys-look = 注視: 頭がポインターの方を向きます（首と胸も少し、目も）。クリックか Enter で確定
 keys-move = 選択部位を移動: 手足は IK、ひじ・ひざは向きを振る (ポール)、腰は足を固定して移動
 keys-pin = 選択した手・足・頭をその場にピン留め（もう一度 P で解除）：体が動いても留まります
 keys-rotate = 選択中のボーンを視線方向の軸まわりに回転

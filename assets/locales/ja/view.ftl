@@ -8,10 +8,13 @@ view-cancelled = キャンセルしました
 
 # The status line during a G/R move or rotation: "{ verb } { bone } · { what } · { axis } · …".
 view-op-status = { $verb } { $bone } · { $what } · { $axis } · クリック/{ $confirm } で確定 · 右クリック/{ $cancel } でキャンセル
+view-look-status = { $verb } · { $what } · クリック/{ $confirm } で確定 · 右クリック/{ $cancel } でキャンセル
 view-op-done = { $bone } の{ $verb }を確定しました
 view-op-move = 移動
+view-op-look = 注視
 view-op-rotate = 回転
 # What the move or rotation drives.
+view-what-look = 頭・首・目をポインターへ
 view-what-ik = IK
 view-what-pole = 振り (ポール)
 view-what-hips-feet-pinned = 腰 (足は固定)

@@ -42,6 +42,8 @@ pub enum Action {
     Rotate,
     /// Pin or let go of the selected hand, foot or head (P).
     Pin,
+    /// Turn the head (and neck, and the chest a little) to look at the pointer (L).
+    Look,
     LockX,
     LockY,
     LockZ,
@@ -174,6 +176,12 @@ pub const KEYMAP: &[Binding] = &[
         scope: Scope::Viewport,
         chords: &[key(KeyCode::KeyP)],
         does: "keys-pin",
+    },
+    Binding {
+        action: Action::Look,
+        scope: Scope::Viewport,
+        chords: &[key(KeyCode::KeyL)],
+        does: "keys-look",
     },
     Binding {
         action: Action::LockX,

@@ -319,6 +319,10 @@ pub const SPRING_SETTLE_SECONDS: f32 = crate::core::body::springs::SETTLE_SECOND
 #[derive(Resource, Debug, Clone, Copy)]
 pub struct MarkersVisible(pub bool);
 
+/// The box drawn round a pinned hand, foot or head: its marker on the desktop, its
+/// sphere in VR.
+pub const PIN_COLOUR: Color = Color::srgb(1.0, 0.55, 0.1);
+
 /// A modal viewport operation (G / R) owns the keyboard and mouse while true.
 #[derive(Resource, Debug, Default, Clone, Copy)]
 pub struct ModalTool(pub bool);

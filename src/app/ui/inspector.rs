@@ -178,7 +178,20 @@ fn selected_bone(
     bone: Bone,
     edits: &mut MessageWriter<EditRequest>,
 ) {
-    ui.strong(tr!("ui-inspector-selected", bone = bone_label(bone)));
+    ui.horizontal(|ui| {
+        ui.strong(tr!("ui-inspector-selected", bone = bone_label(bone)));
+        // A hand, foot or the head: its pin, as P toggles it.
+        if let Ok(ends) = Pins::of(bone) {
+            let mut pinned = session.editor.pins.contains(bone);
+            if ui
+                .checkbox(&mut pinned, tr!("ui-inspector-pinned"))
+                .on_hover_text(tr!("ui-inspector-pinned.tooltip"))
+                .changed()
+            {
+                edits.write(EditRequest(Edit::Pin { ends, on: pinned }));
+            }
+        }
+    });
     if bone.is_eye() {
         ui.label(tr!("ui-inspector-eyes"));
         return;

@@ -125,6 +125,7 @@ pub(super) fn shortcuts(
             | Action::Move
             | Action::Rotate
             | Action::Pin
+            | Action::Look
             | Action::LockX
             | Action::LockY
             | Action::LockZ

@@ -1,6 +1,8 @@
 //! The eye-target handle: where a pose's gaze point is, drawn as a small ring with a
 //! line from the eyes; a left drag moves it in the plane facing the camera (one undo
-//! step when released, Esc or a right click puts it back).
+//! step when released, Esc or a right click puts it back). With the head selected the
+//! handle is the look handle: a drag turns the head, the neck and a little of the chest
+//! to face it as well, and a line joins it to the head.
 
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
@@ -9,15 +11,18 @@ use super::cursor::ViewCursor;
 use super::markers::MarkerGizmos;
 use super::posing::Posing;
 use crate::app::session::{
-    EditRequest, EditorSet, KeepAwake, MarkersVisible, ModalTool, PointerOverUi, Session,
+    EditRequest, EditorSet, KeepAwake, MarkersVisible, ModalTool, PointerOverUi, Selection, Session,
 };
 use crate::core::animation::edit::{Edit, Gesture, PoseEdit};
 use crate::core::body::math::ray_plane;
+use crate::core::model::humanoid::Bone;
 use crate::core::{body::look::LookTarget, model::look_at::LookAt};
 
 /// How close (logical pixels) a press must be to the handle to take it.
 const GRAB_RADIUS_PX: f32 = 14.0;
 const HANDLE_COLOR: Color = Color::srgb(0.35, 0.85, 1.0);
+/// The line from the head when the handle turns the head too (as L's look draws it).
+const HEAD_LOOK_COLOR: Color = Color::srgb(0.85, 0.45, 1.0);
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(
@@ -45,6 +50,8 @@ fn gaze_point(session: &Session) -> Option<Vec3> {
 pub(super) struct GazeDrag {
     plane_normal: Option<Vec3>,
     grab_offset: Vec3,
+    /// Taken with the head selected: the head turns to the point as well as the eyes.
+    head_follows: bool,
 }
 
 /// Whether a press may take the handle: not with the pointer over the UI, the markers
@@ -54,6 +61,7 @@ pub(super) struct GrabConditions<'w> {
     over_ui: Res<'w, PointerOverUi>,
     visible: Res<'w, MarkersVisible>,
     modal: Res<'w, ModalTool>,
+    selection: Res<'w, Selection>,
 }
 
 /// What a drag of the handle sends: its gaze edits, and frames while it lasts.
@@ -76,6 +84,7 @@ pub(super) fn drag_gaze_target(
         over_ui,
         visible,
         modal,
+        selection,
     } = &conditions;
     let GazeEdits { edits, awake } = &mut out;
     let Some(point) = gaze_point(&session) else {
@@ -99,9 +108,12 @@ pub(super) fn drag_gaze_target(
         {
             let to = hit + drag.grab_offset;
             if to.is_finite() && to.distance(point) > 1e-5 {
-                edits.write(EditRequest(Edit::preview(PoseEdit::LookAt(Some(
-                    LookTarget::Point(to),
-                )))));
+                let edit = if drag.head_follows {
+                    PoseEdit::Look { target: to }
+                } else {
+                    PoseEdit::LookAt(Some(LookTarget::Point(to)))
+                };
+                edits.write(EditRequest(Edit::preview(edit)));
             }
         }
         return;
@@ -129,11 +141,13 @@ pub(super) fn drag_gaze_target(
     let hit = ray_plane(ray.origin, *ray.direction, point, forward).unwrap_or(point);
     drag.plane_normal = Some(forward);
     drag.grab_offset = point - hit;
+    drag.head_follows = selection.0 == Some(Bone::Head);
     posing.took_click = true; // the click took the handle; it selects no bone
 }
 
 fn draw_gaze_target(
     session: Res<Session>,
+    selection: Res<Selection>,
     visible: Res<MarkersVisible>,
     view: ViewCursor,
     mut gizmos: Gizmos<MarkerGizmos>,
@@ -166,4 +180,9 @@ fn draw_gaze_target(
         HANDLE_COLOR,
     );
     gizmos.line(eyes, point, HANDLE_COLOR.with_alpha(0.5));
+    if selection.0 == Some(Bone::Head)
+        && let Some((head, _)) = editor.rig.world_pose(&editor.pose)[Bone::Head.index()]
+    {
+        gizmos.line(head, point, HEAD_LOOK_COLOR);
+    }
 }

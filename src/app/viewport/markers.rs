@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use super::cursor::ViewCursor;
 use super::posing::Posing;
 use crate::app::session::{
-    EditorSet, MarkersVisible, PointerOverUi, PreviewPose, Selection, Session,
+    EditorSet, MarkersVisible, PIN_COLOUR, PointerOverUi, PreviewPose, Selection, Session,
 };
 use crate::core::animation::handle::PoseHandle;
 use crate::core::model::humanoid::{ALL_BONES, Bone};
@@ -38,9 +38,6 @@ pub(super) fn plugin(app: &mut App) {
         ),
     );
 }
-
-/// The box drawn round a pinned end's marker.
-pub const PIN_COLOUR: Color = Color::srgb(1.0, 0.55, 0.1);
 
 /// A marker's colour: the handle table's, or magenta when selected (no handle and no
 /// gizmo axis is that colour; the old gold was the elbows' and knees' own).

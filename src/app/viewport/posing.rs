@@ -2,7 +2,9 @@
 //! locks, and a transform gizmo on the selection (arrows to move along an axis, rings to
 //! rotate about one) that starts the same operations by dragging. Moving a hand or foot
 //! is IK, an elbow or knee a pole drag, the hips a hips move (feet pinned when set);
-//! rotating works on any bone. Every step is an `Gesture::Preview`; confirming is one
+//! rotating works on any bone. L is a look: the head, the neck and a little of the chest
+//! turn to face the point under the pointer (on a plane half way between the head and the
+//! camera), and the eyes with them. Every step is an `Gesture::Preview`; confirming is one
 //! `EndGesture` (one undo step, written back to the key), cancelling restores exactly.
 
 use bevy::prelude::*;
@@ -14,7 +16,7 @@ use crate::app::session::keymap::{self, Action};
 use crate::app::session::{
     Banner, EditRequest, EditorSet, MarkersVisible, ModalTool, PointerOverUi, Selection, Session,
 };
-use crate::core::animation::edit::{Edit, Gesture, Pins};
+use crate::core::animation::edit::{Edit, Gesture, Pins, PoseEdit};
 use crate::core::animation::handle::PoseHandle;
 use crate::core::body::math::{ray_axis, ray_plane, screen_angle};
 use crate::core::model::humanoid::Bone;
@@ -24,6 +26,7 @@ use crate::core::model::humanoid::Bone;
 pub(super) enum OpKind {
     Move,
     Rotate,
+    Look,
 }
 
 /// A modal operation in progress.
@@ -45,6 +48,8 @@ pub(super) struct ActiveOp {
 #[derive(Resource, Default, Debug)]
 pub(super) struct Posing {
     pub active: Option<ActiveOp>,
+    /// Where a look in progress is looking (drawn as a point with a line from the head).
+    pub look_target: Option<Vec3>,
     /// This frame's left click started or ended an operation (marker picking skips it).
     pub took_click: bool,
 }
@@ -173,9 +178,23 @@ fn start_from_keys(
         OpKind::Move
     } else if keymap::just_pressed(Action::Rotate, &keys) {
         OpKind::Rotate
+    } else if keymap::just_pressed(Action::Look, &keys) {
+        OpKind::Look
     } else {
         return;
     };
+    if kind == OpKind::Look {
+        let (Some(cursor), Some((eye, _))) = (view.position(), view.eye()) else {
+            return;
+        };
+        posing.active = begin(&session, kind, Bone::Head, None, cursor, false).map(|mut op| {
+            // The look point moves on a plane facing the camera half way to it: pointing at
+            // the head looks at the viewer, pointing aside looks aside.
+            op.start_position = op.start_position.lerp(eye, 0.5);
+            op
+        });
+        return;
+    }
     let Some(bone) = selection.0 else {
         banner.notice = Some(crate::tr!("view-select-bone-first"));
         return;
@@ -280,13 +299,13 @@ fn update_op(
     if buttons.just_pressed(MouseButton::Left) {
         posing.took_click = true; // a click during G / R confirms it, it selects nothing
     }
-    // Axis locks: press X / Y / Z, press the same again to release.
+    // Axis locks: press X / Y / Z, press the same again to release (a look has none).
     for (lock, axis) in [
         (Action::LockX, Vec3::X),
         (Action::LockY, Vec3::Y),
         (Action::LockZ, Vec3::Z),
     ] {
-        if keymap::just_pressed(lock, &keys) {
+        if op.kind != OpKind::Look && keymap::just_pressed(lock, &keys) {
             op.axis = if op.axis == Some(axis) {
                 None
             } else {
@@ -305,6 +324,7 @@ fn update_op(
     if cancel {
         edits.write(EditRequest(Edit::Gesture(Gesture::Cancel)));
         posing.active = None;
+        posing.look_target = None;
         banner.notice = Some(crate::tr!("view-cancelled"));
         return;
     }
@@ -337,6 +357,11 @@ fn update_op(
                 let local = (op.parent_world_rotation.inverse() * world).normalize();
                 PoseHandle::of(op.bone).turn_to(local)
             }),
+            OpKind::Look => {
+                let target = ray_plane(ray.origin, *ray.direction, op.start_position, forward);
+                posing.look_target = target;
+                target.map(|target| PoseEdit::Look { target })
+            }
         };
         if let Some(edit) = edit {
             edits.write(EditRequest(Edit::preview(edit)));
@@ -349,12 +374,13 @@ fn update_op(
         Some(_) => "view-axis-z-locked",
         None => "view-axis-free",
     };
-    let verb = if op.kind == OpKind::Move {
-        "view-op-move"
-    } else {
-        "view-op-rotate"
+    let verb = match op.kind {
+        OpKind::Move => "view-op-move",
+        OpKind::Rotate => "view-op-rotate",
+        OpKind::Look => "view-op-look",
     };
     let what = match (op.kind, PoseHandle::of(op.bone)) {
+        (OpKind::Look, _) => "view-what-look",
         (OpKind::Move, PoseHandle::Reach(_)) => "view-what-ik",
         (OpKind::Move, PoseHandle::Pole(_)) => "view-what-pole",
         (OpKind::Move | OpKind::Rotate, PoseHandle::Hips)
@@ -374,7 +400,11 @@ fn update_op(
     };
     let verb = crate::tr!(verb);
     banner.notice = Some(crate::tr!(
-        "view-op-status",
+        if op.kind == OpKind::Look {
+            "view-look-status"
+        } else {
+            "view-op-status"
+        },
         verb = verb.as_str(),
         bone = crate::app::session::names::bone_label(op.bone),
         what = crate::tr!(what),
@@ -385,6 +415,7 @@ fn update_op(
     if confirm {
         edits.write(EditRequest(Edit::Gesture(Gesture::End)));
         posing.active = None;
+        posing.look_target = None;
         banner.notice = Some(crate::tr!(
             "view-op-done",
             verb = verb.as_str(),
@@ -394,6 +425,9 @@ fn update_op(
         posing.active = Some(op);
     }
 }
+
+/// Where a look (L) is looking.
+const LOOK: Color = Color::srgb(0.85, 0.45, 1.0);
 
 /// A handle under the pointer: what a drag would grab.
 const HOVER: Color = Color::srgb(1.0, 0.95, 0.35);
@@ -419,6 +453,10 @@ fn draw_gizmo(
     let Some((eye, _)) = view.eye() else { return };
     let size = gizmo_size(eye, at);
     if let Some(op) = posing.active {
+        if let Some(target) = posing.look_target.filter(|_| op.kind == OpKind::Look) {
+            gizmos.sphere(Isometry3d::from_translation(target), size * 0.08, LOOK);
+            gizmos.line(at, target, LOOK.with_alpha(0.6));
+        }
         if let Some(axis) = op.axis {
             let colour = AXES
                 .iter()
