@@ -1591,3 +1591,121 @@ fn a_snap_turn_a_recentre_and_a_two_handed_pull_change_where_the_hands_reach() {
         "the panel covers {panel:.4} of the mirrored window"
     );
 }
+
+/// In the headset the body follows a pulled hand (on by default there): the left hand's
+/// sphere gripped and pulled 30 % past the arm's reach is reached by leaning the waist
+/// and chest after it, the pinned feet staying put. A grip-click (squeeze and let go) on
+/// the right hand's sphere pins that hand, and a second one lets it go.
+#[test]
+fn a_hand_pulled_past_reach_leans_the_body_and_a_grip_click_pins_a_hand() {
+    use vrma_maker::core::body::hand::HandDirections;
+    use vrma_maker::core::model::humanoid::Bone;
+    use vrma_maker::core::model::mannequin::{self, MannequinVariant};
+    use vrma_maker::core::vr::{PoseHandle, spheres};
+
+    let Some(manifest) = vr_ready() else {
+        return;
+    };
+    let (dir, port, config, _, project) = remote_project(
+        "vr-reach",
+        7300,
+        serde_json::json!({"v": 1, "fps": 30, "keys": []}),
+    );
+    let at_exit = dir.join("at-exit.json");
+    let rig =
+        vrma_maker::core::body::rig::rig_from_bytes(&mannequin::build(MannequinVariant::Vrm1))
+            .unwrap();
+    let rest_pose = vrma_maker::core::body::pose::Pose::default();
+    let rest = rig.world_pose(&rest_pose);
+    let at =
+        |world: &vrma_maker::core::body::rig::WorldPose, bone: Bone| world[bone.index()].unwrap().0;
+    let right_hand = spheres(&rig, &HandDirections::measure(&rig), &rest_pose)
+        .into_iter()
+        .find(|s| s.handle == PoseHandle::Reach(Bone::RightHand))
+        .unwrap()
+        .center;
+    let (shoulder, elbow, hand) = (
+        at(&rest, Bone::LeftUpperArm),
+        at(&rest, Bone::LeftLowerArm),
+        at(&rest, Bone::LeftHand),
+    );
+    let arm = shoulder.distance(elbow) + elbow.distance(hand);
+    let target = shoulder + Vec3::new(0.5, -0.2, 1.0).normalize() * arm * 1.3;
+
+    let park_left = floor_space(Vec3::new(0.9, 1.0, 0.8));
+    let park_right = floor_space(Vec3::new(-0.9, 1.0, 0.8));
+    let feeder = Feeder::start(
+        port,
+        Controller::at(park_left),
+        Controller::at(floor_space(right_hand)),
+    );
+    let run = VrRun::start(
+        &manifest,
+        60,
+        &[
+            project.to_str().unwrap(),
+            "--save-on-exit",
+            at_exit.to_str().unwrap(),
+        ],
+        &[("XDG_CONFIG_HOME", config.to_str().unwrap())],
+    );
+    pause(2.0);
+    let pins = |p: &serde_json::Value| p["pins"].clone();
+    let grip_click = || {
+        feeder.set(|_, r| r.squeeze = 1.0);
+        pause(0.3);
+        feeder.set(|_, r| r.squeeze = 0.0);
+        pause(0.8);
+    };
+    grip_click();
+    let pinned = run.save_until(&project, |p| pins(p).to_string().contains("rightHand"));
+    assert_eq!(
+        pins(&pinned),
+        serde_json::json!(["rightHand", "leftFoot", "rightFoot"]),
+        "a grip-click pinned the right hand"
+    );
+    grip_click();
+    let let_go = run.save_until(&project, |p| !pins(p).to_string().contains("rightHand"));
+    assert_eq!(pins(&let_go), serde_json::json!(["leftFoot", "rightFoot"]));
+
+    // The right controller out of the way; the left one takes the left hand and pulls.
+    feeder.glide(true, floor_space(right_hand), park_right, 0.5);
+    feeder.glide(false, park_left, floor_space(hand), 1.0);
+    pause(1.0);
+    feeder.set(|l, _| l.squeeze = 1.0);
+    pause(1.0);
+    feeder.glide(false, floor_space(hand), floor_space(target), 2.0);
+    pause(1.5);
+    feeder.set(|l, _| l.squeeze = 0.0);
+    pause(1.0);
+    run.assert_in_time();
+    run.finish(Duration::from_secs(120));
+    drop(feeder);
+
+    let world = saved_pose_world(&at_exit, &rig);
+    let reached = at(&world, Bone::LeftHand);
+    assert!(
+        reached.distance(target) < 0.02,
+        "the hand reached {reached}, pulled to {target} ({:.3} m off)",
+        reached.distance(target)
+    );
+    for foot in [Bone::LeftFoot, Bone::RightFoot] {
+        let moved = at(&world, foot).distance(at(&rest, foot));
+        assert!(moved < 0.005, "{foot:?} moved {moved} m");
+    }
+    let project = vrma_maker::core::animation::project::Project::load(&at_exit, &mut Vec::new())
+        .expect("saved project");
+    let turned = |b: Bone| {
+        project
+            .pose
+            .rotation(b)
+            .angle_between(Quat::IDENTITY)
+            .to_degrees()
+    };
+    assert!(
+        turned(Bone::Spine) + turned(Bone::Chest) > 3.0,
+        "the waist and chest leaned: spine {:.1}°, chest {:.1}°",
+        turned(Bone::Spine),
+        turned(Bone::Chest)
+    );
+}

@@ -11,12 +11,13 @@ pub mod panel;
 
 use glam::{Quat, Vec2, Vec3};
 
-use crate::animation::edit::{Edit, Gesture, KeyEdit, PoseEdit};
+use crate::animation::edit::{Edit, Gesture, KeyEdit, Pins, PoseEdit};
 pub use crate::animation::handle::{MOVABLE_HANDLES, PoseHandle, TURN_HANDLES, curl_handles};
 use crate::animation::project::Settings;
 use crate::body::hand::{Finger, FingerShape, HandDirections, fingertip_in, hand_bone};
 use crate::body::pose::Pose;
 use crate::body::rig::Rig;
+use crate::model::humanoid::Bone;
 
 /// How far (metres, from the sphere's surface) a controller may be to grip a sphere.
 pub const GRIP_REACH: f32 = 0.2;
@@ -31,6 +32,13 @@ pub const PINCH_END: f32 = 0.035;
 /// closing or opening rather than the hand moving: the grab point moves with them and
 /// the sphere stays, so pinching and letting go do not nudge it.
 pub const PINCH_FINGERS_MOVING: f32 = 0.0005;
+/// A grip-click (squeeze and let go of a hand, foot or head sphere without moving it)
+/// pins that end or lets it go: the squeeze lasts at most this long (seconds)…
+pub const CLICK_SECONDS: f32 = 1.0;
+/// …and moves the sphere less than this (metres), or turns the head less than
+/// [`CLICK_TURN`] (radians).
+pub const CLICK_TRAVEL: f32 = 0.015;
+pub const CLICK_TURN: f32 = 0.09;
 /// Sticks ignore deflections below this.
 pub const STICK_DEADZONE: f32 = 0.2;
 /// Walking speed at full left-stick deflection (m/s).
@@ -228,6 +236,11 @@ pub struct Grab {
     pub last_turn: Quat,
     /// Curl handles: the digit's shape when grabbed.
     pub finger: Option<FingerShape>,
+    /// When it took hold, on the grabber's clock (seconds).
+    pub taken_at: f32,
+    /// How far the grab has taken its sphere all told (metres), or turned its bone
+    /// (radians, turn handles): under the click limits, letting go is a click.
+    pub travel: f32,
 }
 
 impl Grab {
@@ -244,7 +257,23 @@ impl Grab {
             parent_rotation: sphere.parent_rotation,
             last_turn: sphere.parent_rotation.inverse() * sphere.rotation,
             finger: sphere.finger,
+            taken_at: 0.0,
+            travel: 0.0,
         }
+    }
+
+    /// The end a grip-click on this grab's sphere pins or lets go: a squeeze on a hand,
+    /// foot or head that was let go soon, having barely moved it.
+    fn clicked_end(&self, now: f32) -> Option<Bone> {
+        let (bone, limit) = match self.handle {
+            PoseHandle::Reach(bone) => (bone, CLICK_TRAVEL),
+            PoseHandle::Turn(Bone::Head) => (Bone::Head, CLICK_TURN),
+            _ => return None,
+        };
+        (self.source == GrabSource::Grip
+            && self.travel < limit
+            && now - self.taken_at <= CLICK_SECONDS)
+            .then_some(bone)
     }
 
     /// A turn handle's new local rotation: the bone turns in the world by the
@@ -342,6 +371,10 @@ pub struct Grabber {
     pub hands: [Hand; 2],
     /// A preview was sent since the last `EndGesture`.
     gesture_open: bool,
+    /// Seconds since the grabber started ([`Grabber::tick`]).
+    clock: f32,
+    /// The pose's pins as of this frame: a grip-click flips its end's.
+    pins: Pins,
 }
 
 impl Grabber {
@@ -353,6 +386,15 @@ impl Grabber {
             .filter(|(i, _)| *i != hand)
             .filter_map(|(_, h)| h.grab.map(|g| g.handle))
             .collect()
+    }
+
+    /// The frame's time step and the pose's pins, before [`Grabber::update`] (grip-clicks
+    /// are timed, and flip a pin).
+    pub fn tick(&mut self, dt: f32, pins: Pins) {
+        if dt.is_finite() && dt > 0.0 {
+            self.clock += dt;
+        }
+        self.pins = pins;
     }
 
     /// Whether any hand holds a sphere.
@@ -375,6 +417,8 @@ impl Grabber {
         };
         let mut edits = Vec::new();
         let mut released = false;
+        let mut clicked = Vec::new();
+        let clock = self.clock;
         for (i, input) in inputs.into_iter().enumerate() {
             let busy = self.busy(i);
             let hand = &mut self.hands[i];
@@ -397,6 +441,7 @@ impl Grabber {
                 if !still_held {
                     hand.grab = None;
                     released = true;
+                    clicked.extend(grab.clicked_end(clock));
                 }
             }
 
@@ -433,6 +478,7 @@ impl Grabber {
                     None
                 };
                 if let Some(grab) = hand.grab.as_mut() {
+                    grab.taken_at = clock;
                     grab.turn_from = pointer_rotation(grab.source, input);
                     if let (PoseHandle::Curl(_), Some(from)) = (grab.handle, grab.turn_from) {
                         grab.last_turn = from;
@@ -477,6 +523,7 @@ impl Grabber {
                 } else if let Some(local) = now.and_then(|now| grab.turned(now, parent))
                     && local.angle_between(grab.last_turn) > 1e-4
                 {
+                    grab.travel += local.angle_between(grab.last_turn);
                     grab.last_turn = local;
                     edits.push(Edit::preview(grab.handle.turn_to(local)));
                     self.gesture_open = true;
@@ -490,6 +537,7 @@ impl Grabber {
             {
                 let center = grab.center_for(point);
                 if center.is_finite() && center.distance(grab.last_center) > 1e-5 {
+                    grab.travel += center.distance(grab.last_center);
                     grab.last_center = center;
                     edits.push(
                         grab.handle
@@ -501,8 +549,22 @@ impl Grabber {
             }
         }
         if released && self.gesture_open {
-            edits.push(Edit::Gesture(Gesture::End));
+            // A click's jitter is no edit; a drag still held by the other hand goes on.
+            let gesture = if !clicked.is_empty() && !self.holding() {
+                Gesture::Cancel
+            } else {
+                Gesture::End
+            };
+            edits.push(Edit::Gesture(gesture));
             self.gesture_open = false;
+        }
+        for end in clicked {
+            if let Ok(ends) = Pins::of(end) {
+                edits.push(Edit::Pin {
+                    ends,
+                    on: !self.pins.contains(end),
+                });
+            }
         }
         edits
     }
@@ -982,6 +1044,79 @@ mod tests {
         );
         assert!(!pinch_held(true, tips(0.04)), "released");
         assert!(!pinch_held(true, None), "lost tracking releases");
+    }
+
+    /// Squeezes the sphere at `at`, holds it `hold` seconds with the controller moved by
+    /// `jitter`, lets go; every edit the grabber sent.
+    fn grip_click(
+        grabber: &mut Grabber,
+        sphere: Sphere,
+        pins: Pins,
+        hold: f32,
+        jitter: Vec3,
+    ) -> Vec<Edit> {
+        let (settings, idle, at) = (Settings::default(), HandInput::default(), sphere.center);
+        let mut edits = Vec::new();
+        for (dt, offset, squeeze) in [
+            (0.011, Vec3::ZERO, 1.0),
+            (hold, jitter, 1.0),
+            (0.011, jitter, 0.0),
+        ] {
+            grabber.tick(dt, pins);
+            edits.extend(grabber.update(
+                [&controller(at + offset, squeeze), &idle],
+                &[sphere],
+                &settings,
+            ));
+        }
+        edits
+    }
+
+    #[test]
+    fn a_grip_click_pins_a_hand_or_the_head_and_lets_it_go_but_a_drag_or_a_long_hold_does_not() {
+        let hand = sphere(PoseHandle::Reach(Bone::LeftHand), Vec3::new(0.3, 1.0, 0.0));
+        let ends = Pins::of(Bone::LeftHand).unwrap();
+        let mut grabber = Grabber::default();
+        assert_eq!(
+            grip_click(&mut grabber, hand, Pins::FEET, 0.2, Vec3::ZERO),
+            vec![Edit::Pin { ends, on: true }]
+        );
+        // Pinned, a click with a few millimetres of shake lets it go, and the shake's
+        // preview is cancelled rather than kept as an undo step.
+        let pinned = Pins::FEET.with(ends, true);
+        assert_eq!(
+            grip_click(&mut grabber, hand, pinned, 0.2, Vec3::new(0.004, 0.0, 0.0))[1..],
+            [
+                Edit::Gesture(Gesture::Cancel),
+                Edit::Pin { ends, on: false }
+            ]
+        );
+        // A drag, or a squeeze held still for longer than a click, pins nothing.
+        let dragged = grip_click(
+            &mut grabber,
+            hand,
+            Pins::FEET,
+            0.2,
+            Vec3::new(0.0, -0.1, 0.0),
+        );
+        assert_eq!(
+            dragged.last(),
+            Some(&Edit::Gesture(Gesture::End)),
+            "{dragged:?}"
+        );
+        let held = grip_click(&mut grabber, hand, Pins::FEET, 1.5, Vec3::ZERO);
+        assert!(held.is_empty(), "{held:?}");
+        // The head's turn handle clicks the same; an elbow is no end to pin.
+        let head = sphere(PoseHandle::Turn(Bone::Head), Vec3::new(0.0, 1.5, 0.0));
+        assert_eq!(
+            grip_click(&mut grabber, head, Pins::FEET, 0.2, Vec3::ZERO),
+            vec![Edit::Pin {
+                ends: Pins::of(Bone::Head).unwrap(),
+                on: true
+            }]
+        );
+        let elbow = sphere(PoseHandle::Pole(Limb::LeftArm), Vec3::new(0.4, 1.3, 0.0));
+        assert!(grip_click(&mut grabber, elbow, Pins::FEET, 0.2, Vec3::ZERO).is_empty());
     }
 
     #[test]

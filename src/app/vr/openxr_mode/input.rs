@@ -12,8 +12,10 @@ use bevy_mod_xr::spaces::XrSpaceLocationFlags;
 use super::comfort::{recentre_player, root_transform, scale_player, turn_and_walk};
 use super::panels::PanelInput;
 use super::{ControllerSpace, PanelMode, SphereMesh, VrActions, VrGizmos, VrInput};
-use crate::app::session::{EditRequest, Session, VrStatus};
+use crate::app::session::{EditRequest, PIN_COLOUR, Session, VrStatus};
 use crate::core::animation::edit::Edit;
+use crate::core::animation::handle::PoseHandle;
+use crate::core::model::humanoid::Bone;
 use crate::core::vr::panel::{PanelReach, on_plane, palette_at, radial_at};
 use crate::core::{
     body::smoothing::OneEuroVec3, vr::Buttons, vr::HandInput, vr::Pointer, vr::button_commands,
@@ -274,6 +276,7 @@ pub(super) fn vr_input(
 
     // Grabs: previews while dragging, one undo step on release.
     let settings = session.editor.settings;
+    input.grabber.tick(dt, session.editor.pins);
     for edit in input
         .grabber
         .update([&for_grabber[0], &for_grabber[1]], &now, &settings)
@@ -337,7 +340,8 @@ pub(super) fn vr_input(
     }
 }
 
-/// Spheres follow the pose; a held one is outlined.
+/// Spheres follow the pose; a held one is outlined, a pinned end boxed (as the desktop
+/// view boxes its marker).
 pub(super) fn place_spheres(
     session: Res<Session>,
     input: Res<VrInput>,
@@ -365,6 +369,18 @@ pub(super) fn place_spheres(
                         Isometry3d::from_translation(sphere.center),
                         sphere.radius * 1.15,
                         Color::WHITE,
+                    );
+                }
+                let end = match mesh.0 {
+                    PoseHandle::Reach(bone) => Some(bone),
+                    PoseHandle::Turn(Bone::Head) => Some(Bone::Head),
+                    _ => None,
+                };
+                if end.is_some_and(|end| session.editor.pins.contains(end)) {
+                    gizmos.cube(
+                        Transform::from_translation(sphere.center)
+                            .with_scale(Vec3::splat(sphere.radius * 2.6)),
+                        PIN_COLOUR,
                     );
                 }
             }
