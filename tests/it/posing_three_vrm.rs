@@ -19,16 +19,7 @@ fn vec3(v: &Value) -> Vec3 {
 
 /// Our pose after a script, from the editor's own edit path.
 fn our_pose(model: &Path, script: Value, dir: &Path) -> Value {
-    let path = dir.join("posing-script.json");
-    std::fs::write(&path, script.to_string()).unwrap();
-    json_stdout(&run(&[
-        "apply",
-        "--model",
-        model.to_str().unwrap(),
-        "--script",
-        path.to_str().unwrap(),
-    ]))["pose"]
-        .clone()
+    apply_script(model, &script, dir)["pose"].clone()
 }
 
 /// Each pose laid on the model by three-vrm: its bones' world positions and the head's
@@ -64,7 +55,14 @@ fn models(dir: &Path) -> Vec<PathBuf> {
     vec![v1, v0, avatar1, avatar0, twist]
 }
 
-const REST: fn() -> Value = || json!({"v": 1, "bones": {}});
+/// A check of one pose as three-vrm drew it: its bones' world positions and the head's
+/// turn.
+type Check = Box<dyn Fn(&Value, Quat)>;
+
+/// The pose with no bone turned.
+fn rest_pose() -> Value {
+    json!({"v": 1, "bones": {}})
+}
 
 #[test]
 fn reach_limits_pins_and_look_land_where_three_vrm_draws_them() {
@@ -74,10 +72,10 @@ fn reach_limits_pins_and_look_land_where_three_vrm_draws_them() {
     let dir = scratch("posing-three-vrm");
     for model in models(&dir) {
         let name = model.file_name().unwrap().to_string_lossy().into_owned();
-        let rest = three_vrm(&model, &[REST()], &dir).remove(0).0;
+        let rest = three_vrm(&model, &[rest_pose()], &dir).remove(0).0;
         let at = |bone: &str| vec3(&rest[bone]);
         let mut poses = Vec::new();
-        let mut checks: Vec<Box<dyn Fn(&Value, Quat)>> = Vec::new();
+        let mut checks: Vec<Check> = Vec::new();
         let feet_stay = move |world: &Value, what: &str, rest: &Value| {
             for foot in ["leftFoot", "rightFoot"] {
                 let moved = vec3(&world[foot]).distance(vec3(&rest[foot]));

@@ -621,20 +621,26 @@ pub fn world_of(
     pose: &serde_json::Value,
     dir: &std::path::Path,
 ) -> serde_json::Value {
-    let script = dir.join("pose-script.json");
-    std::fs::write(
-        &script,
-        serde_json::json!([{"op": "pose", "pose": pose}]).to_string(),
-    )
-    .unwrap();
+    apply_script(
+        model,
+        &serde_json::json!([{"op": "pose", "pose": pose}]),
+        dir,
+    )["world"]
+        .clone()
+}
+
+/// An edit script run on a model by `apply` (written into `dir`): its report (`pose`,
+/// `world`, `keys` …).
+pub fn apply_script(model: &Path, script: &serde_json::Value, dir: &Path) -> serde_json::Value {
+    let path = dir.join("apply-script.json");
+    std::fs::write(&path, script.to_string()).unwrap();
     json_stdout(&run(&[
         "apply",
         "--model",
         model.to_str().unwrap(),
         "--script",
-        script.to_str().unwrap(),
-    ]))["world"]
-        .clone()
+        path.to_str().unwrap(),
+    ]))
 }
 
 /// A copy of a GLB model with its JSON changed.

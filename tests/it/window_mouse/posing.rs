@@ -25,12 +25,7 @@ fn p_pins_a_hand_and_g_on_the_hips_moves_the_body_while_the_hand_stays() {
     let Some((dir, model)) = prepare("window-pins") else {
         return;
     };
-    let project = dir.join("pins.json");
-    std::fs::write(
-        &project,
-        json!({"v": 1, "fps": 30, "model": {"path": model}, "keys": []}).to_string(),
-    )
-    .unwrap();
+    let project = empty_project(&dir, &model);
     let saved = dir.join("saved.json");
     let s = start_for(&dir, &project, &saved, 150);
     // The hips marker: between the hands, as far below them as the rig puts the hips
@@ -139,12 +134,7 @@ fn body_follows_leans_after_a_far_drag_and_l_turns_the_head_to_the_pointer() {
     let Some((dir, model)) = prepare("window-body-follows") else {
         return;
     };
-    let project = dir.join("follows.json");
-    std::fs::write(
-        &project,
-        json!({"v": 1, "fps": 30, "model": {"path": model}, "keys": []}).to_string(),
-    )
-    .unwrap();
+    let project = empty_project(&dir, &model);
     let saved = dir.join("saved.json");
     let s = start_for(&dir, &project, &saved, 150);
     let rest = world_of(&model, &json!({"v": 1, "bones": {}}), &dir);
