@@ -21,8 +21,6 @@ use crate::core::{body::look::LookTarget, model::look_at::LookAt};
 /// How close (logical pixels) a press must be to the handle to take it.
 const GRAB_RADIUS_PX: f32 = 14.0;
 const HANDLE_COLOR: Color = Color::srgb(0.35, 0.85, 1.0);
-/// The line from the head when the handle turns the head too (as L's look draws it).
-const HEAD_LOOK_COLOR: Color = Color::srgb(0.85, 0.45, 1.0);
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(
@@ -183,6 +181,6 @@ fn draw_gaze_target(
     if selection.0 == Some(Bone::Head)
         && let Some((head, _)) = editor.rig.world_pose(&editor.pose)[Bone::Head.index()]
     {
-        gizmos.line(head, point, HEAD_LOOK_COLOR);
+        gizmos.line(head, point, super::posing::LOOK);
     }
 }

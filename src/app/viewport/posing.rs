@@ -426,8 +426,8 @@ fn update_op(
     }
 }
 
-/// Where a look (L) is looking.
-const LOOK: Color = Color::srgb(0.85, 0.45, 1.0);
+/// Where a look (L, or the eye-target handle with the head selected) is looking.
+pub(super) const LOOK: Color = Color::srgb(0.85, 0.45, 1.0);
 
 /// A handle under the pointer: what a drag would grab.
 const HOVER: Color = Color::srgb(1.0, 0.95, 0.35);
