@@ -265,12 +265,10 @@ impl Grab {
     /// The end a grip-click on this grab's sphere pins or lets go: a squeeze on a hand,
     /// foot or head that was let go soon, having barely moved it.
     fn clicked_end(&self, now: f32) -> Option<Bone> {
-        let bone = self.handle.bone();
-        Pins::of(bone).ok()?;
-        let limit = if self.handle.moves() {
-            CLICK_TRAVEL
-        } else {
-            CLICK_TURN
+        let (bone, limit) = match self.handle {
+            PoseHandle::Reach(bone) => (bone, CLICK_TRAVEL),
+            PoseHandle::Turn(Bone::Head) => (Bone::Head, CLICK_TURN),
+            _ => return None,
         };
         (self.source == GrabSource::Grip
             && self.travel < limit

@@ -14,6 +14,8 @@ use super::panels::PanelInput;
 use super::{ControllerSpace, PanelMode, SphereMesh, VrActions, VrGizmos, VrInput};
 use crate::app::session::{EditRequest, PIN_COLOUR, Session, VrStatus};
 use crate::core::animation::edit::Edit;
+use crate::core::animation::handle::PoseHandle;
+use crate::core::model::humanoid::Bone;
 use crate::core::vr::panel::{PanelReach, on_plane, palette_at, radial_at};
 use crate::core::{
     body::smoothing::OneEuroVec3, vr::Buttons, vr::HandInput, vr::Pointer, vr::button_commands,
@@ -369,7 +371,12 @@ pub(super) fn place_spheres(
                         Color::WHITE,
                     );
                 }
-                if session.editor.pins.contains(mesh.0.bone()) {
+                let end = match mesh.0 {
+                    PoseHandle::Reach(bone) => Some(bone),
+                    PoseHandle::Turn(Bone::Head) => Some(Bone::Head),
+                    _ => None,
+                };
+                if end.is_some_and(|end| session.editor.pins.contains(end)) {
                     gizmos.cube(
                         Transform::from_translation(sphere.center)
                             .with_scale(Vec3::splat(sphere.radius * 2.6)),
